@@ -1,0 +1,267 @@
+// Package exam is the domain of the exam synchronisation portal: operators,
+// licences, lab-server bindings, exams and their packages, members, academic
+// years, API keys, answers, sync logs and server monitoring.
+//
+// It holds the types, the rules that need no storage (licence signing, package
+// encryption, answer checksums, scoring) and the Store interface that the
+// storage packages implement. It imports no storage or HTTP package.
+package exam
+
+import (
+	"time"
+
+	"github.com/seedhq/portal/internal/apperr"
+)
+
+// Role is an operator role.
+type Role string
+
+// Operator roles. SUPER_ADMIN may do everything, including managing operators;
+// OPERATOR may do every exam task.
+const (
+	RoleSuperAdmin Role = "SUPER_ADMIN"
+	RoleOperator   Role = "OPERATOR"
+)
+
+// Valid reports whether r is a known role.
+func (r Role) Valid() bool { return r == RoleSuperAdmin || r == RoleOperator }
+
+// User is an operator account of the portal.
+type User struct {
+	ID           string
+	Username     string // unique, compared case-insensitively (stored lower-case)
+	Name         string
+	Role         Role
+	PasswordHash string // see HashPassword
+	CreatedAt    time.Time
+}
+
+// License is a signed licence issued to one school's lab server.
+type License struct {
+	ID            string
+	NPSN          string
+	SchoolName    string
+	HardwareID    string
+	MaxStudents   int
+	OperatingMode string
+	IssuedAt      time.Time
+	ExpiresAt     time.Time
+	RevokedAt     *time.Time // nil while the licence is not revoked
+	Token         string     // the license_token handed to the school
+}
+
+// Revoked reports whether the licence has been revoked.
+func (l License) Revoked() bool { return l.RevokedAt != nil }
+
+// ServerBinding records which machine (hardware_id) a server_code belongs to.
+// It is created by the first successful handshake.
+type ServerBinding struct {
+	ServerCode string
+	NPSN       string
+	HardwareID string
+	LicenseID  string
+	BoundAt    time.Time
+}
+
+// QuestionType is the kind of a question.
+type QuestionType string
+
+// Question types. Choice types are scored automatically; short_answer is scored
+// by comparing with the accepted answers (case- and space-insensitive); essay
+// is stored but never auto-scored.
+const (
+	SingleChoice   QuestionType = "single_choice"
+	MultipleChoice QuestionType = "multiple_choice"
+	TrueFalse      QuestionType = "true_false"
+	ShortAnswer    QuestionType = "short_answer"
+	Essay          QuestionType = "essay"
+)
+
+// Option is one choice of a choice question.
+type Option struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+// Question is one question of an exam, with its answer key.
+type Question struct {
+	ID      string       `json:"id"`
+	Type    QuestionType `json:"type"`
+	Text    string       `json:"text"`
+	Options []Option     `json:"options,omitempty"`
+	// Answer is the answer key: option ids for choice types ("true"/"false"
+	// for true_false), accepted answers for short_answer, empty for essay.
+	// It never leaves the portal.
+	Answer []string `json:"answer,omitempty"`
+	Points float64  `json:"points"`
+}
+
+// Exam is an exam with its questions, schedule and the schools it is assigned to.
+type Exam struct {
+	ID              string
+	Title           string
+	Subject         string
+	NPSNs           []string // schools (npsn) the exam is assigned to
+	StartsAt        time.Time
+	EndsAt          time.Time
+	DurationMinutes int
+	Questions       []Question // nil in list results; see Store.ListExams
+	QuestionCount   int
+	CreatedAt       time.Time
+}
+
+// AcademicYear is a school year such as 2025/2026; exactly one is active.
+type AcademicYear struct {
+	ID        string
+	Name      string
+	IsActive  bool
+	CreatedAt time.Time
+}
+
+// Member is a person in the member directory: a student (role siswa), a
+// teacher or staff. Lookup keys (username, email, dapodik_id, nisn, nip, nik)
+// are unique among members when not empty.
+type Member struct {
+	ID               string
+	NPSN             string // the member's school
+	Nama             string
+	Role             string
+	DapodikID        string
+	NISN             string
+	NIP              string
+	NIK              string
+	Username         string
+	Email            string
+	Kelas            string
+	AcademicYearName string
+	GoogleEmail      string
+	IsClaimed        bool
+	// ExamPasswordGen is bumped when an operator resets the student's exam
+	// password; the password itself is derived, never stored (see
+	// ExamPassword), and only its hash is kept and shipped in packages.
+	ExamPasswordGen  int
+	ExamPasswordHash string
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+}
+
+// RoleStudent is the member role of students, the sample value of the spec.
+const RoleStudent = "siswa"
+
+// APIKey is a key for the member directory API. Only its SHA-256 hash is kept.
+type APIKey struct {
+	ID         string
+	Name       string
+	Prefix     string // first characters of the key, shown to operators to tell keys apart
+	Hash       string // lowercase hex SHA-256 of the whole key
+	CreatedAt  time.Time
+	RevokedAt  *time.Time
+	LastUsedAt *time.Time
+}
+
+// Answer is one student's answer to one question, as pushed by a lab server.
+// Answers upsert per (ExamID, MemberID, QuestionID); the newest AnsweredAt wins.
+type Answer struct {
+	ExamID     string
+	MemberID   string
+	QuestionID string
+	Answer     string // option id; option ids joined by "," for multiple_choice; text otherwise
+	AnsweredAt time.Time
+	ServerCode string
+	SyncID     string // the push that last wrote this answer
+}
+
+// SyncOutcome is the outcome of a sync operation in the sync log.
+type SyncOutcome string
+
+// Sync log outcomes.
+const (
+	OutcomeAccepted  SyncOutcome = "accepted"
+	OutcomeDuplicate SyncOutcome = "duplicate"
+	OutcomeRejected  SyncOutcome = "rejected"
+)
+
+// SyncAction is the SyncAction enumeration of the spec.
+type SyncAction string
+
+// Sync actions.
+const (
+	ActionVerifyServer SyncAction = "verify_server"
+	ActionPullData     SyncAction = "pull_data"
+	ActionPushResults  SyncAction = "push_results"
+	ActionHeartbeat    SyncAction = "heartbeat"
+)
+
+// SyncLog is one audit record of the sync log.
+type SyncLog struct {
+	ID             string // the sync_id of a push
+	Action         SyncAction
+	ServerCode     string
+	NPSN           string
+	RecordCount    int
+	Checksum       string
+	IdempotencyKey string
+	Outcome        SyncOutcome
+	ErrorCode      string // set when Outcome is rejected
+	ReceivedAt     time.Time
+}
+
+// AnswerBatch is one push of answers, already validated by the caller.
+type AnswerBatch struct {
+	SyncID         string // new sync id to use when the batch is not a duplicate
+	ServerCode     string
+	NPSN           string
+	Checksum       string
+	IdempotencyKey string // optional
+	Answers        []Answer
+	ReceivedAt     time.Time
+}
+
+// Receipt is the outcome of saving an AnswerBatch.
+type Receipt struct {
+	SyncID      string
+	RecordCount int
+	Duplicate   bool // true when an earlier push already carried this batch
+}
+
+// MonitorStatus is the status of a lab server as reported or derived.
+type MonitorStatus string
+
+// Monitor statuses. Offline is never reported by a server: it is derived when
+// a server has been silent for three heartbeat intervals.
+const (
+	StatusOnline  MonitorStatus = "online"
+	StatusOffline MonitorStatus = "offline"
+	StatusSyncing MonitorStatus = "syncing"
+)
+
+// Monitor is the one monitor record kept per lab server.
+type Monitor struct {
+	ID                string
+	ServerCode        string
+	NPSN              string
+	SchoolName        string
+	HardwareID        string
+	Status            MonitorStatus // as last reported
+	ActiveExamsCount  int
+	ConnectedStudents int
+	ClientIP          string
+	ClientVersion     string
+	LastPingAt        time.Time
+	UpdatedAt         time.Time
+}
+
+// PackageMeta describes the encrypted exam package currently built for a school.
+type PackageMeta struct {
+	NPSN        string
+	Version     string // lowercase hex SHA-256 of the plaintext package
+	Checksum    string // lowercase hex SHA-256 of the encrypted bytes
+	Size        int64  // size of the encrypted bytes
+	Revision    int64  // content revision the package was built from
+	GeneratedAt time.Time
+}
+
+// Common errors returned by Store implementations. Callers compare with errors.Is.
+var (
+	ErrNotFound = apperr.New(apperr.NotFound, "NOT_FOUND", "not found")
+)

@@ -1,0 +1,280 @@
+package exam
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/seedhq/portal/internal/apperr"
+)
+
+// Errors that Store implementations return for the conditions named in the
+// method comments. Callers compare with errors.Is.
+var (
+	ErrUsernameTaken        = apperr.New(apperr.Conflict, "USERNAME_TAKEN", "username is already taken")
+	ErrHardwareMismatch     = apperr.New(apperr.Forbidden, "HARDWARE_MISMATCH", "this server_code is bound to another machine; an operator must reset the binding")
+	ErrServerNPSNMismatch   = apperr.New(apperr.Forbidden, "NPSN_MISMATCH", "this server_code is bound to another school")
+	ErrAcademicYearExists   = apperr.New(apperr.Conflict, "ACADEMIC_YEAR_EXISTS", "an academic year with this name already exists")
+	ErrExamHasAnswers       = apperr.New(apperr.Conflict, "EXAM_HAS_ANSWERS", "the exam has answers and cannot be deleted")
+	ErrIdempotencyConflict  = apperr.New(apperr.Conflict, "IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was used for a different payload")
+	ErrDuplicateMemberField = apperr.New(apperr.Conflict, "DUPLICATE_MEMBER", "another member already has this value")
+)
+
+// Store is everything the exam domain needs from storage. Every method is one
+// transaction: on any error nothing it would have written is kept. Methods
+// returning a single record return ErrNotFound when there is none.
+type Store interface {
+	// Ping reports whether the store is reachable.
+	Ping(ctx context.Context) error
+
+	SecretStore
+	UserStore
+	LicenseStore
+	ServerStore
+	ExamStore
+	MemberStore
+	AcademicYearStore
+	APIKeyStore
+	SyncStore
+	MonitorStore
+	PackageStore
+}
+
+// SecretStore keeps the portal's own secrets (JWT secret, signing key, package
+// keys) so that every portal instance sharing the store uses the same ones.
+type SecretStore interface {
+	// GetOrCreateSecret returns the value stored under name; when there is
+	// none it stores value and returns it. Concurrent callers, in this process
+	// or another instance, all get the one value that was stored first.
+	GetOrCreateSecret(ctx context.Context, name string, value []byte) ([]byte, error)
+}
+
+// UserStore keeps operator accounts.
+type UserStore interface {
+	// CreateUser stores u; ErrUsernameTaken when the username exists.
+	CreateUser(ctx context.Context, u User) error
+	// GetUser returns the user with the id.
+	GetUser(ctx context.Context, id string) (User, error)
+	// GetUserByUsername returns the user with the (lower-case) username.
+	GetUserByUsername(ctx context.Context, username string) (User, error)
+	// CountUsers returns the number of operator accounts.
+	CountUsers(ctx context.Context) (int, error)
+}
+
+// LicenseFilter narrows ListLicenses; empty fields match everything.
+type LicenseFilter struct {
+	NPSN string
+}
+
+// LicenseStore keeps issued licences.
+type LicenseStore interface {
+	// CreateLicense stores l.
+	CreateLicense(ctx context.Context, l License) error
+	// GetLicense returns the licence with the id.
+	GetLicense(ctx context.Context, id string) (License, error)
+	// ListLicenses returns matching licences, newest IssuedAt first.
+	ListLicenses(ctx context.Context, f LicenseFilter) ([]License, error)
+	// RevokeLicense marks the licence revoked at the given time and returns it.
+	// Revoking a revoked licence keeps the first revocation time.
+	RevokeLicense(ctx context.Context, id string, at time.Time) (License, error)
+}
+
+// ServerStore keeps the binding of each server_code to one machine.
+type ServerStore interface {
+	// BindServer returns the binding of b.ServerCode. When there is none it
+	// stores b and returns it. When one exists for another HardwareID it
+	// returns ErrHardwareMismatch, for another NPSN ErrServerNPSNMismatch;
+	// otherwise it updates LicenseID to b.LicenseID and returns the binding
+	// (keeping the first BoundAt).
+	BindServer(ctx context.Context, b ServerBinding) (ServerBinding, error)
+	// GetServerBinding returns the binding of the server_code.
+	GetServerBinding(ctx context.Context, serverCode string) (ServerBinding, error)
+	// ListServerBindings returns the bindings of a school (all when npsn is
+	// empty), ordered by server_code.
+	ListServerBindings(ctx context.Context, npsn string) ([]ServerBinding, error)
+	// DeleteServerBinding removes the binding so the next handshake binds
+	// afresh; ErrNotFound when there is none.
+	DeleteServerBinding(ctx context.Context, serverCode string) error
+}
+
+// ExamFilter narrows ListExams; empty fields match everything.
+type ExamFilter struct {
+	NPSN string // exams assigned to this school
+}
+
+// ExamStore keeps exams. Creating and deleting an exam bumps the content
+// revision (see PackageStore) in the same transaction.
+type ExamStore interface {
+	// CreateExam stores e with its questions.
+	CreateExam(ctx context.Context, e Exam) error
+	// GetExam returns the exam with its questions and answer key.
+	GetExam(ctx context.Context, id string) (Exam, error)
+	// ListExams returns matching exams ordered by StartsAt then ID, with
+	// Questions nil and QuestionCount set.
+	ListExams(ctx context.Context, f ExamFilter) ([]Exam, error)
+	// DeleteExam removes the exam; ErrExamHasAnswers when answers were pushed for it.
+	DeleteExam(ctx context.Context, id string) error
+}
+
+// LookupField names a member field that identifies one member.
+type LookupField string
+
+// The lookup fields of GET /api/v1/members/lookup.
+const (
+	LookupID        LookupField = "id"
+	LookupUsername  LookupField = "username"
+	LookupEmail     LookupField = "email"
+	LookupDapodikID LookupField = "dapodik_id"
+	LookupNISN      LookupField = "nisn"
+	LookupNIP       LookupField = "nip"
+	LookupNIK       LookupField = "nik"
+)
+
+// LookupFields lists every LookupField in the order the API documents them.
+var LookupFields = []LookupField{LookupID, LookupUsername, LookupEmail, LookupDapodikID, LookupNISN, LookupNIP, LookupNIK}
+
+// MemberFilter narrows ListMembers. Empty fields match everything.
+type MemberFilter struct {
+	Search string // case-insensitive substring of nama, username, nisn or email
+	Role   string
+	Kelas  string
+	NPSN   string
+	Offset int
+	Limit  int // 0 means no limit
+}
+
+// ImportAction is what ImportMembers did with one row.
+type ImportAction string
+
+// Import actions.
+const (
+	ImportCreated  ImportAction = "created"
+	ImportUpdated  ImportAction = "updated"
+	ImportRejected ImportAction = "rejected"
+)
+
+// ImportResult is the outcome of one row of ImportMembers.
+type ImportResult struct {
+	Row      int // index of the row in the input slice
+	MemberID string
+	Action   ImportAction
+	Code     string // set when rejected, e.g. DUPLICATE_MEMBER
+	Message  string // set when rejected; names the field and value
+}
+
+// MemberStore keeps the member directory.
+type MemberStore interface {
+	// ImportMembers upserts members in one transaction. A row whose Username
+	// matches an existing member updates it, keeping that member's ID,
+	// CreatedAt, ExamPasswordGen and ExamPasswordHash; other rows are created
+	// as given. A row is rejected (and nothing of it written) when one of its
+	// non-empty unique fields (username, email, dapodik_id, nisn, nip, nik)
+	// belongs to another member, including one created by an earlier row of
+	// the same call. It bumps the content revision when any row was written.
+	ImportMembers(ctx context.Context, ms []Member) ([]ImportResult, error)
+	// LookupMember returns the member whose field equals value exactly
+	// (email and username compared case-insensitively).
+	LookupMember(ctx context.Context, field LookupField, value string) (Member, error)
+	// ListMembers returns one page of matching members ordered by Nama then
+	// ID, and the total number of matches.
+	ListMembers(ctx context.Context, f MemberFilter) ([]Member, int, error)
+	// SetExamPassword stores a new exam password generation and hash for the
+	// member, bumps the content revision and returns the updated member.
+	SetExamPassword(ctx context.Context, memberID string, gen int, hash string) (Member, error)
+}
+
+// AcademicYearStore keeps academic years; at most one is active at a time.
+type AcademicYearStore interface {
+	// CreateAcademicYear stores ay; when ay.IsActive it deactivates every
+	// other year in the same transaction. ErrAcademicYearExists on a taken name.
+	CreateAcademicYear(ctx context.Context, ay AcademicYear) error
+	// ActivateAcademicYear makes the year the only active one and returns it.
+	ActivateAcademicYear(ctx context.Context, id string) (AcademicYear, error)
+	// GetActiveAcademicYear returns the active year; ErrNotFound when none is.
+	GetActiveAcademicYear(ctx context.Context) (AcademicYear, error)
+	// ListAcademicYears returns every year, newest name first.
+	ListAcademicYears(ctx context.Context) ([]AcademicYear, error)
+}
+
+// APIKeyStore keeps hashed API keys of the member directory API.
+type APIKeyStore interface {
+	// CreateAPIKey stores k.
+	CreateAPIKey(ctx context.Context, k APIKey) error
+	// GetAPIKeyByHash returns the key with the hash, revoked or not.
+	GetAPIKeyByHash(ctx context.Context, hash string) (APIKey, error)
+	// ListAPIKeys returns every key, newest first.
+	ListAPIKeys(ctx context.Context) ([]APIKey, error)
+	// RevokeAPIKey marks the key revoked (keeping the first time) and returns it.
+	RevokeAPIKey(ctx context.Context, id string, at time.Time) (APIKey, error)
+}
+
+// SyncLogFilter narrows ListSyncLogs; empty fields match everything.
+type SyncLogFilter struct {
+	NPSN       string
+	ServerCode string
+	Outcome    SyncOutcome
+	Limit      int // 0 means no limit
+}
+
+// SyncStore keeps pushed answers and the sync log.
+type SyncStore interface {
+	// SaveAnswers stores a push in one transaction:
+	//   - when b.IdempotencyKey is set and a push from b.ServerCode with that
+	//     key exists: same checksum returns that push's receipt with Duplicate
+	//     set; another checksum returns ErrIdempotencyConflict;
+	//   - else when a push from b.ServerCode with b.Checksum exists, returns
+	//     its receipt with Duplicate set;
+	//   - otherwise upserts each answer by (ExamID, MemberID, QuestionID),
+	//     keeping whichever has the newer AnsweredAt (the incoming one on a
+	//     tie), and appends a sync log record {ID: b.SyncID, Action:
+	//     push_results, Outcome: accepted, RecordCount: len(b.Answers), ...}.
+	// Duplicates append nothing.
+	SaveAnswers(ctx context.Context, b AnswerBatch) (Receipt, error)
+	// AppendSyncLog appends a record (used for handshakes, pulls and rejected pushes).
+	AppendSyncLog(ctx context.Context, l SyncLog) error
+	// ListSyncLogs returns matching records, newest ReceivedAt first.
+	ListSyncLogs(ctx context.Context, f SyncLogFilter) ([]SyncLog, error)
+	// ListAnswers returns the answers of an exam ordered by MemberID then QuestionID.
+	ListAnswers(ctx context.Context, examID string) ([]Answer, error)
+	// CountAnswers returns the number of stored answers of an exam.
+	CountAnswers(ctx context.Context, examID string) (int, error)
+}
+
+// MonitorFilter narrows ListMonitors; empty fields match everything.
+type MonitorFilter struct {
+	NPSN string
+}
+
+// MonitorStore keeps one monitor record per lab server.
+type MonitorStore interface {
+	// UpsertMonitor writes the record of m.ServerCode: it creates it with
+	// m.ID when absent, otherwise replaces every field but ID. It returns the
+	// stored record.
+	UpsertMonitor(ctx context.Context, m Monitor) (Monitor, error)
+	// ListMonitors returns matching records ordered by server_code.
+	ListMonitors(ctx context.Context, f MonitorFilter) ([]Monitor, error)
+}
+
+// PackageReader reads the encrypted bytes of a package.
+type PackageReader interface {
+	io.ReadSeeker
+	io.Closer
+}
+
+// PackageStore keeps the encrypted exam package of each school and the
+// content revision that tells when packages may be stale.
+type PackageStore interface {
+	// ContentRevision returns a number that grows with every change to exams,
+	// members or exam passwords.
+	ContentRevision(ctx context.Context) (int64, error)
+	// GetPackage returns the meta of the school's current package.
+	GetPackage(ctx context.Context, npsn string) (PackageMeta, error)
+	// SavePackage makes meta the school's current package. r yields the
+	// meta.Size encrypted bytes whose SHA-256 is meta.Checksum; when a blob
+	// with that checksum is stored already, r need not be read. Blobs no
+	// longer referenced by any school may be removed.
+	SavePackage(ctx context.Context, meta PackageMeta, r io.Reader) error
+	// OpenPackage opens the encrypted bytes of a package saved with
+	// SavePackage. It reads lazily: it must not load the package in memory.
+	OpenPackage(ctx context.Context, meta PackageMeta) (PackageReader, error)
+}
