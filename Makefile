@@ -1,0 +1,97 @@
+# Developer and CI entry points. `make help` lists them.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+GO      ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo none)
+DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
+
+# PostgreSQL used by the tests of the PostgreSQL store and the end-to-end tests.
+PORTAL_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
+export PORTAL_TEST_DATABASE_URL
+
+DATA_DIR ?= ./data
+
+# The binaries that exist now: every cmd/<name> with a main.go.
+BINARIES := $(sort $(notdir $(patsubst %/main.go,%,$(wildcard cmd/*/main.go))))
+
+# Cross-build targets per binary, as os/arch.
+DIST_portal   := linux/amd64 linux/arm64
+DIST_labagent := linux/amd64 linux/arm64 windows/amd64
+DIST_linkctl  := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
+
+.PHONY: help
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+
+.PHONY: run
+run: ## run the portal on :8080 with its data in ./data
+	@echo "portal: data in $(DATA_DIR); on first start the admin password is written to $(DATA_DIR)/initial-admin-password"
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/portal serve --data-dir $(DATA_DIR)
+
+.PHONY: build
+build: ## build every binary of cmd/ into ./bin, version stamped
+	@mkdir -p bin
+	@for b in $(BINARIES); do \
+		echo "go build -o bin/$$b ./cmd/$$b"; \
+		CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/$$b ./cmd/$$b; \
+	done
+
+.PHONY: lint
+lint: ## go vet and a gofmt check
+	$(GO) vet ./...
+	@unformatted=$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
+	@if command -v staticcheck >/dev/null; then echo staticcheck ./...; staticcheck ./...; fi
+
+.PHONY: pgcheck
+pgcheck: ## probe the test PostgreSQL; loud when unreachable, fatal when CI=true
+	@url='$(PORTAL_TEST_DATABASE_URL)'; ok=0; \
+	if command -v pg_isready >/dev/null; then \
+		pg_isready -q -t 3 -d "$$url" && ok=1 || true; \
+	else \
+		hostport=$$(echo "$$url" | sed -E 's#^[a-z]+://([^@/]*@)?([^/?]*).*#\2#'); \
+		host=$${hostport%:*}; port=$${hostport##*:}; [ "$$port" = "$$hostport" ] && port=5432; \
+		timeout 3 bash -c "exec 3<>/dev/tcp/$${host:-127.0.0.1}/$$port" 2>/dev/null && ok=1 || true; \
+	fi; \
+	if [ $$ok = 1 ]; then echo "PostgreSQL reachable: the PostgreSQL tests run."; exit 0; fi; \
+	echo "################################################################################"; \
+	echo "##"; \
+	echo "##  PostgreSQL IS NOT REACHABLE at PORTAL_TEST_DATABASE_URL"; \
+	echo "##  ($$(echo "$$url" | sed -E 's#://([^:@/]*):[^@/]*@#://\1:***@#'))"; \
+	echo "##  Every PostgreSQL test will be SKIPPED: the PostgreSQL store is NOT tested."; \
+	echo "##  Start it (pg_ctlcluster --skip-systemctl-redirect \$$(ls /etc/postgresql) main start)"; \
+	echo "##  or set PORTAL_TEST_DATABASE_URL."; \
+	echo "##"; \
+	echo "################################################################################"; \
+	if [ "$${CI:-}" = true ]; then echo "CI=true: failing."; exit 1; fi
+
+.PHONY: test
+test: lint pgcheck ## lint, then every test with -race (PostgreSQL too when reachable)
+	$(GO) test -race -count=1 ./...
+
+.PHONY: bench
+bench: ## run the benchmarks
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+.PHONY: dist
+dist: ## cross-build release binaries and SHA256SUMS into ./dist
+	@rm -rf dist && mkdir -p dist
+	@for b in $(BINARIES); do \
+		case $$b in portal) targets="$(DIST_portal)";; labagent) targets="$(DIST_labagent)";; linkctl) targets="$(DIST_linkctl)";; *) targets="linux/amd64";; esac; \
+		for t in $$targets; do \
+			os=$${t%/*}; arch=$${t#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+			out=dist/$$b-$(VERSION)-$$os-$$arch$$ext; echo "$$out"; \
+			CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $$out ./cmd/$$b; \
+		done; \
+	done
+	@cd dist && sha256sum * > SHA256SUMS && echo "dist/SHA256SUMS"
+
+.PHONY: clean
+clean: ## remove build outputs (not ./data)
+	rm -rf bin dist coverage.out coverage.html
+	$(GO) clean -testcache

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/seedhq/portal/pkg/client"
+)
+
+func newExamCmd(o *adminOptions) *cobra.Command {
+	cmd := &cobra.Command{Use: "exam", Aliases: []string{"exams"}, Short: "Create, list, show and delete exams; read their results"}
+	cmd.AddCommand(newExamCreateCmd(o), newExamListCmd(o), newExamGetCmd(o), newExamDeleteCmd(o), newExamResultsCmd(o))
+	return cmd
+}
+
+// examCreateOptions are the flags of "admin exam create".
+type examCreateOptions struct {
+	*adminOptions
+	File string
+}
+
+func newExamCreateCmd(o *adminOptions) *cobra.Command {
+	opts := &examCreateOptions{adminOptions: o}
+	cmd := &cobra.Command{
+		Use:   "create --file exam.json",
+		Short: "Create an exam from a JSON file (the body of POST /api/v1/admin/exams)",
+		Long: `Create an exam from a JSON file shaped as the body of POST /api/v1/admin/exams:
+
+  {"title": "Matematika", "subject": "MTK", "npsn": ["20100001"],
+   "starts_at": "2026-12-01T07:00:00Z", "ends_at": "2026-12-01T09:00:00Z",
+   "duration_minutes": 90,
+   "questions": [{"id": "q1", "type": "single_choice", "text": "2+2?",
+                  "options": [{"id": "a", "text": "3"}, {"id": "b", "text": "4"}],
+                  "answer": ["b"], "points": 10}]}
+
+--file - reads standard input.`,
+		Args: cobra.NoArgs,
+		RunE: o.adminRun(func(ctx context.Context, c *client.Client, _ []string) error {
+			return runExamCreate(ctx, c, opts)
+		}),
+	}
+	cmd.Flags().StringVarP(&opts.File, "file", "f", "", "exam JSON file, - for standard input (required)")
+	_ = cmd.MarkFlagRequired("file")
+	return cmd
+}
+
+// runExamCreate reads the exam file and creates the exam.
+func runExamCreate(ctx context.Context, c *client.Client, opts *examCreateOptions) error {
+	var req client.ExamRequest
+	if err := readJSONFile(opts.File, opts.in, &req); err != nil {
+		return err
+	}
+	e, _, err := c.Exam.Admin.CreateExam(ctx, &req)
+	if err != nil {
+		return err
+	}
+	return opts.printer().print(e, func(t *table) { examDetail(t, e, false) })
+}
+
+// readJSONFile decodes the JSON file name (or in, for "-") into v, refusing
+// unknown fields and trailing data, with the file name in errors.
+func readJSONFile(name string, in io.Reader, v any) error {
+	var data []byte
+	var err error
+	if name == "-" {
+		name = "standard input"
+		data, err = io.ReadAll(in)
+	} else {
+		data, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line := bytes.Count(data[:se.Offset], []byte("\n")) + 1
+			return fmt.Errorf("%s: line %d: %v", name, line, err)
+		}
+		return fmt.Errorf("%s: %v", name, err)
+	}
+	if dec.More() {
+		return fmt.Errorf("%s: unexpected data after the JSON value", name)
+	}
+	return nil
+}
+
+// examDetail writes one exam as key/value rows, and its questions when
+// withQuestions is set.
+func examDetail(t *table, e *client.Exam, withQuestions bool) {
+	t.row("id", e.ID)
+	t.row("title", e.Title)
+	t.row("subject", e.Subject)
+	t.row("npsn", e.NPSN)
+	t.row("starts_at", e.StartsAt)
+	t.row("ends_at", e.EndsAt)
+	t.row("duration_minutes", e.DurationMinutes)
+	n := e.QuestionCount
+	if n == 0 {
+		n = len(e.Questions)
+	}
+	t.row("questions", n)
+	if !withQuestions || len(e.Questions) == 0 {
+		return
+	}
+	t.row("")
+	t.row("QUESTION", "TYPE", "POINTS", "ANSWER", "TEXT")
+	for _, q := range e.Questions {
+		text := q.Text
+		if len(text) > 60 {
+			text = text[:57] + "..."
+		}
+		t.row(q.ID, q.Type, q.Points, q.Answer, text)
+	}
+}
+
+func newExamListCmd(o *adminOptions) *cobra.Command {
+	var npsn string
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List exams",
+		Args:  cobra.NoArgs,
+		RunE: o.adminRun(func(ctx context.Context, c *client.Client, _ []string) error {
+			list, _, err := c.Exam.Admin.ListExams(ctx, &client.ExamListOptions{NPSN: npsn})
+			if err != nil {
+				return err
+			}
+			return o.printer().print(nonNil(list), func(t *table) {
+				t.row("ID", "TITLE", "SUBJECT", "SCHOOLS", "STARTS", "ENDS", "MINUTES", "QUESTIONS")
+				for _, e := range list {
+					t.row(e.ID, e.Title, e.Subject, e.NPSN, e.StartsAt, e.EndsAt, e.DurationMinutes, e.QuestionCount)
+				}
+			})
+		}),
+	}
+	cmd.Flags().StringVar(&npsn, "npsn", "", "only exams assigned to this school")
+	return cmd
+}
+
+func newExamGetCmd(o *adminOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "get EXAM_ID",
+		Short: "Show an exam with its questions and answer key",
+		Args:  exactArgs("EXAM_ID"),
+		RunE: o.adminRun(func(ctx context.Context, c *client.Client, args []string) error {
+			e, _, err := c.Exam.Admin.GetExam(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			return o.printer().print(e, func(t *table) { examDetail(t, e, true) })
+		}),
+	}
+}
+
+func newExamDeleteCmd(o *adminOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "delete EXAM_ID",
+		Short: "Delete an exam that has no answers yet",
+		Args:  exactArgs("EXAM_ID"),
+		RunE: o.adminRun(func(ctx context.Context, c *client.Client, args []string) error {
+			if _, err := c.Exam.Admin.DeleteExam(ctx, args[0]); err != nil {
+				return err
+			}
+			return o.done(map[string]any{"exam_id": args[0], "deleted": true}, "exam %s deleted", args[0])
+		}),
+	}
+}
+
+func newExamResultsCmd(o *adminOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "results EXAM_ID",
+		Short: "Show every student's score in an exam",
+		Args:  exactArgs("EXAM_ID"),
+		RunE: o.adminRun(func(ctx context.Context, c *client.Client, args []string) error {
+			res, _, err := c.Exam.Admin.ExamResults(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			if res.Results == nil {
+				res.Results = []client.MemberResult{}
+			}
+			return o.printer().print(res, func(t *table) {
+				t.row("MEMBER ID", "NAMA", "USERNAME", "KELAS", "SCORE", "ANSWERED", "CORRECT")
+				for _, r := range res.Results {
+					t.row(r.MemberID, r.Nama, r.Username, r.Kelas, fmt.Sprintf("%g/%g", r.Score, res.MaxScore), r.Answered, r.Correct)
+				}
+			})
+		}),
+	}
+}

@@ -1,0 +1,290 @@
+package exam
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/seedhq/portal/internal/apperr"
+)
+
+// Token audiences: an operator token never authorises a lab server and back.
+const (
+	AudienceOperator = "portal-operator"
+	AudienceServer   = "portal-server"
+	tokenIssuer      = "seedhq-portal"
+)
+
+// Errors of operator authentication.
+var (
+	ErrInvalidCredentials = apperr.New(apperr.Unauthorized, "INVALID_CREDENTIALS", "wrong username or password")
+	ErrUnauthorized       = apperr.New(apperr.Unauthorized, "UNAUTHORIZED", "missing or invalid credentials")
+	ErrTokenExpired       = apperr.New(apperr.Unauthorized, "TOKEN_EXPIRED", "the token has expired; sign in again")
+	ErrTooManyAttempts    = apperr.New(apperr.RateLimited, "TOO_MANY_ATTEMPTS", "too many failed sign-ins from this address; try again later")
+)
+
+// RetryAfterError is returned with ErrTooManyAttempts; it says when to retry.
+type RetryAfterError struct {
+	Err        *apperr.Error
+	RetryAfter time.Duration
+}
+
+// Error implements the error interface.
+func (e *RetryAfterError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the underlying application error.
+func (e *RetryAfterError) Unwrap() error { return e.Err }
+
+// LoginInput is the body of an operator login plus the client's address.
+type LoginInput struct {
+	Username   string
+	Password   string
+	ClientAddr string
+}
+
+// LoginResult is a successful login.
+type LoginResult struct {
+	Token     string
+	ExpiresAt time.Time
+	User      User
+}
+
+// dummyHash is compared against when the user does not exist, so that unknown
+// users and wrong passwords take the same time.
+var dummyHash = sync.OnceValue(func() string {
+	h, _ := HashPassword("not-a-real-password")
+	return h
+})
+
+// Login checks an operator's credentials and returns a signed token. Failed
+// attempts are counted per client address; over the limit it answers
+// ErrTooManyAttempts (as *RetryAfterError) without checking the password.
+func (s *Service) Login(ctx context.Context, in LoginInput) (LoginResult, error) {
+	if wait := s.logins.blocked(in.ClientAddr, s.cfg.Now()); wait > 0 {
+		return LoginResult{}, &RetryAfterError{Err: ErrTooManyAttempts, RetryAfter: wait}
+	}
+	username := strings.ToLower(strings.TrimSpace(in.Username))
+	if username == "" || in.Password == "" {
+		return LoginResult{}, invalid("username and password are required")
+	}
+	u, err := s.store.GetUserByUsername(ctx, username)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return LoginResult{}, fmt.Errorf("login: %w", err)
+	}
+	hash := u.PasswordHash
+	if err != nil {
+		hash = dummyHash()
+	}
+	if !CheckPassword(hash, in.Password) || err != nil {
+		s.logins.fail(in.ClientAddr, s.cfg.Now())
+		return LoginResult{}, ErrInvalidCredentials
+	}
+	s.logins.reset(in.ClientAddr)
+	exp := s.now().Add(s.cfg.OperatorTokenTTL)
+	tok, err := s.signToken(jwt.MapClaims{
+		"sub":  u.ID,
+		"aud":  AudienceOperator,
+		"role": string(u.Role),
+		"exp":  exp.Unix(),
+	})
+	if err != nil {
+		return LoginResult{}, err
+	}
+	return LoginResult{Token: tok, ExpiresAt: exp, User: u}, nil
+}
+
+// AuthenticateOperator verifies an operator token and returns its user.
+func (s *Service) AuthenticateOperator(ctx context.Context, token string) (User, error) {
+	claims, err := s.parseToken(token, AudienceOperator)
+	if err != nil {
+		return User{}, err
+	}
+	sub, _ := claims["sub"].(string)
+	u, err := s.store.GetUser(ctx, sub)
+	if errors.Is(err, ErrNotFound) {
+		return User{}, ErrUnauthorized
+	}
+	if err != nil {
+		return User{}, fmt.Errorf("authenticate operator: %w", err)
+	}
+	return u, nil
+}
+
+// EnsureAdmin creates the first operator account (SUPER_ADMIN) when the store
+// has none. When password is empty one is generated and returned as
+// generated. created reports whether an account was made.
+func (s *Service) EnsureAdmin(ctx context.Context, username, password string) (generated string, created bool, err error) {
+	n, err := s.store.CountUsers(ctx)
+	if err != nil {
+		return "", false, fmt.Errorf("count users: %w", err)
+	}
+	if n > 0 {
+		return "", false, nil
+	}
+	if username == "" {
+		username = "admin"
+	}
+	if password == "" {
+		if password, err = RandomPassword(20); err != nil {
+			return "", false, err
+		}
+		generated = password
+	}
+	_, err = s.CreateOperator(ctx, OperatorInput{Username: username, Name: "Administrator", Password: password, Role: RoleSuperAdmin})
+	if errors.Is(err, ErrUsernameTaken) {
+		return "", false, nil // another instance won the race
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return generated, true, nil
+}
+
+// OperatorInput describes a new operator account.
+type OperatorInput struct {
+	Username string
+	Name     string
+	Password string
+	Role     Role
+}
+
+// CreateOperator validates in and stores a new operator account.
+func (s *Service) CreateOperator(ctx context.Context, in OperatorInput) (User, error) {
+	u := User{
+		ID:        NewID(),
+		Username:  strings.ToLower(strings.TrimSpace(in.Username)),
+		Name:      strings.TrimSpace(in.Name),
+		Role:      in.Role,
+		CreatedAt: s.now(),
+	}
+	switch {
+	case !validUsername(u.Username):
+		return User{}, invalid("username must be 3 to 64 letters, digits, dots, dashes or underscores")
+	case len(in.Password) < 8 || len(in.Password) > 72:
+		return User{}, invalid("password must be 8 to 72 characters")
+	case !u.Role.Valid():
+		return User{}, invalid("role must be SUPER_ADMIN or OPERATOR")
+	}
+	if u.Name == "" {
+		u.Name = u.Username
+	}
+	hash, err := HashPassword(in.Password)
+	if err != nil {
+		return User{}, fmt.Errorf("hash password: %w", err)
+	}
+	u.PasswordHash = hash
+	if err := s.store.CreateUser(ctx, u); err != nil {
+		return User{}, fmt.Errorf("create operator: %w", err)
+	}
+	return u, nil
+}
+
+func validUsername(s string) bool {
+	if len(s) < 3 || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_' || r == '@') {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Service) signToken(claims jwt.MapClaims) (string, error) {
+	claims["iss"] = tokenIssuer
+	claims["iat"] = s.cfg.Now().Unix()
+	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(s.jwtSecret)
+	if err != nil {
+		return "", fmt.Errorf("sign token: %w", err)
+	}
+	return tok, nil
+}
+
+// parseToken verifies an HS256 token for the audience; the algorithm is pinned.
+func (s *Service) parseToken(token, audience string) (jwt.MapClaims, error) {
+	if token == "" {
+		return nil, ErrUnauthorized
+	}
+	claims := jwt.MapClaims{}
+	_, err := jwt.ParseWithClaims(token, claims, func(*jwt.Token) (any, error) { return s.jwtSecret, nil },
+		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
+		jwt.WithAudience(audience),
+		jwt.WithIssuer(tokenIssuer),
+		jwt.WithExpirationRequired(),
+		jwt.WithTimeFunc(s.cfg.Now),
+	)
+	if errors.Is(err, jwt.ErrTokenExpired) {
+		return nil, ErrTokenExpired
+	}
+	if err != nil {
+		return nil, ErrUnauthorized
+	}
+	return claims, nil
+}
+
+// loginLimiter counts failed logins per client address in a fixed window.
+// It is per process: with several instances the effective limit is per
+// instance, which still bounds guessing (see docs/operations.md).
+type loginLimiter struct {
+	max    int
+	window time.Duration
+	mu     sync.Mutex
+	fails  map[string]*failWindow
+}
+
+type failWindow struct {
+	count int
+	start time.Time
+}
+
+func newLoginLimiter(max int, window time.Duration) *loginLimiter {
+	return &loginLimiter{max: max, window: window, fails: map[string]*failWindow{}}
+}
+
+// blocked returns how long addr must wait, or 0 when it may try.
+func (l *loginLimiter) blocked(addr string, now time.Time) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f, ok := l.fails[addr]
+	if !ok {
+		return 0
+	}
+	if now.Sub(f.start) >= l.window {
+		delete(l.fails, addr)
+		return 0
+	}
+	if f.count < l.max {
+		return 0
+	}
+	return f.start.Add(l.window).Sub(now)
+}
+
+func (l *loginLimiter) fail(addr string, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f, ok := l.fails[addr]
+	if !ok || now.Sub(f.start) >= l.window {
+		if len(l.fails) > 100_000 { // bound memory under a spray of addresses
+			for k, v := range l.fails {
+				if now.Sub(v.start) >= l.window {
+					delete(l.fails, k)
+				}
+			}
+		}
+		l.fails[addr] = &failWindow{count: 1, start: now}
+		return
+	}
+	f.count++
+}
+
+func (l *loginLimiter) reset(addr string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.fails, addr)
+}

@@ -1,0 +1,242 @@
+package exam
+
+import (
+	"bufio"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// PackageFormat is the format number of the package plaintext.
+const PackageFormat = 1
+
+// PackageStudent is a student as shipped in a package: no plaintext password.
+type PackageStudent struct {
+	ID           string `json:"id"`
+	Username     string `json:"username"`
+	Nama         string `json:"nama"`
+	Kelas        string `json:"kelas"`
+	NISN         string `json:"nisn"`
+	PasswordHash string `json:"password_hash"`
+}
+
+// PackageQuestion is a question as shipped in a package: no answer key.
+type PackageQuestion struct {
+	ID      string       `json:"id"`
+	Type    QuestionType `json:"type"`
+	Text    string       `json:"text"`
+	Options []Option     `json:"options,omitempty"`
+	Points  float64      `json:"points"`
+}
+
+// PackageExam is an exam as shipped in a package.
+type PackageExam struct {
+	ID              string            `json:"id"`
+	Title           string            `json:"title"`
+	Subject         string            `json:"subject"`
+	StartsAt        time.Time         `json:"starts_at"`
+	EndsAt          time.Time         `json:"ends_at"`
+	DurationMinutes int               `json:"duration_minutes"`
+	Questions       []PackageQuestion `json:"questions"`
+}
+
+// Package is the decrypted content of an exam package. The portal writes it
+// as a stream; labagent decodes it whole.
+type Package struct {
+	Format     int              `json:"format"`
+	NPSN       string           `json:"npsn"`
+	SchoolName string           `json:"school_name"`
+	Students   []PackageStudent `json:"students"`
+	Exams      []PackageExam    `json:"exams"`
+}
+
+// Package returns the meta of a school's current package, building a new one
+// first when exams, members or passwords changed since it was built. The
+// encryption is deterministic for a given plaintext and key, so every portal
+// instance builds byte-identical packages and the ETag stays stable.
+func (s *Service) Package(ctx context.Context, npsn string) (PackageMeta, error) {
+	rev, err := s.store.ContentRevision(ctx)
+	if err != nil {
+		return PackageMeta{}, fmt.Errorf("package: %w", err)
+	}
+	if meta, err := s.store.GetPackage(ctx, npsn); err == nil && meta.Revision >= rev {
+		return meta, nil
+	}
+	mu, _ := s.builds.LoadOrStore(npsn, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
+
+	old, err := s.store.GetPackage(ctx, npsn)
+	switch {
+	case err == nil && old.Revision >= rev:
+		return old, nil // built by a concurrent request
+	case err != nil && !errors.Is(err, ErrNotFound):
+		return PackageMeta{}, fmt.Errorf("package: %w", err)
+	}
+	meta, err := s.buildPackage(ctx, npsn, rev, old)
+	if err != nil {
+		return PackageMeta{}, fmt.Errorf("build package for %s: %w", npsn, err)
+	}
+	return meta, nil
+}
+
+func (s *Service) buildPackage(ctx context.Context, npsn string, rev int64, old PackageMeta) (PackageMeta, error) {
+	start := time.Now()
+	// Pass 1: the plaintext digest is the version, and seeds the nonce.
+	h := sha256.New()
+	if err := s.writePackage(ctx, h, npsn); err != nil {
+		return PackageMeta{}, err
+	}
+	digest := h.Sum(nil)
+	meta := PackageMeta{NPSN: npsn, Version: hex.EncodeToString(digest), Revision: rev, GeneratedAt: s.now()}
+	if meta.Version == old.Version {
+		old.Revision = rev
+		if err := s.store.SavePackage(ctx, old, strings.NewReader("")); err != nil {
+			return PackageMeta{}, err
+		}
+		return old, nil
+	}
+	key, err := s.PackageKey(ctx, npsn)
+	if err != nil {
+		return PackageMeta{}, err
+	}
+	mac := hmac.New(sha256.New, key)
+	mac.Write(digest)
+	var prefix [8]byte
+	copy(prefix[:], mac.Sum(nil))
+
+	// Pass 2: encrypt to a temporary file, hashing the ciphertext.
+	f, err := os.CreateTemp(s.cfg.TempDir, "package-*.tmp")
+	if err != nil {
+		return PackageMeta{}, err
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	ch := sha256.New()
+	counter := &countingWriter{w: io.MultiWriter(f, ch)}
+	buf := bufio.NewWriterSize(counter, 256<<10)
+	enc, err := NewPackageEncrypter(buf, key, prefix)
+	if err != nil {
+		return PackageMeta{}, err
+	}
+	ph := sha256.New()
+	if err := s.writePackage(ctx, io.MultiWriter(enc, ph), npsn); err != nil {
+		return PackageMeta{}, err
+	}
+	if err := enc.Close(); err != nil {
+		return PackageMeta{}, err
+	}
+	if err := buf.Flush(); err != nil {
+		return PackageMeta{}, err
+	}
+	if hex.EncodeToString(ph.Sum(nil)) != meta.Version {
+		return PackageMeta{}, errors.New("package content changed while it was being built")
+	}
+	meta.Checksum = hex.EncodeToString(ch.Sum(nil))
+	meta.Size = counter.n
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return PackageMeta{}, err
+	}
+	if err := s.store.SavePackage(ctx, meta, f); err != nil {
+		return PackageMeta{}, err
+	}
+	s.log.InfoContext(ctx, "package built", "npsn", npsn, "version", meta.Version[:12],
+		"size", meta.Size, "duration", time.Since(start))
+	return meta, nil
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// writePackage streams the plaintext package JSON of a school to w, one
+// student page and one exam at a time, so that memory stays bounded by the
+// largest exam.
+func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	enc := json.NewEncoder(bw)
+	school := ""
+	if ls, err := s.store.ListLicenses(ctx, LicenseFilter{NPSN: npsn}); err == nil && len(ls) > 0 {
+		school = ls[0].SchoolName
+	} else if err != nil {
+		return err
+	}
+	head, _ := json.Marshal(map[string]any{"format": PackageFormat, "npsn": npsn, "school_name": school})
+	bw.Write(head[:len(head)-1]) // leave the object open
+	bw.WriteString(`,"students":[`)
+	const page = 1000
+	first := true
+	for off := 0; ; off += page {
+		ms, _, err := s.store.ListMembers(ctx, MemberFilter{NPSN: npsn, Role: RoleStudent, Offset: off, Limit: page})
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			if !first {
+				bw.WriteByte(',')
+			}
+			first = false
+			if err := enc.Encode(PackageStudent{ID: m.ID, Username: m.Username, Nama: m.Nama, Kelas: m.Kelas, NISN: m.NISN, PasswordHash: m.ExamPasswordHash}); err != nil {
+				return err
+			}
+		}
+		if len(ms) < page {
+			break
+		}
+	}
+	bw.WriteString(`],"exams":[`)
+	exams, err := s.store.ListExams(ctx, ExamFilter{NPSN: npsn})
+	if err != nil {
+		return err
+	}
+	for i, summary := range exams {
+		e, err := s.store.GetExam(ctx, summary.ID)
+		if err != nil {
+			return err
+		}
+		pe := PackageExam{ID: e.ID, Title: e.Title, Subject: e.Subject, StartsAt: e.StartsAt, EndsAt: e.EndsAt,
+			DurationMinutes: e.DurationMinutes, Questions: make([]PackageQuestion, len(e.Questions))}
+		for j, q := range e.Questions {
+			pe.Questions[j] = PackageQuestion{ID: q.ID, Type: q.Type, Text: q.Text, Options: q.Options, Points: q.Points}
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		if err := enc.Encode(pe); err != nil {
+			return err
+		}
+	}
+	bw.WriteString(`]}`)
+	return bw.Flush()
+}
+
+// OpenPackage opens the encrypted bytes of a package returned by Package.
+func (s *Service) OpenPackage(ctx context.Context, meta PackageMeta) (PackageReader, error) {
+	r, err := s.store.OpenPackage(ctx, meta)
+	if err != nil {
+		return nil, fmt.Errorf("open package: %w", err)
+	}
+	return r, nil
+}
+
+// LogPull writes a pull_data record to the sync log.
+func (s *Service) LogPull(ctx context.Context, id ServerIdentity, meta PackageMeta) {
+	s.logSync(ctx, SyncLog{ID: NewID(), Action: ActionPullData, ServerCode: id.ServerCode, NPSN: id.NPSN,
+		Checksum: meta.Checksum, Outcome: OutcomeAccepted, ReceivedAt: s.now()})
+}

@@ -1,0 +1,97 @@
+package exam
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// MemberResult is one student's score on an exam.
+type MemberResult struct {
+	MemberID string
+	Nama     string
+	Username string
+	Kelas    string
+	Score    float64
+	Answered int
+	Correct  int
+}
+
+// ExamResults are the scores of every student who answered an exam.
+type ExamResults struct {
+	ExamID   string
+	MaxScore float64
+	Results  []MemberResult
+}
+
+// Score reports whether answer is correct for q and the points it earns.
+// Essays are never auto-scored.
+func Score(q Question, answer string) (correct bool, points float64) {
+	switch q.Type {
+	case SingleChoice, TrueFalse:
+		correct = len(q.Answer) == 1 && strings.TrimSpace(answer) == q.Answer[0]
+	case MultipleChoice:
+		given := strings.Split(answer, ",")
+		for i := range given {
+			given[i] = strings.TrimSpace(given[i])
+		}
+		slices.Sort(given)
+		correct = slices.Equal(slices.Compact(given), q.Answer)
+	case ShortAnswer:
+		norm := normaliseText(answer)
+		correct = slices.ContainsFunc(q.Answer, func(a string) bool { return normaliseText(a) == norm })
+	}
+	if correct {
+		points = q.Points
+	}
+	return correct, points
+}
+
+func normaliseText(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+
+// Results scores every pushed answer of an exam with the answer key, which
+// never leaves the portal.
+func (s *Service) Results(ctx context.Context, examID string) (ExamResults, error) {
+	e, err := s.store.GetExam(ctx, examID)
+	if err != nil {
+		return ExamResults{}, fmt.Errorf("results: %w", err)
+	}
+	answers, err := s.store.ListAnswers(ctx, examID)
+	if err != nil {
+		return ExamResults{}, fmt.Errorf("results: %w", err)
+	}
+	qs := make(map[string]Question, len(e.Questions))
+	res := ExamResults{ExamID: e.ID}
+	for _, q := range e.Questions {
+		qs[q.ID] = q
+		res.MaxScore += q.Points
+	}
+	byMember := map[string]*MemberResult{}
+	for _, a := range answers {
+		m, ok := byMember[a.MemberID]
+		if !ok {
+			m = &MemberResult{MemberID: a.MemberID}
+			byMember[a.MemberID] = m
+		}
+		q, ok := qs[a.QuestionID]
+		if !ok {
+			continue
+		}
+		m.Answered++
+		if ok, pts := Score(q, a.Answer); ok {
+			m.Correct++
+			m.Score += pts
+		}
+	}
+	for _, m := range byMember {
+		if mem, err := s.store.LookupMember(ctx, LookupID, m.MemberID); err == nil {
+			m.Nama, m.Username, m.Kelas = mem.Nama, mem.Username, mem.Kelas
+		}
+		res.Results = append(res.Results, *m)
+	}
+	slices.SortFunc(res.Results, func(a, b MemberResult) int {
+		return strings.Compare(a.Nama+"\x00"+a.MemberID, b.Nama+"\x00"+b.MemberID)
+	})
+	return res, nil
+}

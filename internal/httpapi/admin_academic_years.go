@@ -1,0 +1,67 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/seedhq/portal/internal/exam"
+)
+
+type academicYearView struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	IsActive  bool      `json:"is_active"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+func newAcademicYearView(ay exam.AcademicYear) academicYearView {
+	return academicYearView{ID: ay.ID, Name: ay.Name, IsActive: ay.IsActive, CreatedAt: ay.CreatedAt.UTC()}
+}
+
+type createAcademicYearRequest struct {
+	Name     string `json:"name"`
+	IsActive bool   `json:"is_active"`
+}
+
+// createAcademicYear handles POST /api/v1/admin/academic-years: a new school
+// year; an active one deactivates the others.
+func (s *server) createAcademicYear(w http.ResponseWriter, r *http.Request) {
+	var req createAcademicYearRequest
+	if err := decodeJSON(r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ay, err := s.exam.CreateAcademicYear(r.Context(), req.Name, req.IsActive)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusCreated, newAcademicYearView(ay))
+}
+
+// listAcademicYears handles GET /api/v1/admin/academic-years: every year, newest first.
+func (s *server) listAcademicYears(w http.ResponseWriter, r *http.Request) {
+	ays, err := s.exam.ListAcademicYears(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	views := make([]academicYearView, len(ays))
+	for i, ay := range ays {
+		views[i] = newAcademicYearView(ay)
+	}
+	writeData(w, http.StatusOK, views)
+}
+
+// activateAcademicYear handles POST /api/v1/admin/academic-years/{id}/activate:
+// makes the year the only active one.
+func (s *server) activateAcademicYear(w http.ResponseWriter, r *http.Request) {
+	ay, err := s.exam.ActivateAcademicYear(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, newAcademicYearView(ay))
+}

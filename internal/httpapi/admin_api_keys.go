@@ -1,0 +1,75 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/seedhq/portal/internal/exam"
+)
+
+// apiKeyView is an API key as operators see it: never the key or its hash.
+type apiKeyView struct {
+	ID         string     `json:"id"`
+	Name       string     `json:"name"`
+	Prefix     string     `json:"prefix"`
+	CreatedAt  time.Time  `json:"created_at"`
+	RevokedAt  *time.Time `json:"revoked_at"`   // (ext)
+	LastUsedAt *time.Time `json:"last_used_at"` // (ext)
+}
+
+func newAPIKeyView(k exam.APIKey) apiKeyView {
+	return apiKeyView{ID: k.ID, Name: k.Name, Prefix: k.Prefix, CreatedAt: k.CreatedAt.UTC(),
+		RevokedAt: utcPtr(k.RevokedAt), LastUsedAt: utcPtr(k.LastUsedAt)}
+}
+
+type createAPIKeyRequest struct {
+	Name string `json:"name"`
+}
+
+// createAPIKey handles POST /api/v1/admin/api-keys: a new key for the member
+// directory API, shown once in "key".
+func (s *server) createAPIKey(w http.ResponseWriter, r *http.Request) {
+	var req createAPIKeyRequest
+	if err := decodeJSON(r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	k, key, err := s.exam.CreateAPIKey(r.Context(), req.Name)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusCreated, struct {
+		Success bool       `json:"success"`
+		Data    apiKeyView `json:"data"`
+		Key     string     `json:"key"`
+	}{true, newAPIKeyView(k), key})
+}
+
+// listAPIKeys handles GET /api/v1/admin/api-keys: every key, newest first.
+func (s *server) listAPIKeys(w http.ResponseWriter, r *http.Request) {
+	ks, err := s.exam.ListAPIKeys(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	views := make([]apiKeyView, len(ks))
+	for i, k := range ks {
+		views[i] = newAPIKeyView(k)
+	}
+	writeData(w, http.StatusOK, views)
+}
+
+// revokeAPIKey handles DELETE /api/v1/admin/api-keys/{id}: the key stops
+// working at once.
+func (s *server) revokeAPIKey(w http.ResponseWriter, r *http.Request) {
+	k, err := s.exam.RevokeAPIKey(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, newAPIKeyView(k))
+}

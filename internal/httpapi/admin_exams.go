@@ -1,0 +1,173 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/seedhq/portal/internal/exam"
+)
+
+type optionJSON struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+// questionJSON is a question with its answer key, as operators send and read it.
+type questionJSON struct {
+	ID      string       `json:"id"`
+	Type    string       `json:"type"`
+	Text    string       `json:"text"`
+	Options []optionJSON `json:"options"`
+	Answer  []string     `json:"answer"`
+	Points  float64      `json:"points"`
+}
+
+type createExamRequest struct {
+	Title           string         `json:"title"`
+	Subject         string         `json:"subject"`
+	NPSN            []string       `json:"npsn"`
+	StartsAt        time.Time      `json:"starts_at"`
+	EndsAt          time.Time      `json:"ends_at"`
+	DurationMinutes int            `json:"duration_minutes"`
+	Questions       []questionJSON `json:"questions"`
+}
+
+// examView is an exam as operators read it; Questions is left out of lists.
+type examView struct {
+	ID              string         `json:"id"`
+	Title           string         `json:"title"`
+	Subject         string         `json:"subject"`
+	NPSN            []string       `json:"npsn"`
+	StartsAt        time.Time      `json:"starts_at"`
+	EndsAt          time.Time      `json:"ends_at"`
+	DurationMinutes int            `json:"duration_minutes"`
+	QuestionCount   int            `json:"question_count"` // (ext)
+	CreatedAt       time.Time      `json:"created_at"`     // (ext)
+	Questions       []questionJSON `json:"questions,omitempty"`
+}
+
+func newExamView(e exam.Exam, withQuestions bool) examView {
+	v := examView{
+		ID: e.ID, Title: e.Title, Subject: e.Subject, NPSN: nonNil(e.NPSNs),
+		StartsAt: e.StartsAt.UTC(), EndsAt: e.EndsAt.UTC(), DurationMinutes: e.DurationMinutes,
+		QuestionCount: e.QuestionCount, CreatedAt: e.CreatedAt.UTC(),
+	}
+	if withQuestions {
+		v.Questions = make([]questionJSON, len(e.Questions))
+		for i, q := range e.Questions {
+			opts := make([]optionJSON, len(q.Options))
+			for j, o := range q.Options {
+				opts[j] = optionJSON{ID: o.ID, Text: o.Text}
+			}
+			v.Questions[i] = questionJSON{ID: q.ID, Type: string(q.Type), Text: q.Text,
+				Options: opts, Answer: nonNil(q.Answer), Points: q.Points}
+		}
+		if v.QuestionCount == 0 {
+			v.QuestionCount = len(e.Questions)
+		}
+	}
+	return v
+}
+
+// nonNil returns s, or an empty slice for nil, so that JSON shows [] not null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// createExam handles POST /api/v1/admin/exams (body up to 256 MiB): a new
+// exam with its questions and answer key, assigned to schools by npsn.
+func (s *server) createExam(w http.ResponseWriter, r *http.Request) {
+	var req createExamRequest
+	if err := decodeJSON(r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	in := exam.ExamInput{
+		Title: req.Title, Subject: req.Subject, NPSNs: req.NPSN, StartsAt: req.StartsAt, EndsAt: req.EndsAt,
+		DurationMinutes: req.DurationMinutes, Questions: make([]exam.Question, len(req.Questions)),
+	}
+	for i, q := range req.Questions {
+		var opts []exam.Option
+		for _, o := range q.Options {
+			opts = append(opts, exam.Option{ID: o.ID, Text: o.Text})
+		}
+		in.Questions[i] = exam.Question{ID: q.ID, Type: exam.QuestionType(q.Type), Text: q.Text,
+			Options: opts, Answer: q.Answer, Points: q.Points}
+	}
+	e, err := s.exam.CreateExam(r.Context(), in)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusCreated, newExamView(e, true))
+}
+
+// listExams handles GET /api/v1/admin/exams?npsn=: exams without their questions.
+func (s *server) listExams(w http.ResponseWriter, r *http.Request) {
+	es, err := s.exam.ListExams(r.Context(), r.URL.Query().Get("npsn"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	views := make([]examView, len(es))
+	for i, e := range es {
+		views[i] = newExamView(e, false)
+	}
+	writeData(w, http.StatusOK, views)
+}
+
+// getExam handles GET /api/v1/admin/exams/{id}: one exam with its questions
+// and answer key.
+func (s *server) getExam(w http.ResponseWriter, r *http.Request) {
+	e, err := s.exam.GetExam(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, newExamView(e, true))
+}
+
+// deleteExam handles DELETE /api/v1/admin/exams/{id}: removes an exam that
+// has no answers yet (409 EXAM_HAS_ANSWERS otherwise).
+func (s *server) deleteExam(w http.ResponseWriter, r *http.Request) {
+	if err := s.exam.DeleteExam(r.Context(), chi.URLParam(r, "id")); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, okBody{Success: true, Message: "exam deleted"})
+}
+
+type memberResultView struct {
+	MemberID string  `json:"member_id"`
+	Nama     string  `json:"nama"`
+	Username string  `json:"username"`
+	Kelas    string  `json:"kelas"`
+	Score    float64 `json:"score"`
+	Answered int     `json:"answered"`
+	Correct  int     `json:"correct"`
+}
+
+// examResults handles GET /api/v1/admin/exams/{id}/results: every student's
+// score, computed from the pushed answers and the answer key.
+func (s *server) examResults(w http.ResponseWriter, r *http.Request) {
+	res, err := s.exam.Results(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	results := make([]memberResultView, len(res.Results))
+	for i, m := range res.Results {
+		results[i] = memberResultView{MemberID: m.MemberID, Nama: m.Nama, Username: m.Username,
+			Kelas: m.Kelas, Score: m.Score, Answered: m.Answered, Correct: m.Correct}
+	}
+	writeData(w, http.StatusOK, struct {
+		ExamID   string             `json:"exam_id"`
+		MaxScore float64            `json:"max_score"`
+		Results  []memberResultView `json:"results"`
+	}{res.ExamID, res.MaxScore, results})
+}

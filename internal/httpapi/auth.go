@@ -1,0 +1,56 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/seedhq/portal/internal/exam"
+)
+
+type loginRequest struct {
+	Username string `json:"username"`
+	Password string `json:"password"`
+}
+
+type userView struct {
+	ID       string `json:"id"`
+	Username string `json:"username"`
+	Name     string `json:"name"`
+	Role     string `json:"role"`
+}
+
+func newUserView(u exam.User) userView {
+	return userView{ID: u.ID, Username: u.Username, Name: u.Name, Role: string(u.Role)}
+}
+
+// login handles POST /api/v1/auth/login: an operator signs in with username
+// and password and receives a JWT. Failures are counted per resolved client
+// address.
+func (s *server) login(w http.ResponseWriter, r *http.Request) {
+	var req loginRequest
+	if err := decodeJSON(r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := s.exam.Login(r.Context(), exam.LoginInput{
+		Username: req.Username, Password: req.Password, ClientAddr: clientIPFrom(r.Context()),
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Success   bool      `json:"success"`
+		Token     string    `json:"token"`
+		ExpiresAt time.Time `json:"expires_at"`
+		User      userView  `json:"user"`
+	}{true, res.Token, res.ExpiresAt.UTC(), newUserView(res.User)})
+}
+
+// me handles GET /api/v1/auth/me: the signed-in operator.
+func (s *server) me(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, struct {
+		Success bool     `json:"success"`
+		User    userView `json:"user"`
+	}{true, newUserView(operatorFrom(r.Context()))})
+}

@@ -1,0 +1,92 @@
+// Package httpapi is the HTTP edge of the portal: one chi router serving the
+// exam synchronisation API under /api/v1 (and, later, the link-management and
+// ordering APIs), with the middleware every request goes through (request id,
+// panic recovery, one log line, Prometheus metrics, body limits, client
+// address resolution) and the authentication of operators, lab servers and
+// API-key clients.
+//
+// Handlers are thin: they decode the request, call one method of the domain
+// service and encode its result. Every route is listed in routes.go; each
+// handler lives in the file of its resource and names its route in its
+// comment. Domain errors (*apperr.Error) are mapped to HTTP statuses in one
+// place (errors.go); anything else is an internal error, logged in full and
+// answered with a generic message.
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"net/netip"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/seedhq/portal/internal/exam"
+)
+
+// Options configure the handler returned by New.
+type Options struct {
+	// Exam is the exam domain service behind the /api/v1 routes. Required.
+	Exam *exam.Service
+	// Logger receives the "request complete" line of every request and the
+	// details of internal errors and panics. Nil discards.
+	Logger *slog.Logger
+	// TrustedProxies are the networks of reverse proxies whose
+	// X-Forwarded-For and X-Real-IP headers are believed. The headers are
+	// ignored when the direct peer is outside all of them.
+	TrustedProxies []netip.Prefix
+	// Registry receives the HTTP metrics. Nil registers them in a new
+	// registry of this handler.
+	Registry prometheus.Registerer
+	// Gatherer is what /metrics serves. Nil serves Registry when it is also a
+	// Gatherer (as *prometheus.Registry is), the handler's own new registry
+	// when Registry is nil, and prometheus.DefaultGatherer otherwise.
+	Gatherer prometheus.Gatherer
+}
+
+// server holds what the handlers share. Handlers are its methods.
+type server struct {
+	exam    *exam.Service
+	log     *slog.Logger
+	proxies []netip.Prefix
+	metrics *metrics
+	gather  prometheus.Gatherer
+	mux     *chi.Mux
+}
+
+// New returns the portal's HTTP handler: one chi router with every route of
+// the exam API, /healthz, /readyz and /metrics.
+func New(opts Options) http.Handler {
+	if opts.Exam == nil {
+		panic("httpapi: Options.Exam is required")
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	reg, gather := opts.Registry, opts.Gatherer
+	if reg == nil {
+		r := prometheus.NewRegistry()
+		reg = r
+		if gather == nil {
+			gather = r
+		}
+	}
+	if gather == nil {
+		if g, ok := reg.(prometheus.Gatherer); ok {
+			gather = g
+		} else {
+			gather = prometheus.DefaultGatherer
+		}
+	}
+	s := &server{
+		exam:    opts.Exam,
+		log:     logger,
+		proxies: opts.TrustedProxies,
+		metrics: newMetrics(reg),
+		gather:  gather,
+		mux:     chi.NewRouter(),
+	}
+	s.routes()
+	return s.mux
+}

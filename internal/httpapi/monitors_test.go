@@ -1,0 +1,161 @@
+package httpapi_test
+
+import (
+	"testing"
+	"time"
+)
+
+type monitorJSON struct {
+	ID                string    `json:"id"`
+	ServerCode        string    `json:"server_code"`
+	NPSN              string    `json:"npsn"`
+	SchoolName        string    `json:"school_name"`
+	HardwareID        string    `json:"hardware_id"`
+	Status            string    `json:"status"`
+	ActiveExamsCount  int       `json:"active_exams_count"`
+	ConnectedStudents int       `json:"connected_students"`
+	ClientIP          string    `json:"client_ip"`
+	ClientVersion     string    `json:"client_version"`
+	LastPingAt        time.Time `json:"last_ping_at"`
+	UpdatedAt         time.Time `json:"updated_at"`
+}
+
+func TestHeartbeatAndMonitors(t *testing.T) {
+	forEachStore(t, func(t *testing.T, h *harness) {
+		lab1 := h.newLabServer("LAB-01", npsnA)
+		lab2 := h.newLabServer("LAB-02", npsnA)
+		labB := h.newLabServer("LAB-B", npsnB)
+
+		var hb struct {
+			Success         bool      `json:"success"`
+			ServerTime      time.Time `json:"server_time"`
+			IntervalSeconds int       `json:"interval_seconds"`
+		}
+		h.as(lab1, "POST", "/api/v1/sync/heartbeat", map[string]any{
+			"server_code": "LAB-01", "connected_students": 31, "active_exams_count": 2,
+			"client_version": "labagent/1.0.0", "status": "online",
+		}, "X-Forwarded-For", "10.1.2.3").expect(200).decode(&hb)
+		if !hb.Success || hb.IntervalSeconds != 60 || !hb.ServerTime.Equal(h.clock.Now()) {
+			t.Fatalf("heartbeat = %+v", hb)
+		}
+		h.as(labB, "POST", "/api/v1/sync/heartbeat", map[string]any{"server_code": "LAB-B", "status": "syncing"}).expect(200)
+
+		h.as(lab1, "POST", "/api/v1/sync/heartbeat", map[string]any{"server_code": "LAB-02"}).expectError(403, "SERVER_MISMATCH")
+		h.as(lab1, "POST", "/api/v1/sync/heartbeat", map[string]any{"server_code": "LAB-01", "status": "offline"}).
+			expectError(400, "VALIDATION_FAILED")
+		h.as(lab1, "POST", "/api/v1/sync/heartbeat", map[string]any{"server_code": "LAB-01", "connected_students": -1}).
+			expectError(400, "VALIDATION_FAILED")
+
+		var list struct {
+			Success bool          `json:"success"`
+			Data    []monitorJSON `json:"data"`
+		}
+		h.op("GET", "/api/v1/admin/monitors", nil).expect(200).decode(&list)
+		if len(list.Data) != 2 {
+			t.Fatalf("monitors = %+v", list.Data)
+		}
+		m := list.Data[0]
+		if m.ServerCode != "LAB-01" || m.NPSN != npsnA || m.SchoolName != "SMA Negeri "+npsnA || m.HardwareID != "HW-LAB-01" ||
+			m.Status != "online" || m.ConnectedStudents != 31 || m.ActiveExamsCount != 2 || m.ClientVersion != "labagent/1.0.0" ||
+			m.ClientIP != "127.0.0.1" || m.ID == "" || !m.LastPingAt.Equal(h.clock.Now()) {
+			t.Fatalf("monitor = %+v", m)
+		}
+
+		filter := func(q string) []monitorJSON {
+			t.Helper()
+			h.op("GET", "/api/v1/admin/monitors"+q, nil).expect(200).decode(&list)
+			return list.Data
+		}
+		if ms := filter("?status=syncing"); len(ms) != 1 || ms[0].ServerCode != "LAB-B" {
+			t.Fatalf("syncing = %+v", ms)
+		}
+		if ms := filter("?npsn=" + npsnA); len(ms) != 1 || ms[0].ServerCode != "LAB-01" {
+			t.Fatalf("npsn filter = %+v", ms)
+		}
+		h.op("GET", "/api/v1/admin/monitors?status=asleep", nil).expectError(400, "VALIDATION_FAILED")
+
+		// Silent for three intervals reads as offline; a ping brings it back.
+		h.clock.Advance(2 * time.Minute)
+		h.as(lab2, "POST", "/api/v1/sync/heartbeat", map[string]any{"server_code": "LAB-02"}).expect(200)
+		h.clock.Advance(time.Minute)
+		if ms := filter("?status=offline"); len(ms) != 2 || ms[0].ServerCode != "LAB-01" || ms[1].ServerCode != "LAB-B" {
+			t.Fatalf("offline = %+v", ms)
+		}
+		if ms := filter("?status=online"); len(ms) != 1 || ms[0].ServerCode != "LAB-02" || ms[0].Status != "online" {
+			t.Fatalf("online = %+v", ms)
+		}
+		h.as(lab1, "POST", "/api/v1/sync/heartbeat", map[string]any{"server_code": "LAB-01"}).expect(200)
+		if ms := filter("?status=offline"); len(ms) != 1 || ms[0].ServerCode != "LAB-B" {
+			t.Fatalf("offline after ping = %+v", ms)
+		}
+	})
+}
+
+func TestHeartbeatClientIPThroughTrustedProxy(t *testing.T) {
+	forEachStore(t, func(t *testing.T, h *harness) {
+		lab := h.newLabServer("LAB-01", npsnA)
+		h.as(lab, "POST", "/api/v1/sync/heartbeat", map[string]any{"server_code": "LAB-01"},
+			"X-Forwarded-For", "198.51.100.20, 10.0.0.5").expect(200)
+		var list struct {
+			Success bool          `json:"success"`
+			Data    []monitorJSON `json:"data"`
+		}
+		h.op("GET", "/api/v1/admin/monitors", nil).decode(&list)
+		if list.Data[0].ClientIP != "198.51.100.20" {
+			t.Fatalf("client_ip = %q, want the address before the trusted proxies", list.Data[0].ClientIP)
+		}
+		h.as(lab, "POST", "/api/v1/sync/heartbeat", map[string]any{"server_code": "LAB-01"}, "X-Real-IP", "198.51.100.21").expect(200)
+		h.op("GET", "/api/v1/admin/monitors", nil).decode(&list)
+		if list.Data[0].ClientIP != "198.51.100.21" {
+			t.Fatalf("client_ip = %q, want X-Real-IP", list.Data[0].ClientIP)
+		}
+	}, withTrustedProxies("127.0.0.1/32", "::1/128", "10.0.0.0/8"))
+}
+
+func TestSyncLogs(t *testing.T) {
+	forEachStore(t, func(t *testing.T, h *harness) {
+		lab := h.newLabServer("LAB-01", npsnA)
+		h.clock.Advance(time.Second)
+		h.newLabServer("LAB-B", npsnB)
+		h.clock.Advance(time.Second)
+		h.req("POST", "/api/v1/sync/verify-server", handshakeReq{"LAB-01", npsnA, "HW-LAB-01", "bad"}).expectError(401, "LICENSE_INVALID")
+		h.clock.Advance(time.Second)
+		h.createExam(npsnA)
+		h.as(lab, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-01", nil).expect(200)
+
+		var logs struct {
+			Success bool          `json:"success"`
+			Data    []syncLogJSON `json:"data"`
+		}
+		get := func(q string) []syncLogJSON {
+			t.Helper()
+			logs.Data = nil
+			h.op("GET", "/api/v1/admin/sync-logs"+q, nil).expect(200).decode(&logs)
+			return logs.Data
+		}
+		all := get("")
+		if len(all) != 4 {
+			t.Fatalf("logs = %+v", all)
+		}
+		for i := 1; i < len(all); i++ {
+			if all[i].ReceivedAt.After(all[i-1].ReceivedAt) {
+				t.Fatalf("logs not newest first: %+v", all)
+			}
+		}
+		if l := all[0]; l.Action != "pull_data" || l.ServerCode != "LAB-01" || l.NPSN != npsnA || l.Outcome != "accepted" || l.SyncID == "" || l.Checksum == "" {
+			t.Fatalf("newest = %+v", l)
+		}
+		if ls := get("?npsn=" + npsnB); len(ls) != 1 || ls[0].ServerCode != "LAB-B" || ls[0].Action != "verify_server" {
+			t.Fatalf("npsn filter = %+v", ls)
+		}
+		if ls := get("?server_code=LAB-01&status=rejected"); len(ls) != 1 || ls[0].ErrorCode != "LICENSE_INVALID" {
+			t.Fatalf("rejected = %+v", ls)
+		}
+		if ls := get("?limit=2"); len(ls) != 2 {
+			t.Fatalf("limit = %+v", ls)
+		}
+		h.op("GET", "/api/v1/admin/sync-logs?limit=abc", nil).expectError(400, "INVALID_QUERY")
+		h.op("GET", "/api/v1/admin/sync-logs?limit=0", nil).expectError(400, "INVALID_QUERY")
+		h.op("GET", "/api/v1/admin/sync-logs?status=weird", nil).expectError(400, "VALIDATION_FAILED")
+	})
+}

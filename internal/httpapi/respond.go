@@ -1,0 +1,127 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// dataBody is the success envelope of responses that carry one value or a list.
+type dataBody struct {
+	Success bool `json:"success"`
+	Data    any  `json:"data"`
+}
+
+// writeData writes {"success":true,"data":data}.
+func writeData(w http.ResponseWriter, status int, data any) {
+	writeJSON(w, status, dataBody{Success: true, Data: data})
+}
+
+// okBody is the body of successful operations that return nothing else.
+type okBody struct {
+	Success bool   `json:"success"`
+	Message string `json:"message,omitempty"`
+}
+
+// utcPtr returns t in UTC, or nil.
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// writeJSON writes v as JSON with the given status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		// Only a bug can get here (every response type marshals).
+		status = http.StatusInternalServerError
+		body = []byte(`{"success":false,"error":"internal error: response could not be encoded","code":"INTERNAL"}`)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)+1))
+	w.WriteHeader(status)
+	w.Write(append(body, '\n'))
+}
+
+// decodeJSON decodes the request body, which must be exactly one JSON value
+// with no field unknown to dst. Errors are 400 INVALID_JSON with a message
+// that says what is wrong and where, or 413 BODY_TOO_LARGE (as
+// *http.MaxBytesError) when the body is over the route's limit.
+func decodeJSON(r *http.Request, dst any) error {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return jsonError(err)
+	}
+	// Exactly one value: anything but white space after it is an error.
+	var extra json.RawMessage
+	switch err := dec.Decode(&extra); {
+	case errors.Is(err, io.EOF):
+		return nil
+	case err == nil:
+		return invalidJSON("request body has data after the JSON value")
+	default:
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return err
+		}
+		return invalidJSON("request body has data after the JSON value")
+	}
+}
+
+// jsonError turns a decoding error into a clear INVALID_JSON error.
+func jsonError(err error) error {
+	var (
+		tooLarge *http.MaxBytesError
+		syntax   *json.SyntaxError
+		typ      *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.As(err, &tooLarge):
+		return err
+	case errors.Is(err, io.EOF):
+		return invalidJSON("request body is empty; a JSON object is required")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return invalidJSON("request body ends in the middle of a JSON value")
+	case errors.As(err, &syntax):
+		return invalidJSON("malformed JSON at byte %d: %v", syntax.Offset, err)
+	case errors.As(err, &typ):
+		if typ.Field != "" {
+			return invalidJSON("field %q must be %s, not %s", typ.Field, jsonKind(typ.Type.Kind().String()), typ.Value)
+		}
+		return invalidJSON("request body must be %s, not %s", jsonKind(typ.Type.Kind().String()), typ.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return invalidJSON("unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
+	default:
+		// Errors of UnmarshalJSON/UnmarshalText methods, e.g. a malformed time.
+		return invalidJSON("invalid JSON: %v", err)
+	}
+}
+
+// jsonKind names a Go kind as JSON readers know it.
+func jsonKind(kind string) string {
+	switch kind {
+	case "struct", "map":
+		return "an object"
+	case "slice", "array":
+		return "an array"
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "an integer"
+	case "float32", "float64":
+		return "a number"
+	default:
+		return kind
+	}
+}

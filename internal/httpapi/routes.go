@@ -1,0 +1,100 @@
+package httpapi
+
+import (
+	"github.com/go-chi/chi/v5"
+)
+
+// Body limits (docs/api/exam.md, "Errors").
+const (
+	defaultBodyLimit = 1 << 20   // every request unless its route says otherwise
+	largeBodyLimit   = 32 << 20  // push-answers and member import
+	examBodyLimit    = 256 << 20 // exam creation (questions may embed images)
+)
+
+// examBase is the base path of the exam synchronisation API.
+const examBase = "/api/v1"
+
+// routes installs the middleware shared by every API and the routes of each
+// API. The link-management and ordering APIs add their own xxxRoutes
+// function, in their own route file, called from here.
+func (s *server) routes() {
+	r := s.mux
+	r.Use(
+		s.requestID,
+		s.clientIP,
+		s.observe, // log line and metrics; outside recover so that panics count as 500
+		s.recoverer,
+		limitBody(defaultBodyLimit),
+	)
+	r.NotFound(s.notFound)
+	r.MethodNotAllowed(s.methodNotAllowed)
+
+	r.Get("/healthz", s.healthz)
+	r.Get("/readyz", s.readyz)
+	r.Get("/metrics", s.metricsHandler().ServeHTTP)
+
+	s.examRoutes(r)
+}
+
+// examRoutes lists every route of the exam synchronisation API
+// (docs/api/exam.md), grouped by credential.
+func (s *server) examRoutes(r chi.Router) {
+	const v1 = examBase
+
+	// No credential (login and handshake carry their own).
+	r.Post(v1+"/auth/login", s.login)
+	r.Get(v1+"/licenses/public-key", s.licensePublicKey)
+	r.Post(v1+"/sync/verify-server", s.verifyServer)
+
+	// Operator JWT.
+	r.Group(func(r chi.Router) {
+		r.Use(s.requireOperator)
+
+		r.Get(v1+"/auth/me", s.me)
+
+		r.Post(v1+"/licenses/generate", s.generateLicense)
+		r.Get(v1+"/licenses", s.listLicenses)
+		r.Post(v1+"/licenses/{id}/revoke", s.revokeLicense)
+
+		r.Get(v1+"/admin/monitors", s.listMonitors)
+		r.Get(v1+"/admin/sync-logs", s.listSyncLogs)
+		r.Get(v1+"/admin/servers", s.listServers)
+		r.Delete(v1+"/admin/servers/{server_code}", s.resetServer)
+
+		r.With(routeBodyLimit(examBodyLimit)).Post(v1+"/admin/exams", s.createExam)
+		r.Get(v1+"/admin/exams", s.listExams)
+		r.Get(v1+"/admin/exams/{id}", s.getExam)
+		r.Delete(v1+"/admin/exams/{id}", s.deleteExam)
+		r.Get(v1+"/admin/exams/{id}/results", s.examResults)
+
+		r.Get(v1+"/admin/login-cards", s.loginCards)
+		r.Post(v1+"/admin/members/{id}/reset-exam-password", s.resetExamPassword)
+		r.With(routeBodyLimit(largeBodyLimit)).Post(v1+"/admin/members/import", s.importMembers)
+
+		r.Post(v1+"/admin/academic-years", s.createAcademicYear)
+		r.Get(v1+"/admin/academic-years", s.listAcademicYears)
+		r.Post(v1+"/admin/academic-years/{id}/activate", s.activateAcademicYear)
+
+		r.Post(v1+"/admin/api-keys", s.createAPIKey)
+		r.Get(v1+"/admin/api-keys", s.listAPIKeys)
+		r.Delete(v1+"/admin/api-keys/{id}", s.revokeAPIKey)
+	})
+
+	// Lab-server JWT.
+	r.Group(func(r chi.Router) {
+		r.Use(s.requireServer)
+
+		r.Get(v1+"/sync/pull-questions", s.pullQuestions)
+		r.With(routeBodyLimit(largeBodyLimit)).Post(v1+"/sync/push-answers", s.pushAnswers)
+		r.Post(v1+"/sync/heartbeat", s.heartbeat)
+	})
+
+	// Directory API key.
+	r.Group(func(r chi.Router) {
+		r.Use(s.requireAPIKey)
+
+		r.Get(v1+"/academic-year/active", s.activeAcademicYear)
+		r.Get(v1+"/members/lookup", s.lookupMember)
+		r.Get(v1+"/members", s.listMembers)
+	})
+}

@@ -1,0 +1,288 @@
+package bolt
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/seedhq/portal/internal/exam"
+)
+
+// answerRecord is an answer without the ids its key carries.
+type answerRecord struct {
+	Answer     string `json:"a"`
+	AnsweredAt int64  `json:"t"` // Unix microseconds
+	ServerCode string `json:"s"`
+	SyncID     string `json:"y"`
+}
+
+// pushRecord is an accepted push, indexed by (server, idempotency key) and by
+// (server, checksum).
+type pushRecord struct {
+	SyncID      string `json:"sync_id"`
+	Checksum    string `json:"checksum"`
+	RecordCount int    `json:"record_count"`
+}
+
+func (p pushRecord) receipt() exam.Receipt {
+	return exam.Receipt{SyncID: p.SyncID, RecordCount: p.RecordCount, Duplicate: true}
+}
+
+// SaveAnswers stores a push in one transaction. A push with an idempotency
+// key a push from the same server already used returns that push's receipt
+// (same checksum) or exam.ErrIdempotencyConflict (another checksum); else a
+// push whose checksum a push from the same server had returns that push's
+// receipt; otherwise each answer is upserted (newest AnsweredAt wins, the
+// incoming one on a tie, in the order of the batch) and an accepted sync-log
+// record is appended. Only pushes accepted here count: records appended with
+// AppendSyncLog do not.
+func (s *Store) SaveAnswers(ctx context.Context, b exam.AnswerBatch) (exam.Receipt, error) {
+	var out exam.Receipt
+	err := s.update(ctx, "save answers", func(tx *bbolt.Tx) error {
+		byKey, bySum := tx.Bucket(bucketPushesByKey), tx.Bucket(bucketPushesBySum)
+		var p pushRecord
+		if b.IdempotencyKey != "" {
+			found, err := getJSON(byKey, tuple(b.ServerCode, b.IdempotencyKey), &p)
+			if err != nil {
+				return err
+			}
+			if found && p.Checksum != b.Checksum {
+				return fmt.Errorf("server %q, key %q: %w", b.ServerCode, b.IdempotencyKey, exam.ErrIdempotencyConflict)
+			}
+			if found {
+				out = p.receipt()
+				return nil
+			}
+		}
+		found, err := getJSON(bySum, tuple(b.ServerCode, b.Checksum), &p)
+		if err != nil {
+			return err
+		}
+		if found {
+			out = p.receipt()
+			return nil
+		}
+
+		answers := tx.Bucket(bucketAnswers)
+		for i, a := range b.Answers {
+			key := tuple(a.ExamID, a.MemberID, a.QuestionID)
+			rec := answerRecord{Answer: a.Answer, AnsweredAt: a.AnsweredAt.UnixMicro(), ServerCode: a.ServerCode, SyncID: b.SyncID}
+			if rec.ServerCode == "" {
+				rec.ServerCode = b.ServerCode
+			}
+			var old answerRecord
+			found, err := getJSON(answers, key, &old)
+			if err != nil {
+				return err
+			}
+			if found && old.AnsweredAt > rec.AnsweredAt {
+				continue
+			}
+			if err := putJSON(answers, key, rec); err != nil {
+				return fmt.Errorf("answer %d: %w", i, err)
+			}
+		}
+
+		if err := appendSyncLog(tx, exam.SyncLog{ID: b.SyncID, Action: exam.ActionPushResults, ServerCode: b.ServerCode,
+			NPSN: b.NPSN, RecordCount: len(b.Answers), Checksum: b.Checksum, IdempotencyKey: b.IdempotencyKey,
+			Outcome: exam.OutcomeAccepted, ReceivedAt: b.ReceivedAt}); err != nil {
+			return err
+		}
+		p = pushRecord{SyncID: b.SyncID, Checksum: b.Checksum, RecordCount: len(b.Answers)}
+		if b.IdempotencyKey != "" {
+			if err := putJSON(byKey, tuple(b.ServerCode, b.IdempotencyKey), p); err != nil {
+				return err
+			}
+		}
+		if err := putJSON(bySum, tuple(b.ServerCode, b.Checksum), p); err != nil {
+			return err
+		}
+		out = exam.Receipt{SyncID: b.SyncID, RecordCount: len(b.Answers)}
+		return nil
+	})
+	if err != nil {
+		return exam.Receipt{}, err
+	}
+	return out, nil
+}
+
+// ListAnswers returns the answers of an exam ordered by MemberID then
+// QuestionID: a prefix scan of the answers keyed (exam, member, question).
+func (s *Store) ListAnswers(ctx context.Context, examID string) ([]exam.Answer, error) {
+	out := []exam.Answer{}
+	err := s.view(ctx, "list answers", func(tx *bbolt.Tx) error {
+		return scanPrefix(tx.Bucket(bucketAnswers), tuple(examID), func(k, v []byte) (bool, error) {
+			ids, err := parts(k)
+			if err != nil {
+				return false, err
+			}
+			if len(ids) != 3 {
+				return false, fmt.Errorf("malformed answer key %q", k)
+			}
+			var rec answerRecord
+			if err := decodeJSON(k, v, &rec); err != nil {
+				return false, err
+			}
+			out = append(out, exam.Answer{ExamID: ids[0], MemberID: ids[1], QuestionID: ids[2], Answer: rec.Answer,
+				AnsweredAt: time.UnixMicro(rec.AnsweredAt).UTC(), ServerCode: rec.ServerCode, SyncID: rec.SyncID})
+			return true, nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CountAnswers returns the number of stored answers of an exam.
+func (s *Store) CountAnswers(ctx context.Context, examID string) (int, error) {
+	n := 0
+	err := s.view(ctx, "count answers", func(tx *bbolt.Tx) error {
+		return scanPrefix(tx.Bucket(bucketAnswers), tuple(examID), func([]byte, []byte) (bool, error) {
+			n++
+			return true, nil
+		})
+	})
+	return n, err
+}
+
+type syncLogRecord struct {
+	ID             string           `json:"id"`
+	Action         exam.SyncAction  `json:"action"`
+	ServerCode     string           `json:"server_code"`
+	NPSN           string           `json:"npsn"`
+	RecordCount    int              `json:"record_count"`
+	Checksum       string           `json:"checksum,omitempty"`
+	IdempotencyKey string           `json:"idempotency_key,omitempty"`
+	Outcome        exam.SyncOutcome `json:"outcome"`
+	ErrorCode      string           `json:"error_code,omitempty"`
+	ReceivedAt     time.Time        `json:"received_at"`
+}
+
+func (r syncLogRecord) log() exam.SyncLog {
+	return exam.SyncLog{ID: r.ID, Action: r.Action, ServerCode: r.ServerCode, NPSN: r.NPSN,
+		RecordCount: r.RecordCount, Checksum: r.Checksum, IdempotencyKey: r.IdempotencyKey, Outcome: r.Outcome,
+		ErrorCode: r.ErrorCode, ReceivedAt: utc(r.ReceivedAt)}
+}
+
+// syncLogKey orders records by ReceivedAt then ID: the time as Unix
+// microseconds with the sign bit flipped (so that byte order is time order),
+// then the id.
+func syncLogKey(received time.Time, id string) []byte {
+	k := binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(id)+2), uint64(received.UnixMicro())^(1<<63))
+	return appendPart(k, id)
+}
+
+func appendSyncLog(tx *bbolt.Tx, l exam.SyncLog) error {
+	rec := syncLogRecord{ID: l.ID, Action: l.Action, ServerCode: l.ServerCode, NPSN: l.NPSN,
+		RecordCount: l.RecordCount, Checksum: l.Checksum, IdempotencyKey: l.IdempotencyKey, Outcome: l.Outcome,
+		ErrorCode: l.ErrorCode, ReceivedAt: ts(l.ReceivedAt)}
+	return putJSON(tx.Bucket(bucketSyncLogs), syncLogKey(rec.ReceivedAt, rec.ID), rec)
+}
+
+// AppendSyncLog appends a record.
+func (s *Store) AppendSyncLog(ctx context.Context, l exam.SyncLog) error {
+	return s.update(ctx, "append sync log", func(tx *bbolt.Tx) error { return appendSyncLog(tx, l) })
+}
+
+// ListSyncLogs returns matching records, newest ReceivedAt first (then
+// greatest ID first), walking the log backwards until Limit records match.
+func (s *Store) ListSyncLogs(ctx context.Context, f exam.SyncLogFilter) ([]exam.SyncLog, error) {
+	out := []exam.SyncLog{}
+	err := s.view(ctx, "list sync logs", func(tx *bbolt.Tx) error {
+		c := tx.Bucket(bucketSyncLogs).Cursor()
+		for k, v := c.Last(); k != nil; k, v = c.Prev() {
+			var rec syncLogRecord
+			if err := decodeJSON(k, v, &rec); err != nil {
+				return err
+			}
+			if (f.NPSN != "" && rec.NPSN != f.NPSN) || (f.ServerCode != "" && rec.ServerCode != f.ServerCode) ||
+				(f.Outcome != "" && rec.Outcome != f.Outcome) {
+				continue
+			}
+			out = append(out, rec.log())
+			if f.Limit > 0 && len(out) >= f.Limit {
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+type monitorRecord struct {
+	ID                string             `json:"id"`
+	ServerCode        string             `json:"server_code"`
+	NPSN              string             `json:"npsn"`
+	SchoolName        string             `json:"school_name"`
+	HardwareID        string             `json:"hardware_id"`
+	Status            exam.MonitorStatus `json:"status"`
+	ActiveExamsCount  int                `json:"active_exams_count"`
+	ConnectedStudents int                `json:"connected_students"`
+	ClientIP          string             `json:"client_ip"`
+	ClientVersion     string             `json:"client_version"`
+	LastPingAt        time.Time          `json:"last_ping_at"`
+	UpdatedAt         time.Time          `json:"updated_at"`
+}
+
+func (r monitorRecord) monitor() exam.Monitor {
+	return exam.Monitor{ID: r.ID, ServerCode: r.ServerCode, NPSN: r.NPSN, SchoolName: r.SchoolName,
+		HardwareID: r.HardwareID, Status: r.Status, ActiveExamsCount: r.ActiveExamsCount,
+		ConnectedStudents: r.ConnectedStudents, ClientIP: r.ClientIP, ClientVersion: r.ClientVersion,
+		LastPingAt: utc(r.LastPingAt), UpdatedAt: utc(r.UpdatedAt)}
+}
+
+// UpsertMonitor writes the record of m.ServerCode: it creates it with m.ID
+// when absent, otherwise replaces every field but ID. It returns the stored record.
+func (s *Store) UpsertMonitor(ctx context.Context, m exam.Monitor) (exam.Monitor, error) {
+	var out exam.Monitor
+	err := s.update(ctx, "upsert monitor", func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketMonitors)
+		key := []byte(m.ServerCode)
+		if len(key) == 0 {
+			return fmt.Errorf("server_code is empty")
+		}
+		rec := monitorRecord{ID: m.ID, ServerCode: m.ServerCode, NPSN: m.NPSN, SchoolName: m.SchoolName,
+			HardwareID: m.HardwareID, Status: m.Status, ActiveExamsCount: m.ActiveExamsCount,
+			ConnectedStudents: m.ConnectedStudents, ClientIP: m.ClientIP, ClientVersion: m.ClientVersion,
+			LastPingAt: ts(m.LastPingAt), UpdatedAt: ts(m.UpdatedAt)}
+		var old monitorRecord
+		found, err := getJSON(b, key, &old)
+		if err != nil {
+			return err
+		}
+		if found {
+			rec.ID = old.ID
+		}
+		out = rec.monitor()
+		return putJSON(b, key, rec)
+	})
+	return out, err
+}
+
+// ListMonitors returns matching records ordered by server_code.
+func (s *Store) ListMonitors(ctx context.Context, f exam.MonitorFilter) ([]exam.Monitor, error) {
+	var out []exam.Monitor
+	err := s.view(ctx, "list monitors", func(tx *bbolt.Tx) error {
+		return tx.Bucket(bucketMonitors).ForEach(func(k, v []byte) error {
+			var rec monitorRecord
+			if err := decodeJSON(k, v, &rec); err != nil {
+				return err
+			}
+			if f.NPSN == "" || rec.NPSN == f.NPSN {
+				out = append(out, rec.monitor())
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

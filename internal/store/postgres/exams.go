@@ -1,0 +1,121 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/seedhq/portal/internal/exam"
+)
+
+// examLockNamespace is the first key of the two-key advisory locks that
+// guard one exam against deletion while answers are being pushed for it
+// (the second key is hashtext(exam id)).
+const examLockNamespace int32 = 0x65786d73 // "exms"
+
+// CreateExam stores e with its questions and bumps the content revision.
+// QuestionCount is stored as len(e.Questions).
+func (s *Store) CreateExam(ctx context.Context, e exam.Exam) error {
+	questions, err := json.Marshal(e.Questions)
+	if err != nil {
+		return fmt.Errorf("postgres: create exam: encode questions: %w", err)
+	}
+	npsns := e.NPSNs
+	if npsns == nil {
+		npsns = []string{}
+	}
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO exams (id, title, subject, npsns, starts_at, ends_at,
+			duration_minutes, questions, question_count, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			e.ID, e.Title, e.Subject, npsns, e.StartsAt, e.EndsAt, e.DurationMinutes, questions,
+			len(e.Questions), e.CreatedAt); err != nil {
+			return err
+		}
+		return bumpRevision(ctx, tx)
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: create exam: %w", err)
+	}
+	return nil
+}
+
+const examListColumns = `id, title, subject, npsns, starts_at, ends_at, duration_minutes, question_count, created_at`
+
+func scanExamSummary(row pgx.Row) (exam.Exam, error) {
+	var e exam.Exam
+	err := row.Scan(&e.ID, &e.Title, &e.Subject, &e.NPSNs, &e.StartsAt, &e.EndsAt, &e.DurationMinutes,
+		&e.QuestionCount, &e.CreatedAt)
+	return e, err
+}
+
+// GetExam returns the exam with its questions and answer key.
+func (s *Store) GetExam(ctx context.Context, id string) (exam.Exam, error) {
+	var e exam.Exam
+	var questions []byte
+	err := s.pool.QueryRow(ctx, `SELECT `+examListColumns+`, questions FROM exams WHERE id = $1`, id).Scan(
+		&e.ID, &e.Title, &e.Subject, &e.NPSNs, &e.StartsAt, &e.EndsAt, &e.DurationMinutes,
+		&e.QuestionCount, &e.CreatedAt, &questions)
+	if err != nil {
+		return exam.Exam{}, fmt.Errorf("postgres: get exam: %w", notFound(err))
+	}
+	if err := json.Unmarshal(questions, &e.Questions); err != nil {
+		return exam.Exam{}, fmt.Errorf("postgres: get exam %s: decode questions: %w", id, err)
+	}
+	return e, nil
+}
+
+// ListExams returns matching exams ordered by StartsAt then ID, with
+// Questions nil and QuestionCount set.
+func (s *Store) ListExams(ctx context.Context, f exam.ExamFilter) ([]exam.Exam, error) {
+	q := `SELECT ` + examListColumns + ` FROM exams`
+	var args []any
+	if f.NPSN != "" {
+		q += ` WHERE npsns @> ARRAY[$1::text]`
+		args = append(args, f.NPSN)
+	}
+	q += ` ORDER BY starts_at, id`
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list exams: %w", err)
+	}
+	es, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (exam.Exam, error) { return scanExamSummary(r) })
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list exams: %w", err)
+	}
+	return es, nil
+}
+
+// DeleteExam removes the exam and bumps the content revision;
+// exam.ErrExamHasAnswers when answers were pushed for it, exam.ErrNotFound
+// when there is no such exam. It takes the exam's advisory lock exclusively,
+// so that it waits for pushes in progress for the exam and then sees their
+// answers.
+func (s *Store) DeleteExam(ctx context.Context, id string) error {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, examLockNamespace, id); err != nil {
+			return err
+		}
+		var exists, hasAnswers bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM exams WHERE id = $1),
+			EXISTS (SELECT 1 FROM answers WHERE exam_id = $1)`, id).Scan(&exists, &hasAnswers); err != nil {
+			return err
+		}
+		switch {
+		case !exists:
+			return exam.ErrNotFound
+		case hasAnswers:
+			return exam.ErrExamHasAnswers
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM exams WHERE id = $1`, id); err != nil {
+			return err
+		}
+		return bumpRevision(ctx, tx)
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: delete exam: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,29 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/store/pgtest"
+	"github.com/seedhq/portal/internal/store/postgres"
+	"github.com/seedhq/portal/internal/store/storetest"
+)
+
+// TestConformance runs the storage conformance suite against fresh,
+// migrated PostgreSQL databases, one per case.
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) exam.Store {
+		t.Helper()
+		url := pgtest.NewDatabase(t)
+		st, err := postgres.Open(context.Background(), url)
+		if err != nil {
+			t.Fatalf("open: %v", err)
+		}
+		t.Cleanup(func() { st.Close() })
+		if err := st.Migrate(context.Background()); err != nil {
+			t.Fatalf("migrate: %v", err)
+		}
+		return st
+	})
+}

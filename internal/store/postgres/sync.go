@@ -1,0 +1,287 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/seedhq/portal/internal/exam"
+)
+
+// saveAnswersSQL stores an accepted push in one statement, so one round trip:
+//
+//   - claim records the push in pushes; ON CONFLICT DO NOTHING yields to an
+//     earlier (or concurrent, once it commits) push with the same sync id,
+//     checksum or idempotency key of the server, and then nothing else
+//     happens;
+//   - locked takes the shared advisory lock of every exam of the batch, so
+//     that DeleteExam (which takes it exclusively) waits for the push;
+//   - upserted upserts the answers, already deduplicated by key, keeping
+//     the newer answered_at (the incoming answer on a tie);
+//   - logged appends the accepted sync-log record.
+const saveAnswersSQL = `
+WITH claim AS (
+	INSERT INTO pushes (sync_id, server_code, checksum, idempotency_key, record_count, received_at)
+	VALUES ($1, $2, $3, $4, $5, $6)
+	ON CONFLICT DO NOTHING
+	RETURNING sync_id
+), locked AS (
+	SELECT count(pg_advisory_xact_lock_shared($7::int4, hashtext(e))) AS n
+	FROM unnest($8::text[]) AS e
+	WHERE EXISTS (SELECT FROM claim)
+), upserted AS (
+	INSERT INTO answers AS a (exam_id, member_id, question_id, answer, answered_at, server_code, sync_id)
+	SELECT u.exam_id, u.member_id, u.question_id, u.answer, u.answered_at, u.server_code, $1
+	FROM unnest($9::text[], $10::text[], $11::text[], $12::text[], $13::timestamptz[], $14::text[])
+		AS u(exam_id, member_id, question_id, answer, answered_at, server_code)
+	WHERE (SELECT n FROM locked) >= 0 AND EXISTS (SELECT FROM claim)
+	ON CONFLICT (exam_id, member_id, question_id) DO UPDATE
+	SET answer = excluded.answer, answered_at = excluded.answered_at,
+		server_code = excluded.server_code, sync_id = excluded.sync_id
+	WHERE excluded.answered_at >= a.answered_at
+), logged AS (
+	INSERT INTO sync_logs (id, action, server_code, npsn, record_count, checksum, idempotency_key,
+		outcome, error_code, received_at)
+	SELECT $1, 'push_results', $2, $15, $5, $3, $16, 'accepted', '', $6 FROM claim
+)
+SELECT count(*) FROM claim`
+
+// SaveAnswers stores a push in one transaction; see exam.SyncStore.
+//
+// The common case is one statement (saveAnswersSQL). When the push is not
+// claimed because an accepted push of the server already has its
+// idempotency key or checksum, a second statement reads that push and
+// answers with its receipt (Duplicate set) or exam.ErrIdempotencyConflict.
+// The unique constraints of pushes make concurrent pushes of the same
+// payload race-free: the loser waits for the winner to commit, then finds it.
+func (s *Store) SaveAnswers(ctx context.Context, b exam.AnswerBatch) (exam.Receipt, error) {
+	as := dedupeAnswers(b.Answers)
+	n := len(as)
+	var (
+		examIDs, memberIDs, questionIDs = make([]string, n), make([]string, n), make([]string, n)
+		values, serverCodes             = make([]string, n), make([]string, n)
+		answeredAt                      = make([]time.Time, n)
+		exams                           = []string{}
+		seenExam                        = map[string]bool{}
+	)
+	for i, a := range as {
+		examIDs[i], memberIDs[i], questionIDs[i] = a.ExamID, a.MemberID, a.QuestionID
+		values[i], answeredAt[i], serverCodes[i] = a.Answer, a.AnsweredAt, a.ServerCode
+		if a.ServerCode == "" {
+			serverCodes[i] = b.ServerCode
+		}
+		if !seenExam[a.ExamID] {
+			seenExam[a.ExamID] = true
+			exams = append(exams, a.ExamID)
+		}
+	}
+	var claimed int
+	err := s.pool.QueryRow(ctx, saveAnswersSQL,
+		b.SyncID, b.ServerCode, b.Checksum, nullIfEmpty(b.IdempotencyKey), len(b.Answers), b.ReceivedAt,
+		examLockNamespace, exams,
+		examIDs, memberIDs, questionIDs, values, answeredAt, serverCodes,
+		b.NPSN, b.IdempotencyKey).Scan(&claimed)
+	if err != nil {
+		return exam.Receipt{}, fmt.Errorf("postgres: save answers: %w", err)
+	}
+	if claimed == 1 {
+		return exam.Receipt{SyncID: b.SyncID, RecordCount: len(b.Answers)}, nil
+	}
+
+	var (
+		r        = exam.Receipt{Duplicate: true}
+		checksum string
+		byKey    bool
+	)
+	err = s.pool.QueryRow(ctx, `SELECT sync_id, checksum, record_count, coalesce(idempotency_key = $2, false)
+		FROM pushes
+		WHERE server_code = $1 AND (idempotency_key = $2 OR checksum = $3)
+		ORDER BY 4 DESC
+		LIMIT 1`, b.ServerCode, nullIfEmpty(b.IdempotencyKey), b.Checksum).Scan(&r.SyncID, &checksum, &r.RecordCount, &byKey)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return exam.Receipt{}, fmt.Errorf("postgres: save answers: sync id %q is already used by another push", b.SyncID)
+	case err != nil:
+		return exam.Receipt{}, fmt.Errorf("postgres: save answers: find earlier push: %w", err)
+	case byKey && checksum != b.Checksum:
+		return exam.Receipt{}, fmt.Errorf("postgres: save answers: %w", exam.ErrIdempotencyConflict)
+	}
+	return r, nil
+}
+
+// answerKey identifies a stored answer.
+type answerKey struct{ exam, member, question string }
+
+// dedupeAnswers returns as with one answer per key, in the order of first
+// appearance: the one with the newest AnsweredAt, the later one in as on a
+// tie, as if they were upserted one by one. (One INSERT ... ON CONFLICT DO
+// UPDATE may not touch a row twice.)
+func dedupeAnswers(as []exam.Answer) []exam.Answer {
+	at := make(map[answerKey]int, len(as))
+	out := make([]exam.Answer, 0, len(as))
+	for _, a := range as {
+		k := answerKey{a.ExamID, a.MemberID, a.QuestionID}
+		if j, dup := at[k]; dup {
+			if !a.AnsweredAt.Before(out[j].AnsweredAt) {
+				out[j] = a
+			}
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, a)
+	}
+	return out
+}
+
+// CopyAnswers writes answers straight into the answers table with COPY,
+// without any of the checks, upsert rules or sync log of SaveAnswers (a key
+// that exists already makes it fail). It exists only as the baseline of the
+// SaveAnswers benchmark (the fastest possible way to get the same rows into
+// the table); the portal never calls it.
+func (s *Store) CopyAnswers(ctx context.Context, as []exam.Answer) error {
+	_, err := s.pool.CopyFrom(ctx, pgx.Identifier{"answers"},
+		[]string{"exam_id", "member_id", "question_id", "answer", "answered_at", "server_code", "sync_id"},
+		pgx.CopyFromSlice(len(as), func(i int) ([]any, error) {
+			a := as[i]
+			return []any{a.ExamID, a.MemberID, a.QuestionID, a.Answer, a.AnsweredAt, a.ServerCode, a.SyncID}, nil
+		}))
+	if err != nil {
+		return fmt.Errorf("postgres: copy answers: %w", err)
+	}
+	return nil
+}
+
+// AppendSyncLog appends a record to the sync log.
+func (s *Store) AppendSyncLog(ctx context.Context, l exam.SyncLog) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO sync_logs (id, action, server_code, npsn, record_count, checksum,
+		idempotency_key, outcome, error_code, received_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		l.ID, string(l.Action), l.ServerCode, l.NPSN, l.RecordCount, l.Checksum, l.IdempotencyKey,
+		string(l.Outcome), l.ErrorCode, l.ReceivedAt)
+	if err != nil {
+		return fmt.Errorf("postgres: append sync log: %w", err)
+	}
+	return nil
+}
+
+// ListSyncLogs returns matching records, newest ReceivedAt first, then
+// greatest ID first (byte-wise), then newest appended first.
+func (s *Store) ListSyncLogs(ctx context.Context, f exam.SyncLogFilter) ([]exam.SyncLog, error) {
+	q := `SELECT id, action, server_code, npsn, record_count, checksum, idempotency_key, outcome, error_code,
+		received_at FROM sync_logs WHERE true`
+	var args []any
+	if f.NPSN != "" {
+		args = append(args, f.NPSN)
+		q += fmt.Sprintf(` AND npsn = $%d`, len(args))
+	}
+	if f.ServerCode != "" {
+		args = append(args, f.ServerCode)
+		q += fmt.Sprintf(` AND server_code = $%d`, len(args))
+	}
+	if f.Outcome != "" {
+		args = append(args, string(f.Outcome))
+		q += fmt.Sprintf(` AND outcome = $%d`, len(args))
+	}
+	q += ` ORDER BY received_at DESC, id DESC, seq DESC`
+	if f.Limit > 0 {
+		args = append(args, f.Limit)
+		q += fmt.Sprintf(` LIMIT $%d`, len(args))
+	}
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list sync logs: %w", err)
+	}
+	ls, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (exam.SyncLog, error) {
+		var l exam.SyncLog
+		err := r.Scan(&l.ID, &l.Action, &l.ServerCode, &l.NPSN, &l.RecordCount, &l.Checksum, &l.IdempotencyKey,
+			&l.Outcome, &l.ErrorCode, &l.ReceivedAt)
+		return l, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list sync logs: %w", err)
+	}
+	return ls, nil
+}
+
+// ListAnswers returns the answers of an exam ordered by MemberID then
+// QuestionID (byte-wise).
+func (s *Store) ListAnswers(ctx context.Context, examID string) ([]exam.Answer, error) {
+	rows, err := s.pool.Query(ctx, `SELECT exam_id, member_id, question_id, answer, answered_at, server_code, sync_id
+		FROM answers WHERE exam_id = $1 ORDER BY member_id, question_id`, examID)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list answers: %w", err)
+	}
+	as, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (exam.Answer, error) {
+		var a exam.Answer
+		err := r.Scan(&a.ExamID, &a.MemberID, &a.QuestionID, &a.Answer, &a.AnsweredAt, &a.ServerCode, &a.SyncID)
+		return a, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list answers: %w", err)
+	}
+	return as, nil
+}
+
+// CountAnswers returns the number of stored answers of an exam.
+func (s *Store) CountAnswers(ctx context.Context, examID string) (int, error) {
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM answers WHERE exam_id = $1`, examID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("postgres: count answers: %w", err)
+	}
+	return n, nil
+}
+
+// Monitors.
+
+const monitorColumns = `id, server_code, npsn, school_name, hardware_id, status, active_exams_count,
+	connected_students, client_ip, client_version, last_ping_at, updated_at`
+
+func scanMonitor(row pgx.Row) (exam.Monitor, error) {
+	var m exam.Monitor
+	err := row.Scan(&m.ID, &m.ServerCode, &m.NPSN, &m.SchoolName, &m.HardwareID, &m.Status,
+		&m.ActiveExamsCount, &m.ConnectedStudents, &m.ClientIP, &m.ClientVersion, &m.LastPingAt, &m.UpdatedAt)
+	return m, err
+}
+
+// UpsertMonitor writes the record of m.ServerCode in one statement: it
+// creates it with m.ID when absent, otherwise replaces every field but ID.
+// It returns the stored record.
+func (s *Store) UpsertMonitor(ctx context.Context, m exam.Monitor) (exam.Monitor, error) {
+	out, err := scanMonitor(s.pool.QueryRow(ctx, `INSERT INTO monitors AS m (`+monitorColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+		ON CONFLICT (server_code) DO UPDATE SET
+			npsn = excluded.npsn, school_name = excluded.school_name, hardware_id = excluded.hardware_id,
+			status = excluded.status, active_exams_count = excluded.active_exams_count,
+			connected_students = excluded.connected_students, client_ip = excluded.client_ip,
+			client_version = excluded.client_version, last_ping_at = excluded.last_ping_at,
+			updated_at = excluded.updated_at
+		RETURNING `+monitorColumns,
+		m.ID, m.ServerCode, m.NPSN, m.SchoolName, m.HardwareID, string(m.Status), m.ActiveExamsCount,
+		m.ConnectedStudents, m.ClientIP, m.ClientVersion, m.LastPingAt, m.UpdatedAt))
+	if err != nil {
+		return exam.Monitor{}, fmt.Errorf("postgres: upsert monitor: %w", err)
+	}
+	return out, nil
+}
+
+// ListMonitors returns matching records ordered by server_code.
+func (s *Store) ListMonitors(ctx context.Context, f exam.MonitorFilter) ([]exam.Monitor, error) {
+	q := `SELECT ` + monitorColumns + ` FROM monitors`
+	var args []any
+	if f.NPSN != "" {
+		q += ` WHERE npsn = $1`
+		args = append(args, f.NPSN)
+	}
+	q += ` ORDER BY server_code`
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list monitors: %w", err)
+	}
+	ms, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (exam.Monitor, error) { return scanMonitor(r) })
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list monitors: %w", err)
+	}
+	return ms, nil
+}
