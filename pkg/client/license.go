@@ -49,11 +49,11 @@ func VerifyLicenseToken(token string, publicKey ed25519.PublicKey) (*LicensePayl
 	if !ok || encPayload == "" || encSig == "" || strings.Contains(encSig, ".") {
 		return nil, fmt.Errorf("%w: want two base64url parts joined by a dot", ErrInvalidLicense)
 	}
-	payload, err := base64.RawURLEncoding.DecodeString(encPayload)
+	payload, err := base64.RawURLEncoding.Strict().DecodeString(encPayload)
 	if err != nil {
 		return nil, fmt.Errorf("%w: payload is not base64url: %v", ErrInvalidLicense, err)
 	}
-	sig, err := base64.RawURLEncoding.DecodeString(encSig)
+	sig, err := base64.RawURLEncoding.Strict().DecodeString(encSig)
 	if err != nil {
 		return nil, fmt.Errorf("%w: signature is not base64url: %v", ErrInvalidLicense, err)
 	}
