@@ -65,6 +65,18 @@ type dataBody[T any] struct {
 	Data T `json:"data"`
 }
 
+// examData calls an exam endpoint whose success body is {"data": T}, with
+// the operator's bearer token, and returns the data.
+func examData[T any](ctx context.Context, c *Client, method, path string, q url.Values, body any) (T, *Response, error) {
+	var out dataBody[T]
+	resp, err := c.exam(ctx, method, path, q, body, &out, credBearer)
+	if err != nil {
+		var zero T
+		return zero, resp, err
+	}
+	return out.Data, resp, nil
+}
+
 // segment returns id escaped as one path segment, or an error naming what
 // it is when it is empty (an empty segment would address another route).
 func segment(what, id string) (string, error) {

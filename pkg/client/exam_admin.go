@@ -43,7 +43,7 @@ func (s *ExamAdminService) ListMonitors(ctx context.Context, opts *MonitorListOp
 		setIf(q, "npsn", opts.NPSN)
 		setIf(q, "status", opts.Status)
 	}
-	return adminList[*Monitor](ctx, s, "admin/monitors", q)
+	return examData[[]*Monitor](ctx, s.client, http.MethodGet, "admin/monitors", q, nil)
 }
 
 // Sync actions of the sync log.
@@ -101,7 +101,7 @@ func (s *ExamAdminService) ListSyncLogs(ctx context.Context, opts *SyncLogListOp
 			q.Set("limit", strconv.Itoa(opts.Limit))
 		}
 	}
-	return adminList[*SyncLog](ctx, s, "admin/sync-logs", q)
+	return examData[[]*SyncLog](ctx, s.client, http.MethodGet, "admin/sync-logs", q, nil)
 }
 
 // ServerBinding records which machine a server_code is bound to (by its
@@ -126,7 +126,7 @@ func (s *ExamAdminService) ListServers(ctx context.Context, opts *ServerListOpti
 	if opts != nil {
 		setIf(q, "npsn", opts.NPSN)
 	}
-	return adminList[*ServerBinding](ctx, s, "admin/servers", q)
+	return examData[[]*ServerBinding](ctx, s.client, http.MethodGet, "admin/servers", q, nil)
 }
 
 // ResetServer deletes the binding of serverCode (DELETE
@@ -209,12 +209,7 @@ func (s *ExamAdminService) CreateExam(ctx context.Context, req *ExamRequest) (*E
 	}
 	r := *req
 	r.StartsAt, r.EndsAt = r.StartsAt.UTC(), r.EndsAt.UTC()
-	var out dataBody[*Exam]
-	resp, err := s.client.exam(ctx, http.MethodPost, "admin/exams", nil, &r, &out, credBearer)
-	if err != nil {
-		return nil, resp, err
-	}
-	return out.Data, resp, nil
+	return examData[*Exam](ctx, s.client, http.MethodPost, "admin/exams", nil, &r)
 }
 
 // ExamListOptions filters ListExams.
@@ -230,7 +225,7 @@ func (s *ExamAdminService) ListExams(ctx context.Context, opts *ExamListOptions)
 	if opts != nil {
 		setIf(q, "npsn", opts.NPSN)
 	}
-	return adminList[*Exam](ctx, s, "admin/exams", q)
+	return examData[[]*Exam](ctx, s.client, http.MethodGet, "admin/exams", q, nil)
 }
 
 // GetExam returns one exam with its questions and answer key (GET
@@ -240,12 +235,7 @@ func (s *ExamAdminService) GetExam(ctx context.Context, examID string) (*Exam, *
 	if err != nil {
 		return nil, nil, err
 	}
-	var out dataBody[*Exam]
-	resp, err := s.client.exam(ctx, http.MethodGet, "admin/exams/"+id, nil, nil, &out, credBearer)
-	if err != nil {
-		return nil, resp, err
-	}
-	return out.Data, resp, nil
+	return examData[*Exam](ctx, s.client, http.MethodGet, "admin/exams/"+id, nil, nil)
 }
 
 // DeleteExam deletes an exam that has no answers yet (DELETE
@@ -284,12 +274,7 @@ func (s *ExamAdminService) ExamResults(ctx context.Context, examID string) (*Exa
 	if err != nil {
 		return nil, nil, err
 	}
-	var out dataBody[*ExamResults]
-	resp, err := s.client.exam(ctx, http.MethodGet, "admin/exams/"+id+"/results", nil, nil, &out, credBearer)
-	if err != nil {
-		return nil, resp, err
-	}
-	return out.Data, resp, nil
+	return examData[*ExamResults](ctx, s.client, http.MethodGet, "admin/exams/"+id+"/results", nil, nil)
 }
 
 // ---- Members: login cards, exam passwords, import ----
@@ -310,7 +295,7 @@ type LoginCard struct {
 func (s *ExamAdminService) LoginCards(ctx context.Context, npsn string) ([]*LoginCard, *Response, error) {
 	q := url.Values{"format": {"json"}}
 	setIf(q, "npsn", npsn)
-	return adminList[*LoginCard](ctx, s, "admin/login-cards", q)
+	return examData[[]*LoginCard](ctx, s.client, http.MethodGet, "admin/login-cards", q, nil)
 }
 
 // LoginCardsCSV copies the exam logins of a school's students as CSV to w
@@ -345,12 +330,7 @@ func (s *ExamAdminService) ResetExamPassword(ctx context.Context, memberID strin
 	if err != nil {
 		return nil, nil, err
 	}
-	var out dataBody[*ExamPassword]
-	resp, err := s.client.exam(ctx, http.MethodPost, "admin/members/"+id+"/reset-exam-password", nil, nil, &out, credBearer)
-	if err != nil {
-		return nil, resp, err
-	}
-	return out.Data, resp, nil
+	return examData[*ExamPassword](ctx, s.client, http.MethodPost, "admin/members/"+id+"/reset-exam-password", nil, nil)
 }
 
 // MemberInput is one member of an import. Nama is required; NPSN may come
@@ -459,18 +439,13 @@ func (s *ExamAdminService) CreateAcademicYear(ctx context.Context, name string, 
 		Name     string `json:"name"`
 		IsActive bool   `json:"is_active"`
 	}{name, active}
-	var out dataBody[*AcademicYear]
-	resp, err := s.client.exam(ctx, http.MethodPost, "admin/academic-years", nil, body, &out, credBearer)
-	if err != nil {
-		return nil, resp, err
-	}
-	return out.Data, resp, nil
+	return examData[*AcademicYear](ctx, s.client, http.MethodPost, "admin/academic-years", nil, body)
 }
 
 // ListAcademicYears returns every academic year, newest first (GET
 // /api/v1/admin/academic-years).
 func (s *ExamAdminService) ListAcademicYears(ctx context.Context) ([]*AcademicYear, *Response, error) {
-	return adminList[*AcademicYear](ctx, s, "admin/academic-years", nil)
+	return examData[[]*AcademicYear](ctx, s.client, http.MethodGet, "admin/academic-years", nil, nil)
 }
 
 // ActivateAcademicYear makes a year the only active one (POST
@@ -480,12 +455,7 @@ func (s *ExamAdminService) ActivateAcademicYear(ctx context.Context, yearID stri
 	if err != nil {
 		return nil, nil, err
 	}
-	var out dataBody[*AcademicYear]
-	resp, err := s.client.exam(ctx, http.MethodPost, "admin/academic-years/"+id+"/activate", nil, nil, &out, credBearer)
-	if err != nil {
-		return nil, resp, err
-	}
-	return out.Data, resp, nil
+	return examData[*AcademicYear](ctx, s.client, http.MethodPost, "admin/academic-years/"+id+"/activate", nil, nil)
 }
 
 // ---- API keys ----
@@ -531,7 +501,7 @@ func (s *ExamAdminService) CreateAPIKey(ctx context.Context, name string) (*APIK
 // ListAPIKeys returns every API key, without the keys (GET
 // /api/v1/admin/api-keys).
 func (s *ExamAdminService) ListAPIKeys(ctx context.Context) ([]*APIKey, *Response, error) {
-	return adminList[*APIKey](ctx, s, "admin/api-keys", nil)
+	return examData[[]*APIKey](ctx, s.client, http.MethodGet, "admin/api-keys", nil, nil)
 }
 
 // RevokeAPIKey revokes an API key at once (DELETE
@@ -542,20 +512,5 @@ func (s *ExamAdminService) RevokeAPIKey(ctx context.Context, keyID string) (*API
 	if err != nil {
 		return nil, nil, err
 	}
-	var out dataBody[*APIKey]
-	resp, err := s.client.exam(ctx, http.MethodDelete, "admin/api-keys/"+id, nil, nil, &out, credBearer)
-	if err != nil {
-		return nil, resp, err
-	}
-	return out.Data, resp, nil
-}
-
-// adminList calls an operator list endpoint that answers {"data": [...]}.
-func adminList[T any](ctx context.Context, s *ExamAdminService, path string, q url.Values) ([]T, *Response, error) {
-	var out dataBody[[]T]
-	resp, err := s.client.exam(ctx, http.MethodGet, path, q, nil, &out, credBearer)
-	if err != nil {
-		return nil, resp, err
-	}
-	return out.Data, resp, nil
+	return examData[*APIKey](ctx, s.client, http.MethodDelete, "admin/api-keys/"+id, nil, nil)
 }

@@ -108,12 +108,7 @@ func (s *ExamLicensesService) List(ctx context.Context, opts *LicenseListOptions
 	if opts != nil {
 		setIf(q, "npsn", opts.NPSN)
 	}
-	var out dataBody[[]*License]
-	resp, err := s.client.exam(ctx, http.MethodGet, "licenses", q, nil, &out, credBearer)
-	if err != nil {
-		return nil, resp, err
-	}
-	return out.Data, resp, nil
+	return examData[[]*License](ctx, s.client, http.MethodGet, "licenses", q, nil)
 }
 
 // Revoke revokes a licence (POST /api/v1/licenses/{id}/revoke, operator):
@@ -123,10 +118,5 @@ func (s *ExamLicensesService) Revoke(ctx context.Context, licenseID string) (*Li
 	if err != nil {
 		return nil, nil, err
 	}
-	var out dataBody[*License]
-	resp, err := s.client.exam(ctx, http.MethodPost, "licenses/"+id+"/revoke", nil, nil, &out, credBearer)
-	if err != nil {
-		return nil, resp, err
-	}
-	return out.Data, resp, nil
+	return examData[*License](ctx, s.client, http.MethodPost, "licenses/"+id+"/revoke", nil, nil)
 }
