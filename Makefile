@@ -75,8 +75,9 @@ test: lint pgcheck ## lint, then every test with -race (PostgreSQL too when reac
 	$(GO) test -race -count=1 ./...
 
 .PHONY: bench
-bench: ## run the benchmarks
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+bench: pgcheck ## micro benchmarks, then the load runs on PostgreSQL and bbolt (docs/benchmarks.md)
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s ./...
+	$(GO) test -tags loadtest -run '^TestLoad$$' -count=1 -v -timeout 20m ./internal/loadtest
 
 .PHONY: dist
 dist: ## cross-build release binaries and SHA256SUMS into ./dist

@@ -1,0 +1,435 @@
+//go:build loadtest
+
+package loadtest
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/httpapi"
+	"github.com/seedhq/portal/internal/store/bolt"
+	"github.com/seedhq/portal/internal/store/pgtest"
+	"github.com/seedhq/portal/internal/store/postgres"
+)
+
+// Sizes of the runs; every figure of docs/benchmarks.md comes from these.
+const (
+	batchSize        = 1000            // records per push
+	pushDuration     = 5 * time.Second // timed pushes per store and concurrency
+	heartbeatServers = 1000            // simulated lab servers
+	heartbeatConns   = 64              // worker pool = keep-alive connections
+	heartbeatRun     = 5 * time.Second // timed heartbeats per store
+	pullServers      = 20              // concurrent package pulls
+	pullExams        = 40              // exams of the package
+	pullQuestions    = 5               // questions per exam
+	pullQuestionSize = 1 << 20         // bytes of question text: 40*5*1 MiB = 200 MiB
+	npsnPush         = "20100001"      // school of the push runs
+	npsnPull         = "20100002"      // school of the pull runs
+)
+
+var t0 = time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+
+// row is one line of the summary.
+type row struct{ metric, store, measured, target, verdict string }
+
+var (
+	summaryMu sync.Mutex
+	summary   []row
+)
+
+func report(metric, store, measured, target string, ok *bool) {
+	v := "-"
+	if ok != nil {
+		v = map[bool]string{true: "met", false: "MISSED"}[*ok]
+	}
+	summaryMu.Lock()
+	summary = append(summary, row{metric, store, measured, target, v})
+	summaryMu.Unlock()
+}
+
+func ptr(b bool) *bool { return &b }
+
+// TestLoad runs every measurement on both stores, then prints the summary.
+func TestLoad(t *testing.T) {
+	if os.Getenv("PORTAL_LOADTEST") == "0" {
+		t.Skip("PORTAL_LOADTEST=0")
+	}
+	defer printSummary()
+	var copyRate float64 // records/s of the PostgreSQL COPY, the baseline of both stores
+	t.Run("push/postgres", func(t *testing.T) { copyRate = runPush(t, newEnv(t, "postgres"), 0) })
+	t.Run("push/bolt", func(t *testing.T) { runPush(t, newEnv(t, "bolt"), copyRate) })
+	t.Run("heartbeat/postgres", func(t *testing.T) { runHeartbeats(t, newEnv(t, "postgres")) })
+	t.Run("heartbeat/bolt", func(t *testing.T) { runHeartbeats(t, newEnv(t, "bolt")) })
+	bin := buildPortal(t)
+	t.Run("pull-memory/postgres", func(t *testing.T) { runPullMemory(t, bin, pgtest.NewDatabase(t)) })
+	t.Run("pull-memory/bolt", func(t *testing.T) { runPullMemory(t, bin, "") })
+}
+
+func printSummary() {
+	summaryMu.Lock()
+	defer summaryMu.Unlock()
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n==== portal load summary ====\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "metric\tstore\tmeasured\ttarget\tverdict")
+	for _, r := range summary {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.metric, r.store, r.measured, r.target, r.verdict)
+	}
+	tw.Flush()
+	fmt.Print(b.String())
+}
+
+// env is a portal served in process: the real router over one store.
+type env struct {
+	kind string
+	svc  *exam.Service
+	pg   *postgres.Store // nil for bbolt
+	url  string          // base URL of the httptest server on 127.0.0.1
+}
+
+func newEnv(t *testing.T, kind string) *env {
+	t.Helper()
+	ctx := t.Context()
+	e := &env{kind: kind}
+	var st exam.Store
+	switch kind {
+	case "postgres":
+		pg, err := postgres.Open(ctx, pgtest.NewDatabase(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { pg.Close() })
+		if err := pg.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		e.pg, st = pg, pg
+	default:
+		b, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		st = b
+	}
+	svc, err := exam.NewService(ctx, st, exam.Config{TempDir: t.TempDir()}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.svc = svc
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: svc}))
+	t.Cleanup(srv.Close)
+	e.url = srv.URL + "/api/v1"
+	return e
+}
+
+// handshake issues a licence and verifies serverCode with it through the
+// service, returning the server's access token.
+func (e *env) handshake(ctx context.Context, npsn, serverCode string) (string, error) {
+	hw := "HW-" + serverCode
+	lic, err := e.svc.GenerateLicense(ctx, exam.LicenseInput{NPSN: npsn, SchoolName: "Sekolah " + npsn,
+		HardwareID: hw, MaxStudents: 500, DurationDays: 30, OperatingMode: "SEMI_OFFLINE"})
+	if err != nil {
+		return "", err
+	}
+	v, err := e.svc.VerifyServer(ctx, exam.VerifyInput{ServerCode: serverCode, NPSN: npsn, HardwareID: hw,
+		LicenseToken: lic.License.Token, ClientIP: "127.0.0.1"})
+	if err != nil {
+		return "", err
+	}
+	return v.AccessToken, nil
+}
+
+func newTransport(conns int) *http.Transport {
+	return &http.Transport{MaxIdleConns: conns, MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns,
+		IdleConnTimeout: time.Minute, DisableCompression: true}
+}
+
+// post sends body and returns the status, draining the answer so the
+// connection is kept alive.
+func post(hc *http.Client, url, token string, body []byte) (int, []byte, error) {
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
+}
+
+// ---- 1. push-answers versus COPY ----
+
+// answers returns batch i: 1,000 records of examID, 25 members x 40 questions.
+func answers(examID, prefix string, i int) []exam.AnswerRecord {
+	rs := make([]exam.AnswerRecord, batchSize)
+	for j := range rs {
+		rs[j] = exam.AnswerRecord{ExamID: examID, MemberID: fmt.Sprintf("%s%d-m%03d", prefix, i, j/40),
+			QuestionID: fmt.Sprintf("q%02d", j%40), Answer: "a,c", AnsweredAt: t0.Add(time.Duration(j) * time.Second)}
+	}
+	return rs
+}
+
+func pushBody(serverCode string, rs []exam.AnswerRecord) []byte {
+	raw, _ := json.Marshal(rs)
+	sum := sha256.Sum256(raw)
+	b, _ := json.Marshal(struct {
+		ServerCode   string          `json:"server_code"`
+		NPSN         string          `json:"npsn"`
+		Checksum     string          `json:"checksum_sha256"`
+		TotalRecords int             `json:"total_records"`
+		Answers      json.RawMessage `json:"answers"`
+	}{serverCode, npsnPush, hex.EncodeToString(sum[:]), len(rs), raw})
+	return b
+}
+
+// runPush measures push-answers through HTTP with 1 and 4 clients, and on
+// PostgreSQL the COPY baseline of the same rows; it returns the sequential
+// COPY rate (0 on bbolt).
+func runPush(t *testing.T, e *env, copyRate float64) float64 {
+	ctx := t.Context()
+	qs := make([]exam.Question, 40)
+	for i := range qs {
+		qs[i] = exam.Question{ID: fmt.Sprintf("q%02d", i), Type: exam.Essay, Text: fmt.Sprintf("Soal %d", i), Points: 1}
+	}
+	ex, err := e.svc.CreateExam(ctx, exam.ExamInput{Title: "Push", Subject: "Bench", NPSNs: []string{npsnPush},
+		StartsAt: t0, EndsAt: t0.Add(4 * time.Hour), DurationMinutes: 90, Questions: qs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := e.handshake(ctx, npsnPush, "LAB-PUSH")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: newTransport(8)}
+	defer hc.CloseIdleConnections()
+	url := e.url + "/sync/push-answers"
+
+	// Bodies are built ahead, lazily in a pool, so the client's JSON and
+	// SHA-256 work stays out of the timed loop as far as possible.
+	var next atomic.Int64
+	bodies := make(chan []byte, 64)
+	stopGen := make(chan struct{})
+	go func() {
+		defer close(bodies)
+		for {
+			i := int(next.Add(1))
+			select {
+			case bodies <- pushBody("LAB-PUSH", answers(ex.ID, "p", i)):
+			case <-stopGen:
+				return
+			}
+		}
+	}()
+	defer close(stopGen)
+	for range 5 { // warm-up: connections, exam cache, PostgreSQL plans
+		if code, b, err := post(hc, url, token, <-bodies); err != nil || code != 200 {
+			t.Fatalf("warm-up push: %d %s %v", code, b, err)
+		}
+	}
+
+	pushRun := func(conns int) float64 {
+		var n atomic.Int64
+		deadline := time.Now().Add(pushDuration)
+		start := time.Now()
+		var wg sync.WaitGroup
+		for range conns {
+			wg.Go(func() {
+				for time.Now().Before(deadline) {
+					code, b, err := post(hc, url, token, <-bodies)
+					if err != nil || code != 200 || bytes.Contains(b, []byte(`"duplicate":true`)) {
+						t.Errorf("push: %d %.200s %v", code, b, err)
+						return
+					}
+					n.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		el := time.Since(start)
+		rate := float64(n.Load()*batchSize) / el.Seconds()
+		t.Logf("%s push-answers via HTTP, %d client(s): %d batches of %d in %s = %.0f records/s (%.1f ms/batch)",
+			e.kind, conns, n.Load(), batchSize, el.Round(time.Millisecond), rate, el.Seconds()*1000/float64(n.Load())*float64(conns))
+		return rate
+	}
+	push1 := pushRun(1)
+	push4 := pushRun(4)
+
+	if e.pg != nil {
+		copyRun := func(conns int) float64 {
+			var n atomic.Int64
+			var k atomic.Int64
+			deadline := time.Now().Add(pushDuration)
+			start := time.Now()
+			var wg sync.WaitGroup
+			for range conns {
+				wg.Go(func() {
+					for time.Now().Before(deadline) {
+						i := int(k.Add(1))
+						rs := answers(ex.ID, fmt.Sprintf("c%d-", conns), i)
+						as := make([]exam.Answer, len(rs))
+						for j, r := range rs {
+							as[j] = exam.Answer{ExamID: r.ExamID, MemberID: r.MemberID, QuestionID: r.QuestionID,
+								Answer: r.Answer, AnsweredAt: r.AnsweredAt, ServerCode: "LAB-PUSH", SyncID: fmt.Sprintf("copy-%d-%d", conns, i)}
+						}
+						if err := e.pg.CopyAnswers(ctx, as); err != nil {
+							t.Error(err)
+							return
+						}
+						n.Add(1)
+					}
+				})
+			}
+			wg.Wait()
+			el := time.Since(start)
+			rate := float64(n.Load()*batchSize) / el.Seconds()
+			t.Logf("postgres plain COPY, %d connection(s): %d batches of %d in %s = %.0f records/s",
+				conns, n.Load(), batchSize, el.Round(time.Millisecond), rate)
+			return rate
+		}
+		copyRate = copyRun(1)
+		copy4 := copyRun(4)
+		report("COPY baseline (1 conn)", "postgres", fmt.Sprintf("%.0f rec/s", copyRate), "-", nil)
+		report("COPY baseline (4 conns)", "postgres", fmt.Sprintf("%.0f rec/s", copy4), "-", nil)
+		report("push-answers HTTP (1 client) / COPY (1 conn)", "postgres",
+			fmt.Sprintf("%.0f rec/s = %.0f%%", push1, 100*push1/copyRate), ">= 50%", ptr(push1 >= copyRate/2))
+		report("push-answers HTTP (4 clients) / COPY (4 conns)", "postgres",
+			fmt.Sprintf("%.0f rec/s = %.0f%%", push4, 100*push4/copy4), ">= 50%", ptr(push4 >= copy4/2))
+		return copyRate
+	}
+	if copyRate > 0 {
+		report("push-answers HTTP (1 client) / postgres COPY", e.kind,
+			fmt.Sprintf("%.0f rec/s = %.0f%%", push1, 100*push1/copyRate), "(>= 50%, info)", nil)
+		report("push-answers HTTP (4 clients) / postgres COPY", e.kind,
+			fmt.Sprintf("%.0f rec/s = %.0f%%", push4, 100*push4/copyRate), "(info)", nil)
+	} else {
+		report("push-answers HTTP (1 client)", e.kind, fmt.Sprintf("%.0f rec/s", push1), "-", nil)
+		report("push-answers HTTP (4 clients)", e.kind, fmt.Sprintf("%.0f rec/s", push4), "-", nil)
+	}
+	return 0
+}
+
+// ---- 2. heartbeats from 1,000 servers ----
+
+func runHeartbeats(t *testing.T, e *env) {
+	ctx := t.Context()
+	tokens := make([]string, heartbeatServers)
+	bodies := make([][]byte, heartbeatServers)
+	start := time.Now()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= heartbeatServers || t.Failed() {
+					return
+				}
+				code := fmt.Sprintf("SRV-%04d", i)
+				tok, err := e.handshake(ctx, fmt.Sprintf("3%07d", i), code)
+				if err != nil {
+					t.Errorf("handshake %s: %v", code, err)
+					return
+				}
+				tokens[i] = tok
+				bodies[i] = []byte(fmt.Sprintf(`{"server_code":%q,"connected_students":%d,"active_exams_count":1,"client_version":"loadtest","status":"online"}`, code, i%40))
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	t.Logf("%s: %d licences + handshakes in %s", e.kind, heartbeatServers, time.Since(start).Round(time.Millisecond))
+
+	hc := &http.Client{Transport: newTransport(heartbeatConns)}
+	defer hc.CloseIdleConnections()
+	url := e.url + "/sync/heartbeat"
+	beat := func(i int) error {
+		code, b, err := post(hc, url, tokens[i], bodies[i])
+		if err == nil && code != 200 {
+			err = fmt.Errorf("status %d: %.200s", code, b)
+		}
+		return err
+	}
+	// Warm-up: one heartbeat of every server (creates the monitor records;
+	// the timed run is then steady state: updates).
+	next.Store(0)
+	for range heartbeatConns {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < heartbeatServers; i = int(next.Add(1)) - 1 {
+				if err := beat(i); err != nil {
+					t.Errorf("warm-up heartbeat: %v", err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+
+	lats := make([][]time.Duration, heartbeatConns)
+	next.Store(0)
+	deadline := time.Now().Add(heartbeatRun)
+	start = time.Now()
+	for w := range heartbeatConns {
+		wg.Go(func() {
+			l := make([]time.Duration, 0, 4096)
+			for time.Now().Before(deadline) {
+				i := int(next.Add(1)) % heartbeatServers
+				s := time.Now()
+				if err := beat(i); err != nil {
+					t.Errorf("heartbeat: %v", err)
+					break
+				}
+				l = append(l, time.Since(s))
+			}
+			lats[w] = l
+		})
+	}
+	wg.Wait()
+	el := time.Since(start)
+	all := slices.Concat(lats...)
+	slices.Sort(all)
+	if len(all) == 0 {
+		t.Fatal("no heartbeat")
+	}
+	pct := func(q float64) time.Duration { return all[int(q*float64(len(all)-1))] }
+	rate := float64(len(all)) / el.Seconds()
+	p50, p99 := pct(0.50), pct(0.99)
+	t.Logf("%s heartbeats: %d in %s from %d servers over %d connections = %.0f/s; p50 %s p99 %s max %s",
+		e.kind, len(all), el.Round(time.Millisecond), heartbeatServers, heartbeatConns, rate,
+		p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond), all[len(all)-1].Round(10*time.Microsecond))
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/1e6) }
+	var okRate, okP99 *bool
+	if e.kind == "postgres" {
+		okRate, okP99 = ptr(rate >= 5000), ptr(p99 < 20*time.Millisecond)
+	}
+	report("heartbeats/s (1,000 servers, 64 conns)", e.kind, fmt.Sprintf("%.0f/s", rate), ">= 5,000/s", okRate)
+	report("heartbeat latency p50", e.kind, ms(p50), "-", nil)
+	report("heartbeat latency p99", e.kind, ms(p99), "< 20 ms", okP99)
+}
