@@ -41,9 +41,9 @@ func buildPortal(t *testing.T) string {
 
 // startPortal runs "portal serve" on a free port of 127.0.0.1 and returns
 // its process and base URL, read from its "listening" log line.
-func startPortal(t *testing.T, bin, dbURL string) (*exec.Cmd, string) {
+func startPortal(t *testing.T, bin, dbURL, dataDir string) (*exec.Cmd, string) {
 	t.Helper()
-	args := []string{"serve", "--listen", "127.0.0.1:0", "--data-dir", filepath.Join(t.TempDir(), "data")}
+	args := []string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir}
 	if dbURL != "" {
 		args = append(args, "--database-url", dbURL)
 	}
@@ -129,7 +129,8 @@ func runPullMemory(t *testing.T, bin, dbURL string) {
 		kind = "postgres"
 	}
 	ctx := t.Context()
-	cmd, base := startPortal(t, bin, dbURL)
+	dataDir := filepath.Join(t.TempDir(), "data")
+	cmd, base := startPortal(t, bin, dbURL, dataDir)
 	pid := cmd.Process.Pid
 
 	c, err := client.NewClient(base)
@@ -207,12 +208,21 @@ func runPullMemory(t *testing.T, bin, dbURL string) {
 	t.Logf("%s: first pull (builds the package) %d MB in %s; portal VmHWM after the build %d MB, VmRSS %d MB",
 		kind, size>>20, time.Since(start).Round(time.Millisecond), buildHWM>>10, procStatus(pid, "VmRSS")>>10)
 
-	// Reset the peak (Linux: "5" > clear_refs resets VmHWM to the current RSS).
-	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0); err != nil {
-		t.Fatalf("reset VmHWM: %v", err)
+	// The build reads every exam, and on bbolt those pages of the memory-mapped
+	// database file stay resident (reclaimable page cache, but counted in
+	// RSS). Pulls are measured on a portal restarted on the same data, as a
+	// portal that built its package earlier would be; the server tokens stay
+	// valid because the signing secret is in the store.
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
 	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("portal exit after SIGTERM: %v", err)
+	}
+	cmd, base = startPortal(t, bin, dbURL, dataDir)
+	pid = cmd.Process.Pid
 	before := procStatus(pid, "VmRSS")
-	t.Logf("%s: VmHWM reset; VmRSS before the pulls %d MB (VmHWM now %d MB)", kind, before>>10, procStatus(pid, "VmHWM")>>10)
+	t.Logf("%s: portal restarted on the same data; VmRSS before the pulls %d MB", kind, before>>10)
 
 	var peakRSS, peakAnon, peakFile atomic.Int64
 	max := func(p *atomic.Int64, v int64) {
@@ -261,7 +271,7 @@ func runPullMemory(t *testing.T, bin, dbURL string) {
 		fmt.Sprintf("%d MB", hwm>>10), "< 150 MB", ptr(hwm>>10 < 150))
 	report("  of which sampled peak RssAnon / RssFile", kind,
 		fmt.Sprintf("%d MB / %d MB", peakAnon.Load()>>10, peakFile.Load()>>10), "-", nil)
-	report("VmHWM incl. package build (info)", kind, fmt.Sprintf("%d MB", buildHWM>>10), "-", nil)
+	report("VmHWM of the process that built the package (info)", kind, fmt.Sprintf("%d MB", buildHWM>>10), "-", nil)
 	report(fmt.Sprintf("%d concurrent pulls, wall time", pullServers), kind,
 		fmt.Sprintf("%s (%.0f MB/s)", el.Round(100*time.Millisecond), float64(total.Load())/1e6/el.Seconds()), "-", nil)
 }
