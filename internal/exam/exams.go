@@ -179,5 +179,6 @@ func (s *Service) DeleteExam(ctx context.Context, id string) error {
 	if err := s.store.DeleteExam(ctx, id); err != nil {
 		return fmt.Errorf("delete exam: %w", err)
 	}
+	s.examKeys.Delete(id)
 	return nil
 }

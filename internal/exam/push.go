@@ -172,20 +172,49 @@ func DecodeAnswers(raw []byte, checksum string, total int) ([]AnswerRecord, erro
 	return recs, nil
 }
 
-// examQuestions returns the question ids of an exam assigned to npsn.
+// examShapeTTL bounds how long a cached exam shape is trusted. Exams are
+// never edited, only deleted (and only while they have no answers), so the
+// cache only has to forget deleted exams.
+const examShapeTTL = time.Minute
+
+// examShape is what a push needs of an exam: its schools and question ids.
+type examShape struct {
+	npsns     []string
+	questions map[string]bool
+	loaded    time.Time
+}
+
+// examQuestions returns the question ids of an exam assigned to npsn. Shapes
+// are cached for a minute so that pushes do not decode exams (which may
+// embed images) every time.
 func (s *Service) examQuestions(ctx context.Context, examID, npsn string) (map[string]bool, error) {
-	e, err := s.store.GetExam(ctx, examID)
-	if errors.Is(err, ErrNotFound) || (err == nil && !slices.Contains(e.NPSNs, npsn)) {
-		return nil, apperr.Errorf(apperr.Unprocessable, "UNKNOWN_EXAM", "exam %q is not assigned to this school", examID)
+	now := time.Now()
+	v, ok := s.examKeys.Load(examID)
+	if !ok || now.Sub(v.(examShape).loaded) > examShapeTTL {
+		e, err := s.store.GetExam(ctx, examID)
+		if errors.Is(err, ErrNotFound) {
+			s.examKeys.Delete(examID)
+			return nil, unknownExam(examID)
+		}
+		if err != nil {
+			return nil, err
+		}
+		shape := examShape{npsns: e.NPSNs, questions: make(map[string]bool, len(e.Questions)), loaded: now}
+		for _, q := range e.Questions {
+			shape.questions[q.ID] = true
+		}
+		s.examKeys.Store(examID, shape)
+		v = shape
 	}
-	if err != nil {
-		return nil, err
+	shape := v.(examShape)
+	if !slices.Contains(shape.npsns, npsn) {
+		return nil, unknownExam(examID)
 	}
-	qs := make(map[string]bool, len(e.Questions))
-	for _, q := range e.Questions {
-		qs[q.ID] = true
-	}
-	return qs, nil
+	return shape.questions, nil
+}
+
+func unknownExam(examID string) error {
+	return apperr.Errorf(apperr.Unprocessable, "UNKNOWN_EXAM", "exam %q is not assigned to this school", examID)
 }
 
 func validIdempotencyKey(k string) bool {

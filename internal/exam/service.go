@@ -82,6 +82,7 @@ type Service struct {
 	pwSecret   []byte
 	logins     *loginLimiter
 	builds     sync.Map // npsn -> *sync.Mutex, serialises package builds per school
+	examKeys   sync.Map // exam id -> examShape, see examQuestions
 }
 
 // NewService loads (or creates on first start) the portal's secrets from the
