@@ -27,9 +27,9 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}, []string{"route", "method", "status"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "http_request_duration_seconds",
-			Help:    "Time to serve HTTP requests, by chi route pattern and method.",
+			Help:    "Time to serve HTTP requests, by chi route pattern, method and status.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
-		}, []string{"route", "method"}),
+		}, []string{"route", "method", "status"}),
 	}
 	m.requests = register(reg, m.requests)
 	m.duration = register(reg, m.duration)
@@ -60,7 +60,7 @@ func (m *metrics) observe(route, method string, status int, elapsed time.Duratio
 		method = "OTHER"
 	}
 	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
-	m.duration.WithLabelValues(route, method).Observe(elapsed.Seconds())
+	m.duration.WithLabelValues(route, method, strconv.Itoa(status)).Observe(elapsed.Seconds())
 }
 
 // metricsHandler serves the gatherer in the Prometheus text format.

@@ -163,7 +163,8 @@ func TestRequestLogAndMetrics(t *testing.T) {
 			`http_requests_total{method="GET",route="/api/v1/admin/exams/{id}",status="404"} 1`,
 			`http_requests_total{method="POST",route="/api/v1/admin/exams",status="201"} 1`,
 			`http_requests_total{method="GET",route="unmatched",status="404"} 1`,
-			`http_request_duration_seconds_count{method="GET",route="/api/v1/admin/exams/{id}"} 2`,
+			`http_request_duration_seconds_count{method="GET",route="/api/v1/admin/exams/{id}",status="200"} 1`,
+			`http_request_duration_seconds_count{method="GET",route="/api/v1/admin/exams/{id}",status="404"} 1`,
 		} {
 			if !strings.Contains(metrics, want) {
 				t.Errorf("metrics lack %s", want)
