@@ -1,0 +1,194 @@
+// Package agent is labagent, the daemon on a school's lab server: it enrols
+// with the portal, keeps the school's exam package, serves exams on the LAN
+// and pushes answers back. It talks to the portal only through pkg/client.
+package agent
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/seedhq/portal/pkg/client"
+)
+
+// ConfigFile is the name of labagent's configuration in its data directory.
+const ConfigFile = "labagent.json"
+
+// Config is what enrolment writes and the daemon reads.
+type Config struct {
+	PortalURL    string    `json:"portal_url"`
+	ServerCode   string    `json:"server_code"`
+	NPSN         string    `json:"npsn"`
+	HardwareID   string    `json:"hardware_id"`
+	LicenseToken string    `json:"license_token"`
+	LicenseID    string    `json:"license_id"`
+	LicenseEnds  time.Time `json:"license_expires_at"`
+	MaxStudents  int       `json:"max_students"`
+	SchoolName   string    `json:"school_name"`
+	// PublicKey is the portal's licence key (base64), pinned at enrolment so
+	// that the licence can be checked offline later.
+	PublicKey  string    `json:"public_key"`
+	EnrolledAt time.Time `json:"enrolled_at"`
+}
+
+// EnrollOptions are the inputs of "labagent enroll".
+type EnrollOptions struct {
+	PortalURL    string
+	ServerCode   string
+	NPSN         string
+	LicenseToken string
+	HardwareID   string // empty: derived from the machine (see MachineHardwareID)
+	DataDir      string
+	HTTPClient   *http.Client     // nil: a retrying client
+	Now          func() time.Time // nil: time.Now
+}
+
+// Enroll checks the licence offline with the portal's public key, performs
+// one handshake, and writes the configuration into the data directory. Every
+// refusal is an error that says what is wrong and what to do.
+func Enroll(ctx context.Context, o EnrollOptions) (*Config, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	o.PortalURL = strings.TrimRight(strings.TrimSpace(o.PortalURL), "/")
+	o.LicenseToken = strings.TrimSpace(o.LicenseToken)
+	switch {
+	case o.PortalURL == "":
+		return nil, errors.New("the portal URL is required (--portal-url)")
+	case o.ServerCode == "":
+		return nil, errors.New("the server code is required (--server-code)")
+	case o.NPSN == "":
+		return nil, errors.New("the school's npsn is required (--npsn)")
+	case o.LicenseToken == "":
+		return nil, errors.New("the licence token is required (--license-token or --license-file)")
+	case o.DataDir == "":
+		return nil, errors.New("the data directory is required (--data-dir)")
+	}
+	if o.HardwareID == "" {
+		id, err := MachineHardwareID()
+		if err != nil {
+			return nil, err
+		}
+		o.HardwareID = id
+	}
+	hc := o.HTTPClient
+	if hc == nil {
+		hc = NewHTTPClient(nil)
+	}
+	c, err := client.NewClient(o.PortalURL, client.WithHTTPClient(hc), client.WithUserAgent("labagent"))
+	if err != nil {
+		return nil, fmt.Errorf("portal URL: %w", err)
+	}
+	pub, _, err := c.Exam.Licenses.PublicKey(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("fetch the portal's public key from %s: %w", o.PortalURL, err)
+	}
+	lic, err := client.VerifyLicenseToken(o.LicenseToken, pub)
+	if err != nil {
+		return nil, fmt.Errorf("the licence token is not valid for this portal (copy it again, whole): %w", err)
+	}
+	switch {
+	case lic.NPSN != o.NPSN:
+		return nil, fmt.Errorf("the licence was issued to school %s, not %s", lic.NPSN, o.NPSN)
+	case lic.HardwareID != o.HardwareID:
+		return nil, fmt.Errorf("the licence is for another machine: it names hardware_id %q, this machine is %q (ask the operator for a licence for this machine, or pass --hardware-id)", lic.HardwareID, o.HardwareID)
+	case lic.Expired(o.Now()):
+		return nil, fmt.Errorf("the licence expired on %s; ask the operator for a new one", lic.ExpiresAt.Format(time.DateOnly))
+	}
+	v, _, err := c.Exam.Sync.VerifyServer(ctx, &client.VerifyServerRequest{
+		ServerCode: o.ServerCode, NPSN: o.NPSN, HardwareID: o.HardwareID, LicenseToken: o.LicenseToken,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("handshake with the portal refused: %w", err)
+	}
+	cfg := &Config{
+		PortalURL: o.PortalURL, ServerCode: o.ServerCode, NPSN: o.NPSN, HardwareID: o.HardwareID,
+		LicenseToken: o.LicenseToken, LicenseID: lic.LicenseID, LicenseEnds: lic.ExpiresAt,
+		MaxStudents: lic.MaxStudents, SchoolName: v.ServerName,
+		PublicKey: base64.StdEncoding.EncodeToString(pub), EnrolledAt: o.Now().UTC(),
+	}
+	if err := WriteConfig(o.DataDir, cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// NewHTTPClient returns an *http.Client that retries with exponential
+// backoff and jitter on connection errors, 429 and 5xx, honouring
+// Retry-After, as a lab server on a bad line needs.
+func NewHTTPClient(logger *slog.Logger) *http.Client {
+	rc := retryablehttp.NewClient()
+	rc.RetryMax = 5
+	rc.RetryWaitMin = 500 * time.Millisecond
+	rc.RetryWaitMax = 30 * time.Second
+	rc.Logger = nil
+	if logger != nil {
+		rc.Logger = logger
+	}
+	return rc.StandardClient()
+}
+
+// MachineHardwareID derives a stable identifier of this machine from its
+// machine id (systemd's /etc/machine-id or D-Bus's), hashed so that the raw
+// id never leaves the machine.
+func MachineHardwareID() (string, error) {
+	for _, p := range []string{"/etc/machine-id", "/var/lib/dbus/machine-id"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		if id := strings.TrimSpace(string(b)); id != "" {
+			sum := sha256.Sum256([]byte("labagent-hardware-id:" + id))
+			return "HW-" + strings.ToUpper(hex.EncodeToString(sum[:8])), nil
+		}
+	}
+	return "", errors.New("cannot derive this machine's hardware id (no machine id found); pass --hardware-id")
+}
+
+// WriteConfig writes cfg to <dir>/labagent.json with mode 0600, atomically:
+// a power cut leaves either the old file or the new one.
+func WriteConfig(dir string, cfg *Config) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create data directory: %w", err)
+	}
+	b, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ConfigFile+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write config: %w", err)
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("write config: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("write config: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write config: %w", err)
+	}
+	if err := os.Rename(f.Name(), filepath.Join(dir, ConfigFile)); err != nil {
+		return fmt.Errorf("write config: %w", err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
