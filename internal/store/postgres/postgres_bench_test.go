@@ -26,21 +26,19 @@ func benchAnswers(e, p string, at time.Time) []exam.Answer {
 
 // BenchmarkSaveAnswers1000 pushes 1,000 new answers per operation.
 func BenchmarkSaveAnswers1000(b *testing.B) {
-	st := mustOpen(b)
-	ctx := context.Background()
-	i := 0
-	for b.Loop() {
-		i++
-		p := fmt.Sprint(i)
-		if _, err := st.SaveAnswers(ctx, exam.AnswerBatch{SyncID: "s-" + p, ServerCode: "LAB-A", NPSN: "20100001",
-			Checksum: "c-" + p, Answers: benchAnswers("e1", p, t0), ReceivedAt: t0}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchSaveAnswers(b, func(i int) []exam.Answer { return benchAnswers("e1", fmt.Sprint(i), t0) })
 }
 
 // BenchmarkSaveAnswers1000Update pushes 1,000 newer answers over existing ones.
 func BenchmarkSaveAnswers1000Update(b *testing.B) {
+	benchSaveAnswers(b, func(i int) []exam.Answer {
+		return benchAnswers("e1", "same", t0.Add(time.Duration(i)*time.Second))
+	})
+}
+
+// benchSaveAnswers saves the i-th batch of answers per operation, each push
+// with its own sync id and checksum.
+func benchSaveAnswers(b *testing.B, batch func(i int) []exam.Answer) {
 	st := mustOpen(b)
 	ctx := context.Background()
 	i := 0
@@ -48,7 +46,7 @@ func BenchmarkSaveAnswers1000Update(b *testing.B) {
 		i++
 		p := fmt.Sprint(i)
 		if _, err := st.SaveAnswers(ctx, exam.AnswerBatch{SyncID: "s-" + p, ServerCode: "LAB-A", NPSN: "20100001",
-			Checksum: "c-" + p, Answers: benchAnswers("e1", "same", t0.Add(time.Duration(i)*time.Second)), ReceivedAt: t0}); err != nil {
+			Checksum: "c-" + p, Answers: batch(i), ReceivedAt: t0}); err != nil {
 			b.Fatal(err)
 		}
 	}
