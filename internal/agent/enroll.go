@@ -144,18 +144,16 @@ func NewHTTPClient(logger *slog.Logger) *http.Client {
 // machine id (systemd's /etc/machine-id or D-Bus's), hashed so that the raw
 // id never leaves the machine.
 func MachineHardwareID() (string, error) {
-	for _, p := range []string{"/etc/machine-id", "/var/lib/dbus/machine-id"} {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		if id := strings.TrimSpace(string(b)); id != "" {
-			sum := sha256.Sum256([]byte("labagent-hardware-id:" + id))
-			return "HW-" + strings.ToUpper(hex.EncodeToString(sum[:8])), nil
-		}
+	id := rawMachineID()
+	if id == "" {
+		return "", errors.New("cannot derive this machine's hardware id (no machine id found); pass --hardware-id")
 	}
-	return "", errors.New("cannot derive this machine's hardware id (no machine id found); pass --hardware-id")
+	sum := sha256.Sum256([]byte("labagent-hardware-id:" + id))
+	return "HW-" + strings.ToUpper(hex.EncodeToString(sum[:8])), nil
 }
+
+// machineIDFiles are where systemd and D-Bus keep the machine id.
+var machineIDFiles = []string{"/etc/machine-id", "/var/lib/dbus/machine-id"}
 
 // WriteConfig writes cfg to <dir>/labagent.json with mode 0600, atomically:
 // a power cut leaves either the old file or the new one.

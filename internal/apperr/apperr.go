@@ -10,6 +10,7 @@ package apperr
 import (
 	"errors"
 	"fmt"
+	"net/http"
 )
 
 // Kind classifies an error; the HTTP layer maps each kind to one status.
@@ -26,6 +27,7 @@ const (
 	TooLarge                  // 413: body or upload over the limit
 	Unprocessable             // 422: well-formed but fails validation (checksums, counts)
 	RateLimited               // 429: too many requests, or temporarily refused
+	Unavailable               // 503: not ready yet (a lab server without its exam package)
 )
 
 // Error is an application error with a stable code and a user-facing message.
@@ -78,4 +80,30 @@ func CodeOf(err error) string {
 		return e.Code
 	}
 	return "INTERNAL"
+}
+
+// Status is the HTTP status of errors of kind k.
+func (k Kind) Status() int {
+	switch k {
+	case Invalid:
+		return http.StatusBadRequest
+	case Unauthorized:
+		return http.StatusUnauthorized
+	case Forbidden:
+		return http.StatusForbidden
+	case NotFound:
+		return http.StatusNotFound
+	case Conflict:
+		return http.StatusConflict
+	case TooLarge:
+		return http.StatusRequestEntityTooLarge
+	case Unprocessable:
+		return http.StatusUnprocessableEntity
+	case RateLimited:
+		return http.StatusTooManyRequests
+	case Unavailable:
+		return http.StatusServiceUnavailable
+	default:
+		return http.StatusInternalServerError
+	}
 }

@@ -65,7 +65,7 @@ var dummyHash = sync.OnceValue(func() string {
 // attempts are counted per client address; over the limit it answers
 // ErrTooManyAttempts (as *RetryAfterError) without checking the password.
 func (s *Service) Login(ctx context.Context, in LoginInput) (LoginResult, error) {
-	if wait := s.logins.blocked(in.ClientAddr, s.cfg.Now()); wait > 0 {
+	if wait := s.logins.Blocked(in.ClientAddr, s.cfg.Now()); wait > 0 {
 		return LoginResult{}, &RetryAfterError{Err: ErrTooManyAttempts, RetryAfter: wait}
 	}
 	username := strings.ToLower(strings.TrimSpace(in.Username))
@@ -81,10 +81,10 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (LoginResult, error)
 		hash = dummyHash()
 	}
 	if !CheckPassword(hash, in.Password) || err != nil {
-		s.logins.fail(in.ClientAddr, s.cfg.Now())
+		s.logins.Fail(in.ClientAddr, s.cfg.Now())
 		return LoginResult{}, ErrInvalidCredentials
 	}
-	s.logins.reset(in.ClientAddr)
+	s.logins.Reset(in.ClientAddr)
 	exp := s.now().Add(s.cfg.OperatorTokenTTL)
 	tok, err := s.signToken(jwt.MapClaims{
 		"sub":  u.ID,
@@ -228,10 +228,11 @@ func (s *Service) parseToken(token, audience string) (jwt.MapClaims, error) {
 	return claims, nil
 }
 
-// loginLimiter counts failed logins per client address in a fixed window.
+// LoginLimiter counts failed logins per key (a client address, a username)
+// in a fixed window.
 // It is per process: with several instances the effective limit is per
 // instance, which still bounds guessing (see docs/operations.md).
-type loginLimiter struct {
+type LoginLimiter struct {
 	max    int
 	window time.Duration
 	mu     sync.Mutex
@@ -243,12 +244,13 @@ type failWindow struct {
 	start time.Time
 }
 
-func newLoginLimiter(max int, window time.Duration) *loginLimiter {
-	return &loginLimiter{max: max, window: window, fails: map[string]*failWindow{}}
+// NewLoginLimiter allows max failures per key in each window.
+func NewLoginLimiter(max int, window time.Duration) *LoginLimiter {
+	return &LoginLimiter{max: max, window: window, fails: map[string]*failWindow{}}
 }
 
-// blocked returns how long addr must wait, or 0 when it may try.
-func (l *loginLimiter) blocked(addr string, now time.Time) time.Duration {
+// Blocked returns how long key must wait, or 0 when it may try.
+func (l *LoginLimiter) Blocked(addr string, now time.Time) time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	f, ok := l.fails[addr]
@@ -265,7 +267,8 @@ func (l *loginLimiter) blocked(addr string, now time.Time) time.Duration {
 	return f.start.Add(l.window).Sub(now)
 }
 
-func (l *loginLimiter) fail(addr string, now time.Time) {
+// Fail counts one failure of addr.
+func (l *LoginLimiter) Fail(addr string, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	f, ok := l.fails[addr]
@@ -283,7 +286,8 @@ func (l *loginLimiter) fail(addr string, now time.Time) {
 	f.count++
 }
 
-func (l *loginLimiter) reset(addr string) {
+// Reset forgets the failures of addr, after a success.
+func (l *LoginLimiter) Reset(addr string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	delete(l.fails, addr)

@@ -151,25 +151,25 @@ func TestNormaliseMemberRejects(t *testing.T) {
 }
 
 func TestLoginLimiter(t *testing.T) {
-	l := newLoginLimiter(3, time.Minute)
+	l := NewLoginLimiter(3, time.Minute)
 	now := time.Unix(1000, 0)
 	for i := 0; i < 3; i++ {
-		if l.blocked("a", now) != 0 {
+		if l.Blocked("a", now) != 0 {
 			t.Fatalf("blocked after %d failures", i)
 		}
-		l.fail("a", now)
+		l.Fail("a", now)
 	}
-	if wait := l.blocked("a", now.Add(10*time.Second)); wait != 50*time.Second {
+	if wait := l.Blocked("a", now.Add(10*time.Second)); wait != 50*time.Second {
 		t.Fatalf("wait = %v, want 50s", wait)
 	}
-	if l.blocked("b", now) != 0 {
+	if l.Blocked("b", now) != 0 {
 		t.Fatal("another address is blocked")
 	}
-	if l.blocked("a", now.Add(time.Minute)) != 0 {
+	if l.Blocked("a", now.Add(time.Minute)) != 0 {
 		t.Fatal("still blocked after the window")
 	}
-	l.fail("c", now)
-	l.reset("c")
+	l.Fail("c", now)
+	l.Reset("c")
 	if len(l.fails) != 0 {
 		t.Fatalf("entries left: %d", len(l.fails))
 	}

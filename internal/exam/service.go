@@ -80,7 +80,7 @@ type Service struct {
 	jwtSecret  []byte
 	signingKey ed25519.PrivateKey
 	pwSecret   []byte
-	logins     *loginLimiter
+	logins     *LoginLimiter
 	builds     sync.Map // npsn -> *sync.Mutex, serialises package builds per school
 	examKeys   sync.Map // exam id -> examShape, see examQuestions
 }
@@ -90,7 +90,7 @@ type Service struct {
 func NewService(ctx context.Context, store Store, cfg Config, logger *slog.Logger) (*Service, error) {
 	cfg.setDefaults()
 	s := &Service{store: store, cfg: cfg, log: logger}
-	s.logins = newLoginLimiter(cfg.LoginMaxFailures, cfg.LoginWindow)
+	s.logins = NewLoginLimiter(cfg.LoginMaxFailures, cfg.LoginWindow)
 
 	s.jwtSecret = cfg.JWTSecret
 	if len(s.jwtSecret) == 0 {

@@ -24,30 +24,6 @@ const (
 	codeInternal         = "INTERNAL"
 )
 
-// statusOf maps an application error kind to its HTTP status.
-func statusOf(k apperr.Kind) int {
-	switch k {
-	case apperr.Invalid:
-		return http.StatusBadRequest
-	case apperr.Unauthorized:
-		return http.StatusUnauthorized
-	case apperr.Forbidden:
-		return http.StatusForbidden
-	case apperr.NotFound:
-		return http.StatusNotFound
-	case apperr.Conflict:
-		return http.StatusConflict
-	case apperr.TooLarge:
-		return http.StatusRequestEntityTooLarge
-	case apperr.Unprocessable:
-		return http.StatusUnprocessableEntity
-	case apperr.RateLimited:
-		return http.StatusTooManyRequests
-	default:
-		return http.StatusInternalServerError
-	}
-}
-
 // errorBody is the error envelope of the exam API.
 type errorBody struct {
 	Success bool   `json:"success"`
@@ -80,7 +56,7 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			"internal error; quote request id "+id+" when reporting it")
 		return
 	}
-	status := statusOf(e.Kind)
+	status := e.Kind.Status()
 	if status == http.StatusTooManyRequests {
 		var ra *exam.RetryAfterError
 		if errors.As(err, &ra) {

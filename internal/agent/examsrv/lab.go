@@ -1,0 +1,121 @@
+package examsrv
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/pkg/client"
+)
+
+// lab is an exam package indexed for serving.
+type lab struct {
+	pkg        *client.Package
+	byUsername map[string]*client.PackageStudent // lower-cased username
+	byID       map[string]*client.PackageStudent
+	exams      map[string]*client.PackageExam
+	questions  map[string]map[string]*client.PackageQuestion // exam id -> question id
+}
+
+func newLab(p *client.Package) *lab {
+	l := &lab{
+		pkg:        p,
+		byUsername: make(map[string]*client.PackageStudent, len(p.Students)),
+		byID:       make(map[string]*client.PackageStudent, len(p.Students)),
+		exams:      make(map[string]*client.PackageExam, len(p.Exams)),
+		questions:  make(map[string]map[string]*client.PackageQuestion, len(p.Exams)),
+	}
+	for i := range p.Students {
+		st := &p.Students[i]
+		l.byUsername[strings.ToLower(st.Username)] = st
+		l.byID[st.ID] = st
+	}
+	for i := range p.Exams {
+		e := &p.Exams[i]
+		l.exams[e.ID] = e
+		qs := make(map[string]*client.PackageQuestion, len(e.Questions))
+		for j := range e.Questions {
+			qs[e.Questions[j].ID] = &e.Questions[j]
+		}
+		l.questions[e.ID] = qs
+	}
+	return l
+}
+
+// Question types the package carries (see the portal's exam API).
+const (
+	singleChoice   = "single_choice"
+	multipleChoice = "multiple_choice"
+	trueFalse      = "true_false"
+)
+
+// maxTextAnswer bounds a short_answer or essay, in characters.
+const maxTextAnswer = 10_000
+
+// normaliseAnswer checks answer against question q and returns it in its
+// stored form: option ids for choice types (for multiple_choice, distinct and
+// in the question's option order, joined by ","), text otherwise. "" clears.
+func normaliseAnswer(q *client.PackageQuestion, answer string) (string, error) {
+	if answer == "" {
+		return "", nil
+	}
+	invalid := func(msg string) error { return apperr.New(apperr.Invalid, "INVALID_ANSWER", msg) }
+	switch q.Type {
+	case singleChoice:
+		if !hasOption(q, answer) {
+			return "", invalid("the answer is not one of the question's options")
+		}
+		return answer, nil
+	case multipleChoice:
+		given := strings.Split(answer, ",")
+		var out []string
+		for _, o := range q.Options {
+			if slices.Contains(given, o.ID) {
+				out = append(out, o.ID)
+			}
+		}
+		for _, g := range given {
+			if !hasOption(q, g) {
+				return "", invalid("the answer names an option the question does not have")
+			}
+		}
+		return strings.Join(out, ","), nil
+	case trueFalse:
+		if answer != "true" && answer != "false" {
+			return "", invalid(`the answer of a true/false question is "true" or "false"`)
+		}
+		return answer, nil
+	default:
+		if utf8.RuneCountInString(answer) > maxTextAnswer || !utf8.ValidString(answer) {
+			return "", invalid("the answer is longer than 10,000 characters or not valid UTF-8")
+		}
+		return answer, nil
+	}
+}
+
+func hasOption(q *client.PackageQuestion, id string) bool {
+	return slices.ContainsFunc(q.Options, func(o client.QuestionOption) bool { return o.ID == id })
+}
+
+// order returns the exam's questions in the student's own order, each with
+// its options shuffled too (except true/false), from a seed fixed per student
+// and exam: the same order on every reload, on every restart.
+func order(e *client.PackageExam, memberID string) []client.PackageQuestion {
+	sum := sha256.Sum256([]byte("labagent order\x00" + e.ID + "\x00" + memberID))
+	rng := rand.New(rand.NewPCG(binary.BigEndian.Uint64(sum[:8]), binary.BigEndian.Uint64(sum[8:16])))
+	qs := slices.Clone(e.Questions)
+	rng.Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
+	for i := range qs {
+		if qs[i].Type == trueFalse || len(qs[i].Options) < 2 {
+			continue
+		}
+		opts := slices.Clone(qs[i].Options)
+		rng.Shuffle(len(opts), func(a, b int) { opts[a], opts[b] = opts[b], opts[a] })
+		qs[i].Options = opts
+	}
+	return qs
+}

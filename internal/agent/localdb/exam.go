@@ -1,0 +1,322 @@
+package localdb
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/seedhq/portal/pkg/client"
+)
+
+// Session is a student's sign-in on one device.
+type Session struct {
+	MemberID   string    `json:"member_id"`
+	TokenHash  string    `json:"token_hash"` // SHA-256 (hex) of the session token; the token itself is not kept
+	Device     string    `json:"device"`
+	SignedInAt time.Time `json:"signed_in_at"`
+}
+
+// Attempt is one student's sitting of one exam. Times are portal time.
+type Attempt struct {
+	ExamID          string    `json:"exam_id"`
+	MemberID        string    `json:"member_id"`
+	StartedAt       time.Time `json:"started_at"`
+	Deadline        time.Time `json:"deadline"`
+	ExtendedMinutes int       `json:"extended_minutes,omitempty"`
+	FinishedAt      time.Time `json:"finished_at,omitzero"`
+	FinishReason    string    `json:"finish_reason,omitempty"` // FinishStudent or FinishTimeUp
+}
+
+// Why an attempt finished.
+const (
+	FinishStudent = "student" // the student pressed finish
+	FinishTimeUp  = "time_up" // the timer ran out
+)
+
+// Finished reports whether the attempt is over.
+func (a Attempt) Finished() bool { return !a.FinishedAt.IsZero() }
+
+// Extension records extra time a proctor gave one student.
+type Extension struct {
+	ExamID   string    `json:"exam_id"`
+	MemberID string    `json:"member_id"`
+	Minutes  int       `json:"minutes"`
+	Reason   string    `json:"reason"`
+	At       time.Time `json:"at"`
+}
+
+// Answer is a student's current answer to one question.
+type Answer struct {
+	Answer     string    `json:"answer"`
+	AnsweredAt time.Time `json:"answered_at,omitzero"`
+	Flagged    bool      `json:"flagged,omitempty"`
+}
+
+// Errors of the attempt rules, checked inside the write's transaction.
+var (
+	ErrNoAttempt       = errors.New("localdb: the exam has not been started")
+	ErrAttemptFinished = errors.New("localdb: the attempt is finished")
+	ErrTimeUp          = errors.New("localdb: the attempt's time is up")
+)
+
+func attemptKey(examID, memberID string) []byte {
+	return append(append([]byte(examID), 0), memberID...)
+}
+
+func answerKey(examID, memberID, questionID string) []byte {
+	return append(append(attemptKey(examID, memberID), 0), questionID...)
+}
+
+// PutSession stores s, replacing the member's previous session.
+func (d *DB) PutSession(ctx context.Context, s Session) error {
+	return d.update(ctx, func(tx *bbolt.Tx) error {
+		return putJSON(tx.Bucket(bucketSessions), []byte(s.MemberID), s)
+	})
+}
+
+// DeleteSession ends the member's session, if any.
+func (d *DB) DeleteSession(ctx context.Context, memberID string) error {
+	return d.update(ctx, func(tx *bbolt.Tx) error {
+		return tx.Bucket(bucketSessions).Delete([]byte(memberID))
+	})
+}
+
+// Sessions returns every open session.
+func (d *DB) Sessions() ([]Session, error) {
+	var out []Session
+	err := d.view(func(tx *bbolt.Tx) error {
+		return forEachJSON(tx.Bucket(bucketSessions), nil, func(_ []byte, s Session) error {
+			out = append(out, s)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// StartAttempt stores a if the member has no attempt at the exam yet, and
+// returns the attempt that is stored.
+func (d *DB) StartAttempt(ctx context.Context, a Attempt) (Attempt, error) {
+	out := a
+	err := d.update(ctx, func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketAttempts)
+		var cur Attempt
+		found, err := getJSON(b, attemptKey(a.ExamID, a.MemberID), &cur)
+		if err != nil {
+			return err
+		}
+		if found {
+			out = cur
+			return nil
+		}
+		out = a
+		return putJSON(b, attemptKey(a.ExamID, a.MemberID), a)
+	})
+	return out, err
+}
+
+// Attempts returns every attempt.
+func (d *DB) Attempts() ([]Attempt, error) {
+	var out []Attempt
+	err := d.view(func(tx *bbolt.Tx) error {
+		return forEachJSON(tx.Bucket(bucketAttempts), nil, func(_ []byte, a Attempt) error {
+			out = append(out, a)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// FinishAttempt marks the attempt finished at at, for reason; an attempt
+// already finished is returned unchanged.
+func (d *DB) FinishAttempt(ctx context.Context, examID, memberID string, at time.Time, reason string) (Attempt, error) {
+	var out Attempt
+	err := d.update(ctx, func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketAttempts)
+		found, err := getJSON(b, attemptKey(examID, memberID), &out)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return ErrNoAttempt
+		}
+		if out.Finished() {
+			return nil
+		}
+		out.FinishedAt, out.FinishReason = at, reason
+		return putJSON(b, attemptKey(examID, memberID), out)
+	})
+	return out, err
+}
+
+// ExtendAttempt moves the attempt's deadline by minutes and records the
+// extension, in one transaction. An attempt the student finished cannot be
+// extended; one whose time ran out is reopened.
+func (d *DB) ExtendAttempt(ctx context.Context, e Extension) (Attempt, error) {
+	var out Attempt
+	err := d.update(ctx, func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketAttempts)
+		found, err := getJSON(b, attemptKey(e.ExamID, e.MemberID), &out)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !found:
+			return ErrNoAttempt
+		case out.Finished() && out.FinishReason != FinishTimeUp:
+			return ErrAttemptFinished
+		}
+		if out.Finished() {
+			// The time ran out (a power cut, say): reopen the attempt, with
+			// the extra minutes counted from now.
+			out.FinishedAt, out.FinishReason = time.Time{}, ""
+			if e.At.After(out.Deadline) {
+				out.Deadline = e.At
+			}
+		}
+		out.Deadline = out.Deadline.Add(time.Duration(e.Minutes) * time.Minute)
+		out.ExtendedMinutes += e.Minutes
+		if err := putJSON(b, attemptKey(e.ExamID, e.MemberID), out); err != nil {
+			return err
+		}
+		ext := tx.Bucket(bucketExtensions)
+		seq, err := ext.NextSequence()
+		if err != nil {
+			return err
+		}
+		return putJSON(ext, seqKey(seq), e)
+	})
+	return out, err
+}
+
+// Extensions returns every recorded extension, oldest first.
+func (d *DB) Extensions() ([]Extension, error) {
+	var out []Extension
+	err := d.view(func(tx *bbolt.Tx) error {
+		return forEachJSON(tx.Bucket(bucketExtensions), nil, func(_ []byte, e Extension) error {
+			out = append(out, e)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// SaveAnswer stores the member's answer to a question and queues it in the
+// outbox for the portal, in one transaction, provided the attempt is started,
+// not finished and at is not past its deadline. It returns once the
+// transaction is on disk.
+func (d *DB) SaveAnswer(ctx context.Context, examID, memberID, questionID, answer string, at time.Time) error {
+	rec, err := json.Marshal(client.Answer{ExamID: examID, MemberID: memberID, QuestionID: questionID, Answer: answer, AnsweredAt: at.UTC()})
+	if err != nil {
+		return fmt.Errorf("localdb: encode answer: %w", err)
+	}
+	return d.update(ctx, func(tx *bbolt.Tx) error {
+		if err := checkOpen(tx, examID, memberID, at); err != nil {
+			return err
+		}
+		ab := tx.Bucket(bucketAnswers)
+		key := answerKey(examID, memberID, questionID)
+		var cur Answer
+		if _, err := getJSON(ab, key, &cur); err != nil {
+			return err
+		}
+		cur.Answer, cur.AnsweredAt = answer, at.UTC()
+		if err := putJSON(ab, key, cur); err != nil {
+			return err
+		}
+		ob := tx.Bucket(bucketOutbox)
+		seq, err := ob.NextSequence()
+		if err != nil {
+			return err
+		}
+		return ob.Put(seqKey(seq), rec)
+	})
+}
+
+// SetFlag marks or unmarks a question as unsure. Flags stay on labagent.
+func (d *DB) SetFlag(ctx context.Context, examID, memberID, questionID string, flagged bool, at time.Time) error {
+	return d.update(ctx, func(tx *bbolt.Tx) error {
+		if err := checkOpen(tx, examID, memberID, at); err != nil {
+			return err
+		}
+		ab := tx.Bucket(bucketAnswers)
+		key := answerKey(examID, memberID, questionID)
+		var cur Answer
+		if _, err := getJSON(ab, key, &cur); err != nil {
+			return err
+		}
+		cur.Flagged = flagged
+		return putJSON(ab, key, cur)
+	})
+}
+
+func checkOpen(tx *bbolt.Tx, examID, memberID string, at time.Time) error {
+	var a Attempt
+	found, err := getJSON(tx.Bucket(bucketAttempts), attemptKey(examID, memberID), &a)
+	switch {
+	case err != nil:
+		return err
+	case !found:
+		return ErrNoAttempt
+	case a.Finished():
+		return ErrAttemptFinished
+	case at.After(a.Deadline):
+		return ErrTimeUp
+	}
+	return nil
+}
+
+// Answers returns the member's answers to the exam by question id.
+func (d *DB) Answers(examID, memberID string) (map[string]Answer, error) {
+	out := make(map[string]Answer)
+	prefix := append(attemptKey(examID, memberID), 0)
+	err := d.view(func(tx *bbolt.Tx) error {
+		return forEachJSON(tx.Bucket(bucketAnswers), prefix, func(k []byte, a Answer) error {
+			out[string(k[len(prefix):])] = a
+			return nil
+		})
+	})
+	return out, err
+}
+
+// AnsweredQuestions returns, per attempt (exam id, member id), the
+// questions that have a non-empty answer.
+func (d *DB) AnsweredQuestions() (map[[2]string]map[string]bool, error) {
+	out := make(map[[2]string]map[string]bool)
+	err := d.view(func(tx *bbolt.Tx) error {
+		return forEachJSON(tx.Bucket(bucketAnswers), nil, func(k []byte, a Answer) error {
+			parts := bytes.SplitN(k, []byte{0}, 3)
+			if len(parts) != 3 || a.Answer == "" {
+				return nil
+			}
+			key := [2]string{string(parts[0]), string(parts[1])}
+			if out[key] == nil {
+				out[key] = make(map[string]bool)
+			}
+			out[key][string(parts[2])] = true
+			return nil
+		})
+	})
+	return out, err
+}
+
+func forEachJSON[T any](b *bbolt.Bucket, prefix []byte, fn func(k []byte, v T) error) error {
+	if b == nil {
+		return nil
+	}
+	c := b.Cursor()
+	for k, raw := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, raw = c.Next() {
+		var v T
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return fmt.Errorf("localdb: decode %q: %w", k, err)
+		}
+		if err := fn(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
