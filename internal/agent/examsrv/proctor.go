@@ -2,6 +2,8 @@ package examsrv
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
 	"fmt"
 	"net/http"
 	"slices"
@@ -9,7 +11,6 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	"golang.org/x/crypto/bcrypt"
 
 	"github.com/seedhq/portal/internal/agent/localdb"
 	"github.com/seedhq/portal/internal/apperr"
@@ -34,7 +35,7 @@ func (s *Server) handleProctorLogin(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, apperr.New(apperr.RateLimited, "TOO_MANY_ATTEMPTS", "too many wrong passwords: wait a few minutes"))
 		return
 	}
-	if bcrypt.CompareHashAndPassword(s.proctor, []byte(in.Password)) != nil {
+	if got := sha256.Sum256([]byte(in.Password)); subtle.ConstantTimeCompare(got[:], s.proctor[:]) != 1 {
 		s.limiter.Fail(key, now)
 		s.fail(w, r, apperr.New(apperr.Unauthorized, "INVALID_CREDENTIALS", "wrong proctor password"))
 		return

@@ -1,0 +1,234 @@
+package localdb_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/seedhq/portal/internal/agent/localdb"
+)
+
+var t0 = time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+
+func open(t *testing.T, path string) *localdb.DB {
+	t.Helper()
+	db, err := localdb.Open(path, localdb.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestLocked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), localdb.FileName)
+	open(t, path)
+	_, err := localdb.Open(path, localdb.Options{Timeout: 50 * time.Millisecond})
+	if !errors.Is(err, localdb.ErrLocked) {
+		t.Fatalf("second open = %v, want ErrLocked", err)
+	}
+}
+
+func TestSaveAnswerRules(t *testing.T) {
+	db := open(t, filepath.Join(t.TempDir(), localdb.FileName))
+	ctx := t.Context()
+	if err := db.SaveAnswer(ctx, "e1", "m1", "q1", "a", t0); !errors.Is(err, localdb.ErrNoAttempt) {
+		t.Fatalf("save without attempt = %v", err)
+	}
+	a, err := db.StartAttempt(ctx, localdb.Attempt{ExamID: "e1", MemberID: "m1", StartedAt: t0, Deadline: t0.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Starting again keeps the first attempt.
+	again, err := db.StartAttempt(ctx, localdb.Attempt{ExamID: "e1", MemberID: "m1", StartedAt: t0.Add(time.Minute), Deadline: t0.Add(2 * time.Hour)})
+	if err != nil || !again.StartedAt.Equal(a.StartedAt) {
+		t.Fatalf("second start = %+v, %v", again, err)
+	}
+	if err := db.SaveAnswer(ctx, "e1", "m1", "q1", "a", t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetFlag(ctx, "e1", "m1", "q1", true, t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SaveAnswer(ctx, "e1", "m1", "q1", "b", t0.Add(2*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SaveAnswer(ctx, "e1", "m1", "q2", "c", t0.Add(61*time.Minute)); !errors.Is(err, localdb.ErrTimeUp) {
+		t.Fatalf("save after deadline = %v", err)
+	}
+	got, err := db.Answers("e1", "m1")
+	if err != nil || len(got) != 1 || got["q1"].Answer != "b" || !got["q1"].Flagged {
+		t.Fatalf("answers = %+v, %v", got, err)
+	}
+	if _, err := db.FinishAttempt(ctx, "e1", "m1", t0.Add(5*time.Minute), localdb.FinishStudent); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SaveAnswer(ctx, "e1", "m1", "q2", "c", t0.Add(6*time.Minute)); !errors.Is(err, localdb.ErrAttemptFinished) {
+		t.Fatalf("save after finish = %v", err)
+	}
+	if _, err := db.ExtendAttempt(ctx, localdb.Extension{ExamID: "e1", MemberID: "m1", Minutes: 5, At: t0}); !errors.Is(err, localdb.ErrAttemptFinished) {
+		t.Fatalf("extend finished attempt = %v", err)
+	}
+	// Two saves (the flag is not an outbox entry), in order.
+	if n, err := db.Pending(); err != nil || n != 2 {
+		t.Fatalf("pending = %d, %v", n, err)
+	}
+}
+
+// TestOutbox seals, acknowledges and re-seals: a sealed batch keeps its key
+// and answers until acknowledged, whatever happens in between.
+func TestOutbox(t *testing.T) {
+	path := filepath.Join(t.TempDir(), localdb.FileName)
+	db := open(t, path)
+	ctx := t.Context()
+	for _, m := range []string{"m1", "m2"} {
+		if _, err := db.StartAttempt(ctx, localdb.Attempt{ExamID: "e1", MemberID: m, StartedAt: t0, Deadline: t0.Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 25 {
+		if err := db.SaveAnswer(ctx, "e1", fmt.Sprintf("m%d", i%2+1), fmt.Sprintf("q%d", i), "a", t0.Add(time.Duration(i)*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b1, err := db.NextBatch(ctx, 10, t0)
+	if err != nil || b1 == nil || len(b1.Answers) != 10 || b1.Answers[0].QuestionID != "q0" || b1.IdempotencyKey == "" {
+		t.Fatalf("first batch = %+v, %v", b1, err)
+	}
+	// Until acknowledged, the same batch comes back (after a restart too).
+	db.Close()
+	db = open(t, path)
+	again, err := db.NextBatch(ctx, 10, t0)
+	if err != nil || again.Seq != b1.Seq || again.IdempotencyKey != b1.IdempotencyKey || len(again.Answers) != 10 {
+		t.Fatalf("batch after restart = %+v, %v", again, err)
+	}
+	if n, _ := db.Pending(); n != 25 {
+		t.Fatalf("pending = %d, want 25", n)
+	}
+	if err := db.AckBatch(ctx, b1.Seq, localdb.Receipt{IdempotencyKey: b1.IdempotencyKey, SyncID: "S1", Records: 10}); err != nil {
+		t.Fatal(err)
+	}
+	var last localdb.Receipt
+	if found, err := db.GetMeta(localdb.MetaLastReceipt, &last); err != nil || !found || last.SyncID != "S1" {
+		t.Fatalf("last receipt = %+v, %v", last, err)
+	}
+	all, err := db.SealAll(ctx, 10, t0)
+	if err != nil || len(all) != 2 || len(all[0].Answers) != 10 || len(all[1].Answers) != 5 || all[1].Answers[4].QuestionID != "q24" {
+		t.Fatalf("seal all = %+v, %v", all, err)
+	}
+	if all[0].IdempotencyKey == b1.IdempotencyKey || all[0].IdempotencyKey == all[1].IdempotencyKey {
+		t.Fatal("idempotency keys repeat")
+	}
+	for _, b := range all {
+		if err := db.AckBatch(ctx, b.Seq, localdb.Receipt{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, err := db.NextBatch(ctx, 10, t0); b != nil || err != nil {
+		t.Fatalf("empty outbox gave %+v, %v", b, err)
+	}
+	c, err := db.Counts()
+	if err != nil || c.Pending != 0 || c.Answers != 25 || c.Attempts != 2 {
+		t.Fatalf("counts = %+v, %v", c, err)
+	}
+}
+
+// TestGroupCommit saves from many goroutines at once: every acknowledged save
+// is there, each exactly once in the outbox.
+func TestGroupCommit(t *testing.T) {
+	db := open(t, filepath.Join(t.TempDir(), localdb.FileName))
+	ctx := t.Context()
+	const students, each = 50, 40
+	for m := range students {
+		if _, err := db.StartAttempt(ctx, localdb.Attempt{ExamID: "e", MemberID: fmt.Sprint(m), StartedAt: t0, Deadline: t0.Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, students)
+	for m := range students {
+		wg.Go(func() {
+			for q := range each {
+				if err := db.SaveAnswer(ctx, "e", fmt.Sprint(m), fmt.Sprint(q), "x", t0); err != nil {
+					errs <- err
+					return
+				}
+			}
+			// One refused write in a group must not fail the others.
+			if err := db.SaveAnswer(ctx, "e", "nobody", "q", "x", t0); !errors.Is(err, localdb.ErrNoAttempt) {
+				errs <- fmt.Errorf("save without attempt = %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	batches, err := db.SealAll(ctx, 100_000, t0)
+	if err != nil || len(batches) != 1 || len(batches[0].Answers) != students*each {
+		t.Fatalf("outbox holds %d batches, %v", len(batches), err)
+	}
+	seen := map[string]bool{}
+	for _, a := range batches[0].Answers {
+		k := a.MemberID + "/" + a.QuestionID
+		if seen[k] {
+			t.Fatalf("%s twice in the outbox", k)
+		}
+		seen[k] = true
+	}
+}
+
+func TestPackageSwapAndDownload(t *testing.T) {
+	db := open(t, filepath.Join(t.TempDir(), localdb.FileName))
+	ctx := t.Context()
+	if _, _, err := db.Package(); !errors.Is(err, localdb.ErrNoPackage) {
+		t.Fatalf("package before any = %v", err)
+	}
+	data := []byte("encrypted package bytes")
+	sum := sha256.Sum256(data)
+	meta := localdb.PackageMeta{ChecksumSHA256: hex.EncodeToString(sum[:]), Version: "v1", Size: int64(len(data)), PulledAt: t0}
+	if err := db.SwapPackage(ctx, meta, data); err != nil {
+		t.Fatal(err)
+	}
+	bad := meta
+	bad.Version = "v2"
+	if err := db.SwapPackage(ctx, bad, []byte("encrypted package bytez")); !errors.Is(err, localdb.ErrPackageChecksum) {
+		t.Fatalf("swap with wrong bytes = %v", err)
+	}
+	got, b, err := db.Package()
+	if err != nil || got.Version != "v1" || string(b) != string(data) {
+		t.Fatalf("package = %+v %q, %v", got, b, err)
+	}
+
+	if err := db.StartDownload(ctx, localdb.Download{ETag: `"x"`, Size: 10}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AppendDownload(ctx, 0, []byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AppendDownload(ctx, 3, []byte("zz")); err == nil {
+		t.Fatal("append at a wrong offset accepted")
+	}
+	if err := db.AppendDownload(ctx, 5, []byte("world")); err != nil {
+		t.Fatal(err)
+	}
+	dl, found, err := db.Download()
+	if err != nil || !found || dl.Received != 10 {
+		t.Fatalf("download = %+v %v %v", dl, found, err)
+	}
+	if b, err := db.DownloadedBytes(); err != nil || string(b) != "helloworld" {
+		t.Fatalf("downloaded = %q, %v", b, err)
+	}
+	if err := db.ResetDownload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, found, _ := db.Download(); found {
+		t.Fatal("download survived a reset")
+	}
+}

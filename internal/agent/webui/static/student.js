@@ -1,0 +1,963 @@
+/*
+ * labagent student page (ES5 only: it must run on old browsers).
+ * API: docs/api/labagent.md ("Student API").
+ *
+ * Element ids and classes (stable, for browser tests):
+ *   #login-view                 sign-in section
+ *   #login-form                 sign-in form: #username, #password, #token, #login-submit
+ *   #login-error                sign-in error message (envelope "error")
+ *   #list-view                  exam list section
+ *   #exam-list                  list of exams; each is .exam-item[data-exam-id][data-state]
+ *     .start-exam               "Mulai" (open) / "Lanjutkan" (in_progress) button in an .exam-item
+ *   #list-notice                notice on the list ("Waktu habis", ...)
+ *   #finish-result              result after finishing ("Terjawab 12 dari 40 soal")
+ *   #list-error                 error loading the list or starting an exam
+ *   #exam-view                  exam section
+ *   #exam-title, #timer         exam title, countdown (remaining time, from the server)
+ *   #question-number            "Soal 3 dari 40"
+ *   #question-text              the current question's text
+ *   #answer-area                holds the answer controls:
+ *     .option[data-option-id]   clickable option (button); .selected when chosen;
+ *                               true_false uses data-option-id "true" / "false"
+ *     #answer-text              textarea for short_answer / essay
+ *   #save-status                "Menyimpan..." / "Tersimpan" (only once the server acknowledged
+ *                               the current question's latest answer) / error text
+ *   #nav-grid                   number grid; .nav-item[data-number] with classes
+ *                               .answered .flagged .current .unsaved
+ *   #prev-question, #next-question, #flag-toggle (aria-pressed, .on when flagged)
+ *   #review-button, #review-panel, #review-list (.review-item[data-number]), #review-back
+ *   #finish-button              opens #finish-dialog; #finish-confirm, #finish-cancel, #finish-error
+ *   #logout                     sign out
+ *   #exam-error, #global-message  other messages
+ */
+(function () {
+  'use strict';
+
+  var SAVE_RETRY_MS = 3000;
+  var TEXT_DEBOUNCE_MS = 800;
+  var EXAM_REFRESH_MS = 30000;
+  var LIST_REFRESH_MS = 30000;
+  var CUR_KEY = 'labagent.current';
+  var PENDING_KEY = 'labagent.pending';
+
+  // ---------- small helpers ----------
+
+  function $(id) { return document.getElementById(id); }
+
+  function hasClass(el, c) { return (' ' + el.className + ' ').indexOf(' ' + c + ' ') >= 0; }
+  function addClass(el, c) { if (!hasClass(el, c)) { el.className = (el.className ? el.className + ' ' : '') + c; } }
+  function removeClass(el, c) {
+    el.className = (' ' + el.className + ' ').replace(' ' + c + ' ', ' ').replace(/^\s+|\s+$/g, '');
+  }
+  function setClass(el, c, on) { if (on) { addClass(el, c); } else { removeClass(el, c); } }
+  function show(el, on) { setClass(el, 'hidden', !on); }
+
+  function setText(el, text) { el.textContent = text === null || text === undefined ? '' : String(text); }
+
+  function clear(el) { while (el.firstChild) { el.removeChild(el.firstChild); } }
+
+  function make(tag, cls, text) {
+    var el = document.createElement(tag);
+    if (cls) { el.className = cls; }
+    if (text !== undefined && text !== null) { el.textContent = String(text); }
+    return el;
+  }
+
+  function message(el, text) { setText(el, text || ''); show(el, !!text); }
+
+  // closest walks up from el to the first element with attribute attr.
+  function closest(el, attr) {
+    while (el && el.nodeType === 1) {
+      if (el.getAttribute(attr) !== null) { return el; }
+      el = el.parentNode;
+    }
+    return null;
+  }
+
+  function on(el, ev, fn) { el.addEventListener(ev, fn, false); }
+
+  // store is a guarded sessionStorage/localStorage (private mode, old browsers).
+  function store(kind) {
+    try {
+      var s = window[kind];
+      var probe = '__labagent__';
+      s.setItem(probe, '1');
+      s.removeItem(probe);
+      return s;
+    } catch (e) {
+      return null;
+    }
+  }
+  var local = store('localStorage');
+  var session = store('sessionStorage') || local;
+
+  function load(s, key) {
+    if (!s) { return null; }
+    try { return JSON.parse(s.getItem(key)); } catch (e) { return null; }
+  }
+  function save(s, key, value) {
+    if (!s) { return; }
+    try {
+      if (value === null) { s.removeItem(key); } else { s.setItem(key, JSON.stringify(value)); }
+    } catch (e) { /* quota, private mode */ }
+  }
+
+  // parseTime reads an RFC 3339 time (any number of fractional digits).
+  function parseTime(s) {
+    var m = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d+)?(Z|([+-])(\d\d):(\d\d))$/i.exec(s || '');
+    if (!m || +m[1] < 1971) { return null; }
+    var t = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]);
+    if (m[9]) { t -= (m[9] === '-' ? -1 : 1) * (+m[10] * 60 + +m[11]) * 60000; }
+    return new Date(t);
+  }
+
+  var MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'Mei', 'Jun', 'Jul', 'Agu', 'Sep', 'Okt', 'Nov', 'Des'];
+  function pad(n) { return n < 10 ? '0' + n : String(n); }
+  function fmtClock(d) { return pad(d.getHours()) + ':' + pad(d.getMinutes()); }
+  function fmtDate(d) { return d.getDate() + ' ' + MONTHS[d.getMonth()] + ' ' + d.getFullYear(); }
+  function fmtWindow(a, b) {
+    var s = parseTime(a), e = parseTime(b);
+    if (!s || !e) { return ''; }
+    var out = fmtDate(s) + ' ' + fmtClock(s) + ' \u2013 ';
+    if (fmtDate(s) !== fmtDate(e)) { out += fmtDate(e) + ' '; }
+    return out + fmtClock(e);
+  }
+  function fmtDuration(sec) {
+    if (sec < 0) { sec = 0; }
+    var h = Math.floor(sec / 3600), m = Math.floor(sec % 3600 / 60), s = sec % 60;
+    return (h > 0 ? h + ':' + pad(m) : pad(m)) + ':' + pad(s);
+  }
+
+  // ---------- API ----------
+
+  // api calls the labagent API; cb(err, data). err is null on 2xx, else
+  // {status, code, message} from the error envelope (status 0: no connection).
+  // A 401 anywhere (except sign-in) returns to the sign-in form.
+  function api(method, path, body, cb) {
+    var xhr = new XMLHttpRequest();
+    var url = path;
+    if (method === 'GET') { url += (url.indexOf('?') < 0 ? '?' : '&') + '_=' + new Date().getTime(); }
+    if (method !== 'GET' && (body === null || body === undefined)) { body = {}; }
+    var done = false;
+    xhr.open(method, url, true);
+    xhr.setRequestHeader('Accept', 'application/json');
+    xhr.setRequestHeader('Cache-Control', 'no-cache');
+    if (method !== 'GET') { xhr.setRequestHeader('Content-Type', 'application/json'); }
+    try { xhr.timeout = 20000; } catch (e) { /* old browsers */ }
+    xhr.onreadystatechange = function () {
+      if (xhr.readyState !== 4 || done) { return; }
+      done = true;
+      var status = xhr.status;
+      if (status >= 12000) { status = 0; } // IE network errors
+      var data = null;
+      try { data = xhr.responseText ? JSON.parse(xhr.responseText) : null; } catch (e) { data = null; }
+      if (status >= 200 && status < 300) { cb(null, data || {}); return; }
+      var err = { status: status, code: '', message: '' };
+      if (data && typeof data === 'object') {
+        err.code = data.code || '';
+        err.message = data.error || '';
+      }
+      if (!err.message) {
+        err.message = status === 0 ? 'Tidak terhubung ke server.' : 'Terjadi kesalahan (' + status + ').';
+      }
+      if (status === 401 && path !== '/api/student/login') {
+        signedOut(student ? 'Sesi berakhir. Silakan masuk lagi.' : '');
+        return;
+      }
+      cb(err, data);
+    };
+    xhr.send(method === 'GET' ? null : JSON.stringify(body));
+  }
+
+  function examPath(id, rest) {
+    return '/api/student/exams/' + encodeURIComponent(id) + (rest || '');
+  }
+
+  // ---------- state ----------
+
+  var student = null;     // {id, username, nama, kelas}
+  var listTimer = null;
+  var exam = null;        // open exam: see openExam
+  var gen = 0;            // bumped whenever an exam is opened or closed: stale callbacks check it
+
+  function views(name) {
+    show($('loading'), false);
+    show($('login-view'), name === 'login');
+    show($('list-view'), name === 'list');
+    show($('exam-view'), name === 'exam');
+    show($('logout'), name !== 'login');
+  }
+
+  // ---------- sign-in ----------
+
+  function signedOut(msg) {
+    closeExam();
+    stopListRefresh();
+    student = null;
+    setText($('student-name'), '');
+    views('login');
+    message($('login-error'), msg || '');
+    $('password').value = '';
+    $('login-submit').disabled = false;
+  }
+
+  on($('login-form'), 'submit', function (e) {
+    e.preventDefault();
+    var u = $('username').value.replace(/^\s+|\s+$/g, '');
+    var p = $('password').value;
+    var t = $('token').value.replace(/^\s+|\s+$/g, '');
+    if (!u || !p.replace(/\s+/g, '') || !t) {
+      message($('login-error'), 'Isi nama pengguna, password ujian, dan token.');
+      return;
+    }
+    var btn = $('login-submit');
+    btn.disabled = true;
+    setText(btn, 'Memproses\u2026');
+    message($('login-error'), '');
+    api('POST', '/api/student/login', { username: u, password: p, token: t }, function (err) {
+      btn.disabled = false;
+      setText(btn, 'Masuk');
+      if (err) {
+        message($('login-error'), err.message);
+        return;
+      }
+      $('password').value = '';
+      $('token').value = '';
+      loadMe(true);
+    });
+  });
+
+  on($('logout'), 'click', function () {
+    if (exam && unsavedCount(true) > 0 &&
+        !window.confirm('Ada jawaban yang belum tersimpan. Tetap keluar?')) {
+      return;
+    }
+    save(local, CUR_KEY, null);
+    save(session, PENDING_KEY, null);
+    api('POST', '/api/student/logout', null, function () { /* signed out below either way */ });
+    signedOut('');
+  });
+
+  // ---------- exam list ----------
+
+  var STATES = {
+    upcoming: 'Belum dibuka',
+    open: 'Dibuka',
+    in_progress: 'Sedang dikerjakan',
+    finished: 'Selesai',
+    closed: 'Ditutup'
+  };
+
+  // loadMe fetches the student and their exams; with restore it reopens the
+  // exam remembered in storage when it is still in progress.
+  function loadMe(restore) {
+    api('GET', '/api/student/me', null, function (err, data) {
+      if (err) {
+        if (!student) { // first load failed: show the sign-in form with the error
+          views('login');
+          message($('login-error'), err.message);
+        } else {
+          message($('list-error'), err.message);
+        }
+        return;
+      }
+      student = data.student || {};
+      var who = student.nama || student.username || '';
+      setText($('student-name'), student.kelas ? who + ' (' + student.kelas + ')' : who);
+      var exams = data.exams || [];
+      renderList(exams);
+      if (restore) {
+        var cur = load(local, CUR_KEY);
+        if (cur && cur.u === student.username) {
+          for (var i = 0; i < exams.length; i++) {
+            if (String(exams[i].id) === String(cur.exam) && exams[i].state === 'in_progress') {
+              openExam(exams[i].id, cur.n);
+              return;
+            }
+          }
+          save(local, CUR_KEY, null);
+        }
+      }
+      if (!exam) { showList(); }
+    });
+  }
+
+  function showList() {
+    views('list');
+    stopListRefresh();
+    listTimer = window.setInterval(function () {
+      if (!exam && student) { loadMe(false); }
+    }, LIST_REFRESH_MS);
+  }
+
+  function stopListRefresh() {
+    if (listTimer) { window.clearInterval(listTimer); listTimer = null; }
+  }
+
+  function renderList(exams) {
+    var ul = $('exam-list');
+    clear(ul);
+    if (!exams.length) {
+      ul.appendChild(make('li', 'exam-empty', 'Belum ada ujian untuk kamu hari ini.'));
+      return;
+    }
+    for (var i = 0; i < exams.length; i++) {
+      var x = exams[i];
+      var li = make('li', 'exam-item card state-' + x.state);
+      li.setAttribute('data-exam-id', String(x.id));
+      li.setAttribute('data-state', x.state || '');
+      li.appendChild(make('h2', 'exam-item-title', x.title));
+      if (x.subject) { li.appendChild(make('p', 'exam-subject', x.subject)); }
+      var win = fmtWindow(x.starts_at, x.ends_at);
+      if (win) { li.appendChild(make('p', 'exam-meta', 'Jadwal: ' + win)); }
+      li.appendChild(make('p', 'exam-meta',
+        'Durasi ' + (x.duration_minutes || 0) + ' menit \u00b7 ' + (x.question_count || 0) + ' soal'));
+      li.appendChild(make('p', 'exam-state', STATES[x.state] || x.state));
+      if (x.state === 'in_progress' || x.state === 'finished') {
+        var line = 'Terjawab ' + (x.answered || 0) + ' dari ' + (x.question_count || 0) + ' soal';
+        if (x.state === 'in_progress') { line += ' \u00b7 Sisa waktu ' + fmtDuration(x.remaining_seconds || 0); }
+        li.appendChild(make('p', 'exam-meta', line));
+      }
+      if (x.state === 'open' || x.state === 'in_progress') {
+        var b = make('button', 'btn btn-primary btn-block start-exam', x.state === 'open' ? 'Mulai' : 'Lanjutkan');
+        b.type = 'button';
+        b.setAttribute('data-exam-id', String(x.id));
+        li.appendChild(b);
+      }
+      ul.appendChild(li);
+    }
+  }
+
+  on($('exam-list'), 'click', function (e) {
+    var b = closest(e.target, 'data-exam-id');
+    if (!b || !hasClass(b, 'start-exam') || b.disabled) { return; }
+    b.disabled = true;
+    setText(b, 'Membuka\u2026');
+    message($('list-notice'), '');
+    message($('finish-result'), '');
+    message($('list-error'), '');
+    openExam(b.getAttribute('data-exam-id'), 0);
+  });
+
+  on($('refresh-list'), 'click', function () {
+    message($('list-error'), '');
+    loadMe(false);
+  });
+
+  // ---------- exam ----------
+
+  // openExam starts (or resumes) the attempt, loads it and shows question
+  // number n (or the first one).
+  function openExam(id, n) {
+    var g = ++gen;
+    api('POST', examPath(id, '/start'), null, function (err) {
+      if (g !== gen) { return; }
+      if (err) { examOpenFailed(err); return; }
+      api('GET', examPath(id), null, function (err2, a) {
+        if (g !== gen) { return; }
+        if (err2) { examOpenFailed(err2); return; }
+        if (a.finished) {
+          save(local, CUR_KEY, null);
+          showList();
+          message($('list-notice'), 'Ujian ini sudah selesai.');
+          loadMe(false);
+          return;
+        }
+        startExam(id, a, n);
+      });
+    });
+  }
+
+  function examOpenFailed(err) {
+    save(local, CUR_KEY, null);
+    showList();
+    loadMe(false);
+    message($('list-error'), err.message);
+  }
+
+  function startExam(id, a, n) {
+    stopListRefresh();
+    var qs = a.questions || [];
+    exam = {
+      id: id,
+      attempt: a,
+      questions: qs,
+      index: 0,
+      saves: {},          // question id -> save state (see saveAnswer)
+      endAt: 0,
+      tick: null,
+      refresh: null,
+      checking: false,
+      ended: false,
+      flagBusy: false
+    };
+    for (var i = 0; i < qs.length; i++) {
+      if (qs[i].answer === null || qs[i].answer === undefined) { qs[i].answer = ''; }
+      if (n && qs[i].number === n) { exam.index = i; }
+    }
+    var title = a.exam ? a.exam.title : '';
+    setText($('exam-title'), title);
+    message($('exam-error'), '');
+    show($('finish-dialog'), false);
+    showReview(false);
+    buildNav();
+    syncTimer(a.remaining_seconds);
+    exam.tick = window.setInterval(tick, 500);
+    exam.refresh = window.setInterval(refreshAttempt, EXAM_REFRESH_MS);
+    views('exam');
+    resendPending();
+    showQuestion(exam.index);
+    tick();
+  }
+
+  // closeExam stops the exam's timers and retries; callbacks still in flight
+  // are ignored through gen.
+  function closeExam() {
+    gen++;
+    if (!exam) { return; }
+    exam.ended = true;
+    window.clearInterval(exam.tick);
+    window.clearInterval(exam.refresh);
+    for (var qid in exam.saves) {
+      if (exam.saves.hasOwnProperty(qid)) {
+        var s = exam.saves[qid];
+        if (s.retry) { window.clearTimeout(s.retry); }
+        if (s.debounce) { window.clearTimeout(s.debounce); }
+      }
+    }
+    exam = null;
+    show($('finish-dialog'), false);
+  }
+
+  function current() { return exam.questions[exam.index]; }
+
+  function remember() {
+    if (!exam || !student) { return; }
+    var q = current();
+    save(local, CUR_KEY, { u: student.username, exam: String(exam.id), n: q ? q.number : 0 });
+  }
+
+  // ---------- timer ----------
+
+  function syncTimer(remaining) {
+    if (!exam || typeof remaining !== 'number') { return; }
+    exam.endAt = new Date().getTime() + remaining * 1000;
+  }
+
+  function tick() {
+    if (!exam || exam.ended) { return; }
+    var left = Math.ceil((exam.endAt - new Date().getTime()) / 1000);
+    if (left < 0) { left = 0; }
+    var el = $('timer');
+    setText(el, fmtDuration(left));
+    setClass(el, 'timer-warn', left <= 300);
+    if (left === 0 && !exam.checking) {
+      // Confirm with the server first: the proctor may have added time.
+      exam.checking = true;
+      refreshAttempt(true);
+    }
+  }
+
+  // refreshAttempt re-reads the attempt for its remaining time and state.
+  function refreshAttempt(atZero) {
+    if (!exam) { return; }
+    var g = gen;
+    api('GET', examPath(exam.id), null, function (err, a) {
+      if (g !== gen || !exam) { return; }
+      exam.checking = false;
+      if (err) {
+        if (err.code === 'TIME_UP' || err.code === 'EXAM_FINISHED' || atZero === true) { timeUp(); }
+        return;
+      }
+      var known = typeof a.remaining_seconds === 'number';
+      if (a.finished || (known && a.remaining_seconds <= 0) || (!known && atZero === true)) {
+        timeUp();
+        return;
+      }
+      syncTimer(a.remaining_seconds);
+    });
+  }
+
+  function timeUp() {
+    if (!exam) { return; }
+    save(local, CUR_KEY, null);
+    save(session, PENDING_KEY, null);
+    closeExam();
+    setText($('timer'), '00:00');
+    showList();
+    message($('list-notice'), 'Waktu habis. Ujian sudah selesai dan jawaban yang tersimpan sudah dikumpulkan.');
+    loadMe(false);
+  }
+
+  // ---------- questions ----------
+
+  function buildNav() {
+    var grid = $('nav-grid');
+    clear(grid);
+    for (var i = 0; i < exam.questions.length; i++) {
+      var b = make('button', 'nav-item', exam.questions[i].number);
+      b.type = 'button';
+      b.setAttribute('data-number', String(exam.questions[i].number));
+      b.setAttribute('data-index', String(i));
+      grid.appendChild(b);
+    }
+  }
+
+  function updateNav() {
+    if (!exam) { return; }
+    var items = $('nav-grid').childNodes;
+    for (var i = 0; i < items.length; i++) {
+      var q = exam.questions[i];
+      if (!q) { continue; }
+      var el = items[i];
+      setClass(el, 'answered', q.answer !== '');
+      setClass(el, 'flagged', !!q.flagged);
+      setClass(el, 'current', i === exam.index);
+      setClass(el, 'unsaved', isUnsaved(q.id));
+      var label = 'Soal ' + q.number + (q.answer !== '' ? ', sudah dijawab' : ', belum dijawab') +
+        (q.flagged ? ', ragu-ragu' : '');
+      el.setAttribute('aria-label', label);
+    }
+  }
+
+  on($('nav-grid'), 'click', function (e) {
+    var b = closest(e.target, 'data-index');
+    if (b && exam) {
+      showReview(false);
+      showQuestion(+b.getAttribute('data-index'));
+    }
+  });
+
+  function showQuestion(i) {
+    if (!exam || !exam.questions.length) {
+      setText($('question-number'), 'Tidak ada soal.');
+      return;
+    }
+    flushText();
+    if (i < 0) { i = 0; }
+    if (i >= exam.questions.length) { i = exam.questions.length - 1; }
+    exam.index = i;
+    var q = current();
+    setText($('question-number'), 'Soal ' + q.number + ' dari ' + exam.questions.length);
+    setText($('question-text'), q.text);
+    renderAnswer(q);
+    $('prev-question').disabled = i === 0;
+    setText($('next-question'), i === exam.questions.length - 1 ? 'Periksa \u203a' : 'Berikutnya \u203a');
+    updateFlag();
+    updateNav();
+    updateSaveStatus();
+    remember();
+    if (window.scrollTo) { window.scrollTo(0, 0); }
+  }
+
+  function optionsOf(q) {
+    if (q.type === 'true_false') {
+      return [{ id: 'true', text: 'Benar' }, { id: 'false', text: 'Salah' }];
+    }
+    return q.options || [];
+  }
+
+  function renderAnswer(q) {
+    var area = $('answer-area');
+    clear(area);
+    if (q.type === 'short_answer' || q.type === 'essay') {
+      var ta = make('textarea', 'answer-text' + (q.type === 'essay' ? ' answer-essay' : ''));
+      ta.id = 'answer-text';
+      ta.maxLength = 10000;
+      ta.rows = q.type === 'essay' ? 10 : 3;
+      ta.setAttribute('placeholder', 'Ketik jawaban di sini');
+      ta.setAttribute('aria-label', 'Jawaban');
+      ta.value = q.answer;
+      ta.setAttribute('data-question-id', q.id);
+      area.appendChild(ta);
+      return;
+    }
+    if (q.type !== 'single_choice' && q.type !== 'multiple_choice' && q.type !== 'true_false') {
+      area.appendChild(make('p', 'msg msg-error', 'Jenis soal tidak dikenal. Beri tahu pengawas.'));
+      return;
+    }
+    var multi = q.type === 'multiple_choice';
+    if (multi) { area.appendChild(make('p', 'hint', 'Pilih semua jawaban yang benar.')); }
+    var opts = optionsOf(q);
+    for (var i = 0; i < opts.length; i++) {
+      var o = opts[i];
+      var b = make('button', 'option' + (multi ? ' option-multi' : ''));
+      b.type = 'button';
+      b.setAttribute('data-option-id', String(o.id));
+      b.setAttribute('role', multi ? 'checkbox' : 'radio');
+      var mark = q.type === 'true_false' ? '' : String.fromCharCode(65 + i % 26);
+      b.appendChild(make('span', 'option-mark', mark));
+      b.appendChild(make('span', 'option-text', o.text));
+      area.appendChild(b);
+    }
+    paintOptions(q);
+  }
+
+  function selectedSet(q) {
+    var set = {};
+    if (q.answer === '') { return set; }
+    var parts = q.type === 'multiple_choice' ? q.answer.split(',') : [q.answer];
+    for (var i = 0; i < parts.length; i++) { set[parts[i]] = true; }
+    return set;
+  }
+
+  function paintOptions(q) {
+    var set = selectedSet(q);
+    var btns = $('answer-area').getElementsByTagName('button');
+    for (var i = 0; i < btns.length; i++) {
+      var sel = !!set[btns[i].getAttribute('data-option-id')];
+      setClass(btns[i], 'selected', sel);
+      btns[i].setAttribute('aria-checked', sel ? 'true' : 'false');
+    }
+  }
+
+  on($('answer-area'), 'click', function (e) {
+    var b = closest(e.target, 'data-option-id');
+    if (!b || !exam) { return; }
+    var q = current();
+    var id = b.getAttribute('data-option-id');
+    var value = id;
+    if (q.type === 'multiple_choice') {
+      var set = selectedSet(q);
+      set[id] = !set[id];
+      var ids = [];
+      var opts = optionsOf(q);
+      for (var i = 0; i < opts.length; i++) {
+        if (set[String(opts[i].id)]) { ids.push(String(opts[i].id)); }
+      }
+      value = ids.join(',');
+    }
+    setAnswer(q, value);
+    paintOptions(q);
+  });
+
+  // Text answers: saved 800 ms after the last keystroke, and at once on change/blur.
+  on($('answer-area'), 'input', function (e) {
+    if (!exam || e.target.id !== 'answer-text') { return; }
+    var q = current();
+    var s = saveState(q.id);
+    if (s.debounce) { window.clearTimeout(s.debounce); }
+    var g = gen;
+    s.debounce = window.setTimeout(function () {
+      s.debounce = null;
+      if (g === gen) { flushText(); }
+    }, TEXT_DEBOUNCE_MS);
+    updateSaveStatus();
+    updateNav();
+  });
+
+  function textChanged(e) {
+    if (exam && e.target.id === 'answer-text') { flushText(); }
+  }
+  on($('answer-area'), 'change', textChanged);
+  // blur does not bubble: listen in the capture phase.
+  $('answer-area').addEventListener('blur', textChanged, true);
+
+  // flushText saves the textarea's value now if it changed.
+  function flushText() {
+    var ta = $('answer-text');
+    if (!ta || !exam) { return; }
+    var q = null;
+    var qid = ta.getAttribute('data-question-id');
+    for (var i = 0; i < exam.questions.length; i++) {
+      if (String(exam.questions[i].id) === qid) { q = exam.questions[i]; }
+    }
+    if (!q) { return; }
+    var s = exam.saves[q.id];
+    if (s && s.debounce) { window.clearTimeout(s.debounce); s.debounce = null; }
+    setAnswer(q, ta.value);
+  }
+
+  // ---------- saving answers ----------
+  //
+  // Each question has a save state {want, acked, inflight, error, retry,
+  // debounce}. want is the student's latest answer; "Tersimpan" shows only
+  // when the server acknowledged exactly that value. A failed save is retried
+  // every SAVE_RETRY_MS with the latest value until the server takes it.
+
+  function saveState(qid) {
+    var s = exam.saves[qid];
+    if (!s) {
+      s = { want: null, acked: null, inflight: false, error: '', fatal: false, retry: null, debounce: null };
+      exam.saves[qid] = s;
+    }
+    return s;
+  }
+
+  function isUnsaved(qid) {
+    var s = exam && exam.saves[qid];
+    return !!s && (!!s.debounce || (s.want !== null && s.want !== s.acked));
+  }
+
+  // unsavedCount counts answers not acknowledged yet; without withRejected it
+  // skips those the server refused (400, 404, ...), which no retry can save.
+  function unsavedCount(withRejected) {
+    var n = 0;
+    if (!exam) { return 0; }
+    for (var qid in exam.saves) {
+      if (exam.saves.hasOwnProperty(qid) && isUnsaved(qid) && (withRejected || !exam.saves[qid].fatal)) { n++; }
+    }
+    return n;
+  }
+
+  // setAnswer records the student's latest answer to q and saves it.
+  // q.answer always holds the latest answer (saved or not).
+  function setAnswer(q, value) {
+    var s = saveState(q.id);
+    if (value === q.answer) { return; }
+    q.answer = value;
+    s.want = value;
+    s.error = '';
+    s.fatal = false;
+    storePending();
+    if (!s.inflight) { sendSave(q); }
+    updateSaveStatus();
+    updateNav();
+  }
+
+  function sendSave(q) {
+    var s = saveState(q.id);
+    if (s.retry) { window.clearTimeout(s.retry); s.retry = null; }
+    var value = s.want;
+    var g = gen;
+    var id = exam.id;
+    s.inflight = true;
+    api('PUT', examPath(id, '/answers/' + encodeURIComponent(q.id)), { answer: value }, function (err, data) {
+      if (g !== gen || !exam) { return; }
+      s.inflight = false;
+      if (!err) {
+        s.acked = value;
+        s.error = '';
+        syncTimer(data.remaining_seconds);
+        if (s.want !== value) {
+          sendSave(q); // the student changed it meanwhile: save the latest
+        } else {
+          storePending();
+        }
+      } else if (err.code === 'TIME_UP' || err.code === 'EXAM_FINISHED') {
+        timeUp();
+        return;
+      } else if (err.status === 0 || err.status >= 500 || err.status === 429 || err.status === 408) {
+        s.error = 'Gagal menyimpan: ' + err.message + ' Mencoba lagi\u2026';
+        s.retry = window.setTimeout(function () {
+          s.retry = null;
+          if (g === gen && exam && !s.inflight && s.want !== s.acked) { sendSave(q); }
+        }, SAVE_RETRY_MS);
+      } else {
+        // Rejected (invalid answer, too long, ...): retrying would not help.
+        s.error = 'Jawaban tidak tersimpan: ' + err.message;
+        s.fatal = true;
+      }
+      updateSaveStatus();
+      updateNav();
+    });
+  }
+
+  function updateSaveStatus() {
+    if (!exam) { return; }
+    var el = $('save-status');
+    var q = current();
+    if (!q) { setText(el, ''); return; }
+    var s = exam.saves[q.id];
+    var text = '', cls = 'save-status';
+    if (s && s.error && s.want !== s.acked) {
+      text = s.error;
+      cls += ' save-error';
+    } else if (s && (s.debounce || s.inflight || (s.want !== null && s.want !== s.acked))) {
+      text = 'Menyimpan\u2026';
+      cls += ' save-busy';
+    } else if (q.answer !== '') {
+      text = 'Tersimpan';
+      cls += ' save-ok';
+    } else if (s && s.acked !== null) {
+      text = 'Jawaban dihapus \u00b7 Tersimpan';
+      cls += ' save-ok';
+    } else {
+      text = 'Belum dijawab';
+    }
+    el.className = cls;
+    setText(el, text);
+  }
+
+  // storePending keeps unacknowledged answers in sessionStorage so that a
+  // reload sends them again.
+  function storePending() {
+    if (!exam || !student) { return; }
+    var answers = {}, any = false;
+    for (var qid in exam.saves) {
+      if (exam.saves.hasOwnProperty(qid)) {
+        var s = exam.saves[qid];
+        if (s.want !== null && s.want !== s.acked && !s.fatal) { answers[qid] = s.want; any = true; }
+      }
+    }
+    save(session, PENDING_KEY, any ? { u: student.username, exam: String(exam.id), answers: answers } : null);
+  }
+
+  function resendPending() {
+    var p = load(session, PENDING_KEY);
+    save(session, PENDING_KEY, null);
+    if (!p || !student || p.u !== student.username || p.exam !== String(exam.id) || !p.answers) { return; }
+    for (var i = 0; i < exam.questions.length; i++) {
+      var q = exam.questions[i];
+      var v = p.answers[String(q.id)];
+      if (typeof v === 'string' && v !== q.answer) { setAnswer(q, v); }
+    }
+  }
+
+  window.onbeforeunload = function () {
+    if (exam) { flushText(); }
+    if (exam && unsavedCount(true) > 0) { return 'Ada jawaban yang belum tersimpan.'; }
+  };
+
+  // ---------- flag, navigation, review ----------
+
+  function updateFlag() {
+    var b = $('flag-toggle');
+    var q = exam && current();
+    var f = !!(q && q.flagged);
+    setClass(b, 'on', f);
+    b.setAttribute('aria-pressed', f ? 'true' : 'false');
+    b.disabled = !q || exam.flagBusy;
+  }
+
+  on($('flag-toggle'), 'click', function () {
+    if (!exam || exam.flagBusy) { return; }
+    var q = current();
+    var want = !q.flagged;
+    var g = gen;
+    exam.flagBusy = true;
+    updateFlag();
+    api('PUT', examPath(exam.id, '/flags/' + encodeURIComponent(q.id)), { flagged: want }, function (err, data) {
+      if (g !== gen || !exam) { return; }
+      exam.flagBusy = false;
+      if (err) {
+        if (err.code === 'TIME_UP' || err.code === 'EXAM_FINISHED') { timeUp(); return; }
+        message($('exam-error'), 'Tanda ragu-ragu gagal disimpan: ' + err.message);
+      } else {
+        message($('exam-error'), '');
+        q.flagged = typeof data.flagged === 'boolean' ? data.flagged : want;
+      }
+      updateFlag();
+      updateNav();
+    });
+  });
+
+  on($('prev-question'), 'click', function () { if (exam) { showQuestion(exam.index - 1); } });
+  on($('next-question'), 'click', function () {
+    if (!exam) { return; }
+    if (exam.index >= exam.questions.length - 1) { flushText(); showReview(true); return; }
+    showQuestion(exam.index + 1);
+  });
+
+  function counts() {
+    var c = { answered: 0, flagged: 0, total: exam.questions.length };
+    for (var i = 0; i < exam.questions.length; i++) {
+      if (exam.questions[i].answer !== '') { c.answered++; }
+      if (exam.questions[i].flagged) { c.flagged++; }
+    }
+    return c;
+  }
+
+  function showReview(visible) {
+    show($('review-panel'), visible);
+    show($('question-panel'), !visible);
+    if (!visible || !exam) { return; }
+    var c = counts();
+    setText($('review-summary'), 'Terjawab ' + c.answered + ' dari ' + c.total + ' soal \u00b7 Ragu-ragu ' +
+      c.flagged + ' \u00b7 Belum dijawab ' + (c.total - c.answered));
+    var ul = $('review-list');
+    clear(ul);
+    for (var i = 0; i < exam.questions.length; i++) {
+      var q = exam.questions[i];
+      var li = make('li');
+      var b = make('button', 'review-item' + (q.answer !== '' ? ' answered' : '') + (q.flagged ? ' flagged' : ''));
+      b.type = 'button';
+      b.setAttribute('data-number', String(q.number));
+      b.setAttribute('data-index', String(i));
+      b.appendChild(make('span', 'review-no', q.number));
+      var state = q.answer !== '' ? 'Sudah dijawab' : 'Belum dijawab';
+      if (q.flagged) { state += ' \u00b7 Ragu-ragu'; }
+      if (isUnsaved(q.id)) { state += ' \u00b7 Belum tersimpan'; }
+      b.appendChild(make('span', 'review-state', state));
+      li.appendChild(b);
+      ul.appendChild(li);
+    }
+    if (window.scrollTo) { window.scrollTo(0, 0); }
+  }
+
+  on($('review-button'), 'click', function () { if (exam) { flushText(); showReview(true); } });
+  on($('review-back'), 'click', function () { if (exam) { showReview(false); showQuestion(exam.index); } });
+  on($('review-list'), 'click', function (e) {
+    var b = closest(e.target, 'data-index');
+    if (b && exam) { showReview(false); showQuestion(+b.getAttribute('data-index')); }
+  });
+
+  // ---------- finish ----------
+
+  on($('finish-button'), 'click', function () {
+    if (!exam) { return; }
+    flushText();
+    var c = counts();
+    setText($('finish-summary'), 'Terjawab ' + c.answered + ' dari ' + c.total + ' soal. Ragu-ragu: ' +
+      c.flagged + '. Belum dijawab: ' + (c.total - c.answered) + '.');
+    message($('finish-error'), '');
+    $('finish-confirm').disabled = false;
+    show($('finish-dialog'), true);
+  });
+
+  on($('finish-cancel'), 'click', function () { show($('finish-dialog'), false); });
+
+  on($('finish-confirm'), 'click', function () {
+    if (!exam) { return; }
+    flushText();
+    if (unsavedCount() > 0) {
+      // Send what is waiting now; finishing would lose it.
+      for (var qid in exam.saves) {
+        if (exam.saves.hasOwnProperty(qid)) {
+          var s = exam.saves[qid];
+          if (s.retry && !s.inflight) {
+            for (var i = 0; i < exam.questions.length; i++) {
+              if (String(exam.questions[i].id) === qid) { sendSave(exam.questions[i]); }
+            }
+          }
+        }
+      }
+      message($('finish-error'), 'Masih ada jawaban yang belum tersimpan. Tunggu sampai semua tersimpan, lalu coba lagi.');
+      return;
+    }
+    var btn = $('finish-confirm');
+    btn.disabled = true;
+    var g = gen;
+    api('POST', examPath(exam.id, '/finish'), null, function (err, data) {
+      if (g !== gen || !exam) { return; }
+      btn.disabled = false;
+      if (err) {
+        if (err.code === 'TIME_UP' || err.code === 'EXAM_FINISHED') { timeUp(); return; }
+        message($('finish-error'), err.message);
+        return;
+      }
+      save(local, CUR_KEY, null);
+      save(session, PENDING_KEY, null);
+      closeExam();
+      showList();
+      message($('list-notice'), '');
+      message($('finish-result'), 'Ujian selesai. Terjawab ' + (data.answered || 0) + ' dari ' +
+        (data.total || 0) + ' soal.');
+      loadMe(false);
+    });
+  });
+
+  // ---------- start ----------
+
+  api('GET', '/api/student/info', null, function (err, info) {
+    if (err || !info) { return; }
+    if (info.school_name) {
+      setText($('school-name'), info.school_name);
+      document.title = 'Ujian \u2013 ' + info.school_name;
+    }
+    if (info.package_ready === false) {
+      message($('global-message'), 'Soal ujian belum tersedia di server ini. Hubungi pengawas.');
+    }
+  });
+  loadMe(true);
+}());
