@@ -1,7 +1,9 @@
 // Command labagent runs on a school's lab server. "labagent hardware-id"
 // prints the id the operator binds the licence to; "labagent enroll" checks
 // the school's licence against the portal's public key, performs the first
-// handshake and writes the agent's configuration.
+// handshake and writes the agent's configuration; "labagent run" serves the
+// exam on the LAN and syncs with the portal; "labagent status", "push --now"
+// and "export" inspect it and get the answers out.
 //
 // Flags win over LABAGENT_* environment variables, which win over the file
 // given with --config.
@@ -45,7 +47,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	root.PersistentFlags().String(config.FlagConfig, "", "config file (YAML, TOML or JSON)")
 	root.PersistentFlags().String("data-dir", "./labagent-data", "directory of the agent's state and configuration")
-	root.AddCommand(newEnrollCmd(stdout), newHardwareIDCmd(stdout))
+	root.AddCommand(newEnrollCmd(stdout), newHardwareIDCmd(stdout), newRunCmd(stderr), newStatusCmd(stdout),
+		newPushCmd(stdout, stderr), newExportCmd(stdout))
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

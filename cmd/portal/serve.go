@@ -79,7 +79,7 @@ for up to --shutdown-timeout and closes the store.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			go func() { <-ctx.Done(); stop() }() // a second signal kills at once
-			logger := newLogger(s.errOut, opts.LogLevel, opts.LogFormat)
+			logger := config.NewLogger(s.errOut, opts.LogLevel, opts.LogFormat)
 			return runServe(ctx, opts, logger)
 		},
 	}
@@ -88,8 +88,7 @@ for up to --shutdown-timeout and closes the store.`,
 	f.String("base-url", "", "public base URL of the portal, e.g. https://portal.example.org (default: the bound address)")
 	f.String("data-dir", "./data", "directory for the bbolt store, temporary files and the initial admin password")
 	f.String("database-url", "", "PostgreSQL URL (postgres://user:pass@host/db); empty keeps data in <data-dir>/portal.db")
-	f.String("log-level", "info", "log level: debug, info, warn or error")
-	f.String("log-format", "text", "log format: text or json")
+	config.AddLogFlags(f)
 	f.StringSlice("trusted-proxies", nil, "CIDR prefixes of reverse proxies whose X-Forwarded-For is believed (comma-separated)")
 	f.String("jwt-secret", "", "secret (at least 32 bytes) signing operator and server tokens; default: generated once and kept in the store")
 	f.Duration("heartbeat-interval", 60*time.Second, "interval lab servers are asked to send heartbeats at")
@@ -102,7 +101,6 @@ func serveOptionsFrom(r *config.Reader) (serveOptions, error) {
 	o := serveOptions{
 		Listen:            r.ListenAddr("listen"),
 		DataDir:           r.Required("data-dir"),
-		LogFormat:         r.OneOf("log-format", "text", "json"),
 		TrustedProxies:    r.Prefixes("trusted-proxies"),
 		JWTSecret:         r.String("jwt-secret"),
 		HeartbeatInterval: r.Duration("heartbeat-interval", 5*time.Second, 24*time.Hour),
@@ -114,16 +112,7 @@ func serveOptionsFrom(r *config.Reader) (serveOptions, error) {
 		o.BaseURL = u.String()
 	}
 	o.DatabaseURL = databaseURL(r, "database-url")
-	switch r.OneOf("log-level", "debug", "info", "warn", "error") {
-	case "debug":
-		o.LogLevel = slog.LevelDebug
-	case "warn":
-		o.LogLevel = slog.LevelWarn
-	case "error":
-		o.LogLevel = slog.LevelError
-	default:
-		o.LogLevel = slog.LevelInfo
-	}
+	o.LogLevel, o.LogFormat = r.Log()
 	if o.JWTSecret != "" && len(o.JWTSecret) < 32 {
 		r.Fail("jwt-secret", "must be at least 32 bytes, got %d", len(o.JWTSecret))
 	}
@@ -134,15 +123,6 @@ func serveOptionsFrom(r *config.Reader) (serveOptions, error) {
 		r.Fail("admin-password", "must be 8 to 72 characters")
 	}
 	return o, r.Err()
-}
-
-// newLogger returns the one logger of the process.
-func newLogger(w io.Writer, level slog.Level, format string) *slog.Logger {
-	ho := &slog.HandlerOptions{Level: level}
-	if format == "json" {
-		return slog.New(slog.NewJSONHandler(w, ho))
-	}
-	return slog.New(slog.NewTextHandler(w, ho))
 }
 
 // runServe serves the portal until ctx is done, then shuts down gracefully.

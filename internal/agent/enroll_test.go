@@ -1,55 +1,15 @@
 package agent_test
 
 import (
-	"context"
 	"encoding/json"
-	"log/slog"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/seedhq/portal/internal/agent"
-	"github.com/seedhq/portal/internal/exam"
-	"github.com/seedhq/portal/internal/httpapi"
-	"github.com/seedhq/portal/internal/store/bolt"
 )
-
-const testNPSN = "20100001"
-
-// newPortal serves the real router over a bbolt store and returns its URL
-// and service.
-func newPortal(t *testing.T) (string, *exam.Service) {
-	t.Helper()
-	st, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	logger := slog.New(slog.DiscardHandler)
-	svc, err := exam.NewService(context.Background(), st, exam.Config{TempDir: t.TempDir()}, logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: svc, Logger: logger, Registry: prometheus.NewRegistry()}))
-	t.Cleanup(srv.Close)
-	return srv.URL, svc
-}
-
-func mustLicense(t *testing.T, svc *exam.Service, hw string, days int) exam.License {
-	t.Helper()
-	l, err := svc.GenerateLicense(context.Background(), exam.LicenseInput{
-		NPSN: testNPSN, SchoolName: "SMA Negeri 1 Contoh", HardwareID: hw, MaxStudents: 40, DurationDays: days, OperatingMode: "SEMI_OFFLINE",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l.License
-}
 
 func TestEnroll(t *testing.T) {
 	url, svc := newPortal(t)

@@ -8,7 +8,7 @@ import (
 const (
 	defaultBodyLimit = 1 << 20   // every request unless its route says otherwise
 	largeBodyLimit   = 32 << 20  // push-answers and member import
-	examBodyLimit    = 256 << 20 // exam creation (questions may embed images)
+	examBodyLimit    = 256 << 20 // exam creation (questions may embed images), answer import
 )
 
 // examBase is the base path of the exam synchronisation API.
@@ -70,6 +70,7 @@ func (s *server) examRoutes(r chi.Router) {
 		r.Get(v1+"/admin/login-cards", s.loginCards)
 		r.Post(v1+"/admin/members/{id}/reset-exam-password", s.resetExamPassword)
 		r.With(routeBodyLimit(largeBodyLimit)).Post(v1+"/admin/members/import", s.importMembers)
+		r.With(routeBodyLimit(examBodyLimit)).Post(v1+"/admin/answers/import", s.importAnswers)
 
 		r.Post(v1+"/admin/academic-years", s.createAcademicYear)
 		r.Get(v1+"/admin/academic-years", s.listAcademicYears)

@@ -277,6 +277,81 @@ func (s *ExamAdminService) ExamResults(ctx context.Context, examID string) (*Exa
 	return examData[*ExamResults](ctx, s.client, http.MethodGet, "admin/exams/"+id+"/results", nil, nil)
 }
 
+// ---- Answers: import of a lab's export file ----
+
+// Codes of refusals of an answer export file as a whole (ImportAnswers).
+const (
+	CodeExportInvalid  = "EXPORT_INVALID"   // 400 not an answer export file, or a format this portal does not read
+	CodeExportCorrupt  = "EXPORT_CORRUPT"   // 422 does not decrypt and authenticate under the school's key
+	CodeUnknownServer  = "UNKNOWN_SERVER"   // 422 server_code not bound to the file's school
+	CodeExportTooLarge = "EXPORT_TOO_LARGE" // 413
+)
+
+// AnswerImportResult is the outcome of importing an answer export file.
+type AnswerImportResult struct {
+	ServerCode string    `json:"server_code"`
+	NPSN       string    `json:"npsn"`
+	LicenseID  string    `json:"license_id"`
+	ExportedAt time.Time `json:"exported_at"`
+	// ChecksumSHA256 is the checksum of the file's encrypted body, as
+	// labagent export printed it.
+	ChecksumSHA256 string `json:"checksum_sha256"`
+	// Records is the number of answer records in the file.
+	Records int `json:"records"`
+	// Accepted, Duplicates and Rejected count the batches by outcome.
+	Accepted   int                 `json:"accepted"`
+	Duplicates int                 `json:"duplicates"`
+	Rejected   int                 `json:"rejected"`
+	Batches    []BatchImportResult `json:"batches"`
+}
+
+// BatchImportResult is the outcome of one batch of an answer export file:
+// the outcome its push would have had.
+type BatchImportResult struct {
+	IdempotencyKey string `json:"idempotency_key"`
+	Records        int    `json:"records"`
+	// Outcome is OutcomeAccepted, OutcomeDuplicate or OutcomeRejected.
+	Outcome string `json:"outcome"`
+	// SyncID is the push that stored the batch (accepted or duplicate).
+	SyncID string `json:"sync_id"`
+	// Duplicate is true when the portal had the batch already, by a push
+	// or an earlier import: nothing was stored again.
+	Duplicate bool `json:"duplicate"`
+	// Code and Message say why a batch was rejected, as for a push (e.g.
+	// CodeUnknownExam).
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// ImportAnswers uploads an answer export file written by "labagent export"
+// (POST /api/v1/admin/answers/import, Content-Type
+// application/octet-stream; up to 256 MiB), read from r as it is. Each batch
+// is stored as its push would be, with the same Idempotency-Key: a batch the
+// portal already has is a duplicate, so importing a file again is safe.
+// Batches are independent: a rejected one is reported in the result (with
+// a nil error) and does not stop the others.
+//
+// The whole file is refused, nothing stored, with 400 CodeExportInvalid,
+// 422 CodeChecksumMismatch (damaged copy), 422 CodeUnknownServer, 422
+// CodeExportCorrupt (altered, or under another key), 413
+// CodeBodyTooLarge.
+func (s *ExamAdminService) ImportAnswers(ctx context.Context, r io.Reader) (*AnswerImportResult, *Response, error) {
+	if r == nil {
+		return nil, nil, errorf("import answers: nil reader")
+	}
+	req, err := s.client.newRequest(ctx, http.MethodPost, examPrefix+"admin/answers/import", nil, r, credBearer)
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("Content-Type", "application/octet-stream")
+	out := new(AnswerImportResult)
+	resp, err := s.client.do(ctx, req, out, decodeExamError)
+	if err != nil {
+		return nil, resp, err
+	}
+	return out, resp, nil
+}
+
 // ---- Members: login cards, exam passwords, import ----
 
 // LoginCard is one student's exam login.

@@ -77,7 +77,10 @@ func Open(path string, o Options) (*DB, error) {
 			return nil, fmt.Errorf("localdb: create data directory: %w", err)
 		}
 	}
-	b, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: o.Timeout, ReadOnly: o.ReadOnly, NoSync: o.NoSync})
+	b, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: o.Timeout, ReadOnly: o.ReadOnly, NoSync: o.NoSync,
+		// The freelist is rebuilt at open instead of written at every commit:
+		// cheaper commits for a file that takes a write per answer.
+		NoFreelistSync: true, FreelistType: bbolt.FreelistMapType})
 	if err != nil {
 		if errors.Is(err, bbolt.ErrTimeout) {
 			return nil, fmt.Errorf("%w (%s)", ErrLocked, path)

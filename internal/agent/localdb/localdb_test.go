@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -230,5 +231,34 @@ func TestPackageSwapAndDownload(t *testing.T) {
 	}
 	if _, found, _ := db.Download(); found {
 		t.Fatal("download survived a reset")
+	}
+}
+
+// TestBatchBytes: long essays make smaller batches, under the portal's limit.
+func TestBatchBytes(t *testing.T) {
+	db := open(t, filepath.Join(t.TempDir(), localdb.FileName))
+	ctx := t.Context()
+	if _, err := db.StartAttempt(ctx, localdb.Attempt{ExamID: "e1", MemberID: "m1", StartedAt: t0, Deadline: t0.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	essay := strings.Repeat("x", 1<<20)
+	for i := range 40 {
+		if err := db.SaveAnswer(ctx, "e1", "m1", fmt.Sprint(i), essay, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := db.SealAll(ctx, 5000, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, b := range all {
+		if n := len(b.Answers); n == 0 || n*len(essay) > localdb.MaxBatchBytes {
+			t.Fatalf("batch of %d essays of 1 MiB", n)
+		}
+		total += len(b.Answers)
+	}
+	if total != 40 || len(all) < 3 {
+		t.Fatalf("%d answers in %d batches", total, len(all))
 	}
 }

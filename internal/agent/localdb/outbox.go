@@ -33,6 +33,10 @@ type Receipt struct {
 	AckedAt        time.Time `json:"acked_at"`
 }
 
+// MaxBatchBytes bounds the encoded answers of one batch, well under the
+// portal's 32 MiB push limit: a batch of long essays holds fewer answers.
+const MaxBatchBytes = 16 << 20
+
 // MetaLastReceipt is the meta key of the last receipt (a Receipt).
 const MetaLastReceipt = "last_receipt"
 
@@ -87,7 +91,8 @@ func (d *DB) firstBatch() (*Batch, error) {
 	return out, err
 }
 
-// seal moves up to count batches of at most max answers from the outbox
+// seal moves up to count batches of at most max answers (and MaxBatchBytes)
+// from the outbox
 // into sealed batches (count < 0: all of them) and returns the new batches.
 func (d *DB) seal(ctx context.Context, max, count int, now time.Time) ([]Batch, error) {
 	if max <= 0 {
@@ -101,7 +106,11 @@ func (d *DB) seal(ctx context.Context, max, count int, now time.Time) ([]Batch, 
 			c := ob.Cursor()
 			var answers []client.Answer
 			var keys [][]byte
+			size := 0
 			for k, raw := c.First(); k != nil && len(answers) < max; k, raw = c.Next() {
+				if size += len(raw) + 1; len(answers) > 0 && size > MaxBatchBytes {
+					break
+				}
 				var a client.Answer
 				if err := json.Unmarshal(raw, &a); err != nil {
 					return fmt.Errorf("localdb: decode outbox %x: %w", k, err)

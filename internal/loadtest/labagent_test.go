@@ -1,0 +1,351 @@
+//go:build loadtest
+
+package loadtest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/seedhq/portal/internal/agent"
+	"github.com/seedhq/portal/internal/agent/localdb"
+	"github.com/seedhq/portal/pkg/client"
+)
+
+// Sizes of the labagent runs (docs/benchmarks.md).
+const (
+	labStudents   = 400              // students of the school; the 40 run uses the first 40
+	labQuestions  = 50               // questions of the exam
+	labSaveRun    = 5 * time.Second  // timed saves per run
+	catchUpSaves  = 1_000_000        // answers queued for the catch-up run
+	catchUpTarget = 60 * time.Second // issue 3
+	npsnLab       = "20100003"
+	labHardwareID = "HW-LOADTEST-LAB"
+)
+
+// TestLabagentLoad measures the real labagent binary: saves per second and
+// save latency with 40 and 400 students answering as fast as they can over
+// HTTP (every save fsync'd before it is acknowledged), then the time to push
+// 1,000,000 queued answers to a local portal, and labagent's peak memory
+// (VmHWM) in each phase.
+func TestLabagentLoad(t *testing.T) {
+	if os.Getenv("PORTAL_LOADTEST") == "0" {
+		t.Skip("PORTAL_LOADTEST=0")
+	}
+	defer printSummary()
+	ctx := t.Context()
+	portalBin := buildPortal(t)
+	agentBin := buildBinary(t, "labagent")
+	_, portalURL := startPortal(t, portalBin, "", t.TempDir())
+
+	c, err := client.NewClient(portalURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	login, _, err := c.Exam.Auth.Login(ctx, "admin", adminPassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetToken(login.Token)
+	if _, _, err := c.Exam.Admin.CreateAcademicYear(ctx, "2025/2026", true); err != nil {
+		t.Fatal(err)
+	}
+	members := make([]client.MemberInput, labStudents)
+	for i := range members {
+		members[i] = client.MemberInput{Nama: fmt.Sprintf("Siswa %03d", i), Username: fmt.Sprintf("lab%03d", i), Role: "siswa", Kelas: "XII"}
+	}
+	if _, _, err := c.Exam.Admin.ImportMembers(ctx, members, &client.ImportOptions{NPSN: npsnLab}); err != nil {
+		t.Fatal(err)
+	}
+	cards, _, err := c.Exam.Admin.LoginCards(ctx, npsnLab)
+	if err != nil || len(cards) != labStudents {
+		t.Fatalf("login cards: %d, %v", len(cards), err)
+	}
+	slices.SortFunc(cards, func(a, b *client.LoginCard) int { return cmpString(a.Username, b.Username) })
+	opts := []client.QuestionOption{{ID: "a", Text: "A"}, {ID: "b", Text: "B"}, {ID: "c", Text: "C"}, {ID: "d", Text: "D"}}
+	req := &client.ExamRequest{Title: "Beban", Subject: "LOAD", NPSN: []string{npsnLab},
+		StartsAt: time.Now().Add(-time.Hour), EndsAt: time.Now().Add(24 * time.Hour), DurationMinutes: 600}
+	for i := range labQuestions {
+		req.Questions = append(req.Questions, client.Question{ID: fmt.Sprintf("q%02d", i), Type: "single_choice", Text: "?", Options: opts, Answer: []string{"a"}, Points: 1})
+	}
+	ex, _, err := c.Exam.Admin.CreateExam(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lic, _, err := c.Exam.Licenses.Generate(ctx, &client.LicenseRequest{NPSN: npsnLab, SchoolName: "SMA Beban", HardwareID: labHardwareID,
+		MaxStudents: labStudents, DurationDays: 30, OperatingMode: "SEMI_OFFLINE"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dataDir := t.TempDir()
+	if out, err := exec.Command(agentBin, "enroll", "--portal-url", portalURL, "--server-code", "LAB-LOAD", "--npsn", npsnLab,
+		"--license-token", lic.LicenseToken, "--hardware-id", labHardwareID, "--data-dir", dataDir).CombinedOutput(); err != nil {
+		t.Fatalf("labagent enroll: %v\n%s", err, out)
+	}
+
+	lab := startLabagent(t, agentBin, dataDir)
+	lab.waitStatus(t, "the exam package", func(s agent.Status) bool { return len(s.Exams) == 1 })
+	token := lab.proctorToken(t)
+	students := make([]*student, labStudents)
+	for i, card := range cards {
+		students[i] = lab.signIn(t, card.Username, card.ExamPassword, token, ex.ID)
+	}
+	for _, n := range []int{40, 400} {
+		saves, p50, p99 := runSaves(t, students[:n], ex.ID)
+		hwm := procStatus(lab.cmd.Process.Pid, "VmHWM")
+		name := fmt.Sprintf("labagent saves, %d students", n)
+		report(name, "bbolt", fmt.Sprintf("%.0f saves/s, p50 %.2f ms, p99 %.2f ms", saves, p50, p99),
+			map[int]string{40: "p99 < 5 ms", 400: ">= 10,000 saves/s"}[n],
+			ptr(map[int]bool{40: p99 < 5, 400: saves >= 10_000}[n]))
+		report(name+": labagent peak RSS", "bbolt", fmt.Sprintf("%.0f MB", float64(hwm)/1024), "-", nil)
+	}
+	lab.waitStatus(t, "the saves pushed", func(s agent.Status) bool { return s.AnswersPending == 0 })
+	lab.stop(t)
+
+	// Queue 1,000,000 answers as if the lab had been offline for days, then
+	// start labagent with the portal up and time the catch-up.
+	fillOutbox(t, dataDir, catchUpSaves)
+	lab = startLabagent(t, agentBin, dataDir)
+	start := time.Now()
+	lab.waitStatus(t, "the catch-up", func(s agent.Status) bool { return s.AnswersPending == 0 })
+	took := time.Since(start)
+	hwm := procStatus(lab.cmd.Process.Pid, "VmHWM")
+	report("labagent catch-up of 1,000,000 answers", "bbolt", fmt.Sprintf("%.1f s (%.0f answers/s)", took.Seconds(), catchUpSaves/took.Seconds()),
+		"< 60 s", ptr(took < catchUpTarget))
+	report("labagent catch-up: labagent peak RSS", "bbolt", fmt.Sprintf("%.0f MB", float64(hwm)/1024), "-", nil)
+	lab.stop(t)
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// buildBinary builds cmd/<name> into a temporary directory.
+func buildBinary(t *testing.T, name string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), name)
+	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "github.com/seedhq/portal/cmd/"+name)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/%s: %v\n%s", name, err, out)
+	}
+	return bin
+}
+
+// labProc is a running "labagent run".
+type labProc struct {
+	cmd  *exec.Cmd
+	dir  string
+	ctl  *agent.Control
+	done chan struct{}
+}
+
+func startLabagent(t *testing.T, bin, dataDir string) *labProc {
+	t.Helper()
+	os.Remove(filepath.Join(dataDir, agent.ControlFile))
+	cmd := exec.Command(bin, "run", "--data-dir", dataDir, "--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0",
+		"--proctor-password", "loadtest-proctor", "--log-level", "warn")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &labProc{cmd: cmd, dir: dataDir, done: make(chan struct{})}
+	go func() { cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() { p.stop(t) })
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if ctl, err := agent.ReadControl(dataDir); err == nil {
+			p.ctl = ctl
+			return p
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("labagent did not write its control file within 30 s")
+	return nil
+}
+
+func (p *labProc) stop(t *testing.T) {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+func (p *labProc) status(t *testing.T) agent.Status {
+	t.Helper()
+	st, err := agent.QueryStatus(context.Background(), p.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func (p *labProc) waitStatus(t *testing.T, what string, ok func(agent.Status) bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Minute)
+	for time.Now().Before(deadline) {
+		if ok(p.status(t)) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("labagent: timed out waiting for %s: %+v", what, p.status(t))
+}
+
+func (p *labProc) url() string { return "http://" + p.ctl.LANAddr }
+
+// student is one device: a keep-alive connection with its session cookie.
+type student struct {
+	hc   *http.Client
+	base string
+	exam string
+}
+
+func call(hc *http.Client, method, url string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, _ := json.Marshal(in)
+		body = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, url, body)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s %s: %d %s", method, url, resp.StatusCode, raw)
+	}
+	if out != nil {
+		return json.Unmarshal(raw, out)
+	}
+	return nil
+}
+
+func (p *labProc) proctorToken(t *testing.T) string {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	hc := &http.Client{Jar: jar}
+	if err := call(hc, "POST", p.url()+"/api/proctor/login", map[string]string{"password": "loadtest-proctor"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var st struct{ Token struct{ Value string } }
+	if err := call(hc, "GET", p.url()+"/api/proctor/state", nil, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st.Token.Value
+}
+
+func (p *labProc) signIn(t *testing.T, username, password, token, examID string) *student {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	s := &student{hc: &http.Client{Jar: jar, Transport: &http.Transport{MaxIdleConnsPerHost: 1}}, base: p.url(), exam: examID}
+	if err := call(s.hc, "POST", s.base+"/api/student/login", map[string]string{"username": username, "password": password, "token": token}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := call(s.hc, "POST", s.base+"/api/student/exams/"+examID+"/start", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// runSaves has every student save answers back to back for labSaveRun and
+// returns saves per second and the p50 and p99 latency in milliseconds.
+func runSaves(t *testing.T, students []*student, examID string) (perSec, p50, p99 float64) {
+	options := []string{"a", "b", "c", "d"}
+	var stop atomic.Bool
+	lat := make([][]time.Duration, len(students))
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i, s := range students {
+		wg.Go(func() {
+			for n := 0; !stop.Load(); n++ {
+				q := fmt.Sprintf("q%02d", (n+i)%labQuestions)
+				t0 := time.Now()
+				if err := call(s.hc, "PUT", s.base+"/api/student/exams/"+examID+"/answers/"+q, map[string]string{"answer": options[n%4]}, nil); err != nil {
+					t.Error(err)
+					return
+				}
+				lat[i] = append(lat[i], time.Since(t0))
+			}
+		})
+	}
+	time.Sleep(labSaveRun)
+	stop.Store(true)
+	wg.Wait()
+	elapsed := time.Since(start)
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	if len(all) == 0 {
+		t.Fatal("no save succeeded")
+	}
+	ms := func(p float64) float64 { return float64(all[int(float64(len(all)-1)*p)].Microseconds()) / 1000 }
+	return float64(len(all)) / elapsed.Seconds(), ms(0.50), ms(0.99)
+}
+
+// fillOutbox queues n saves in the stopped labagent's outbox, as students
+// answering for days with the portal unreachable would have.
+func fillOutbox(t *testing.T, dataDir string, n int) {
+	t.Helper()
+	db, err := localdb.Open(filepath.Join(dataDir, localdb.FileName), localdb.Options{NoSync: true, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	attempts, err := db.Attempts()
+	if err != nil || len(attempts) == 0 {
+		t.Fatalf("attempts: %d, %v", len(attempts), err)
+	}
+	at := attempts[0].StartedAt
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range 256 {
+		wg.Go(func() {
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(n) {
+					return
+				}
+				a := attempts[int(i)%len(attempts)]
+				if err := db.SaveAnswer(context.Background(), a.ExamID, a.MemberID, fmt.Sprintf("q%02d", int(i/int64(len(attempts)))%labQuestions),
+					[]string{"a", "b", "c", "d"}[(int(i)+w)%4], at.Add(time.Duration(i)*time.Microsecond)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if got, err := db.Pending(); err != nil || got != n {
+		t.Fatalf("outbox holds %d, want %d (%v)", got, n, err)
+	}
+}
