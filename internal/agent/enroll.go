@@ -152,9 +152,6 @@ func MachineHardwareID() (string, error) {
 	return "HW-" + strings.ToUpper(hex.EncodeToString(sum[:8])), nil
 }
 
-// machineIDFiles are where systemd and D-Bus keep the machine id.
-var machineIDFiles = []string{"/etc/machine-id", "/var/lib/dbus/machine-id"}
-
 // WriteConfig writes cfg to <dir>/labagent.json with mode 0600, atomically:
 // a power cut leaves either the old file or the new one.
 func WriteConfig(dir string, cfg *Config) error {

@@ -8,8 +8,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 
 	"github.com/seedhq/portal/internal/agent/localdb"
 )
@@ -79,16 +77,4 @@ func keyWrapper(cfg *Config) (cipher.AEAD, error) {
 		return nil, fmt.Errorf("package key wrapper: %w", err)
 	}
 	return cipher.NewGCM(block)
-}
-
-// rawMachineID returns the machine id, or "" on a machine without one.
-func rawMachineID() string {
-	for _, p := range machineIDFiles {
-		if b, err := os.ReadFile(p); err == nil {
-			if id := strings.TrimSpace(string(b)); id != "" {
-				return id
-			}
-		}
-	}
-	return ""
 }

@@ -381,6 +381,13 @@ func (s *Server) writeFailed(ctx context.Context, k attemptKey, err error) error
 	return err
 }
 
+// savedView acknowledges a save.
+type savedView struct {
+	Saved            bool      `json:"saved"`
+	AnsweredAt       time.Time `json:"answered_at"`
+	RemainingSeconds int       `json:"remaining_seconds"`
+}
+
 // handleSaveAnswer is PUT /api/student/exams/{exam}/answers/{question}. It
 // answers only once the answer and its outbox entry are on disk.
 func (s *Server) handleSaveAnswer(w http.ResponseWriter, r *http.Request) {
@@ -429,7 +436,7 @@ func (s *Server) handleSaveAnswer(w http.ResponseWriter, r *http.Request) {
 		if s.o.OnSave != nil {
 			s.o.OnSave()
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"saved": true, "answered_at": at.UTC(), "remaining_seconds": remaining(deadline, s.now())})
+		writeJSON(w, http.StatusOK, savedView{Saved: true, AnsweredAt: at.UTC(), RemainingSeconds: remaining(deadline, s.now())})
 		return
 	}
 	unlock()

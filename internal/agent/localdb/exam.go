@@ -54,7 +54,7 @@ type Extension struct {
 type Answer struct {
 	Answer     string    `json:"answer"`
 	AnsweredAt time.Time `json:"answered_at,omitzero"`
-	Flagged    bool      `json:"flagged,omitempty"`
+	Flagged    bool      `json:"-"` // kept apart, in the flags bucket
 }
 
 // Errors of the attempt rules, checked inside the write's transaction.
@@ -210,22 +210,21 @@ func (d *DB) Extensions() ([]Extension, error) {
 // not finished and at is not past its deadline. It returns once the
 // transaction is on disk.
 func (d *DB) SaveAnswer(ctx context.Context, examID, memberID, questionID, answer string, at time.Time) error {
-	rec, err := json.Marshal(client.Answer{ExamID: examID, MemberID: memberID, QuestionID: questionID, Answer: answer, AnsweredAt: at.UTC()})
+	at = at.UTC()
+	rec, err := json.Marshal(client.Answer{ExamID: examID, MemberID: memberID, QuestionID: questionID, Answer: answer, AnsweredAt: at})
 	if err != nil {
 		return fmt.Errorf("localdb: encode answer: %w", err)
 	}
+	val, err := json.Marshal(Answer{Answer: answer, AnsweredAt: at})
+	if err != nil {
+		return fmt.Errorf("localdb: encode answer: %w", err)
+	}
+	key := answerKey(examID, memberID, questionID)
 	return d.update(ctx, func(tx *bbolt.Tx) error {
 		if err := checkOpen(tx, examID, memberID, at); err != nil {
 			return err
 		}
-		ab := tx.Bucket(bucketAnswers)
-		key := answerKey(examID, memberID, questionID)
-		var cur Answer
-		if _, err := getJSON(ab, key, &cur); err != nil {
-			return err
-		}
-		cur.Answer, cur.AnsweredAt = answer, at.UTC()
-		if err := putJSON(ab, key, cur); err != nil {
+		if err := tx.Bucket(bucketAnswers).Put(key, val); err != nil {
 			return err
 		}
 		ob := tx.Bucket(bucketOutbox)
@@ -233,36 +232,40 @@ func (d *DB) SaveAnswer(ctx context.Context, examID, memberID, questionID, answe
 		if err != nil {
 			return err
 		}
-		return ob.Put(seqKey(seq), rec)
+		if err := ob.Put(seqKey(seq), rec); err != nil {
+			return err
+		}
+		return addPending(tx, 1)
 	})
 }
 
 // SetFlag marks or unmarks a question as unsure. Flags stay on labagent.
 func (d *DB) SetFlag(ctx context.Context, examID, memberID, questionID string, flagged bool, at time.Time) error {
+	key := answerKey(examID, memberID, questionID)
 	return d.update(ctx, func(tx *bbolt.Tx) error {
 		if err := checkOpen(tx, examID, memberID, at); err != nil {
 			return err
 		}
-		ab := tx.Bucket(bucketAnswers)
-		key := answerKey(examID, memberID, questionID)
-		var cur Answer
-		if _, err := getJSON(ab, key, &cur); err != nil {
-			return err
+		if flagged {
+			return tx.Bucket(bucketFlags).Put(key, nil)
 		}
-		cur.Flagged = flagged
-		return putJSON(ab, key, cur)
+		return tx.Bucket(bucketFlags).Delete(key)
 	})
 }
 
 func checkOpen(tx *bbolt.Tx, examID, memberID string, at time.Time) error {
-	var a Attempt
+	// Only what the rule needs: this runs inside every save's commit.
+	var a struct {
+		Deadline   time.Time `json:"deadline"`
+		FinishedAt time.Time `json:"finished_at"`
+	}
 	found, err := getJSON(tx.Bucket(bucketAttempts), attemptKey(examID, memberID), &a)
 	switch {
 	case err != nil:
 		return err
 	case !found:
 		return ErrNoAttempt
-	case a.Finished():
+	case !a.FinishedAt.IsZero():
 		return ErrAttemptFinished
 	case at.After(a.Deadline):
 		return ErrTimeUp
@@ -270,15 +273,27 @@ func checkOpen(tx *bbolt.Tx, examID, memberID string, at time.Time) error {
 	return nil
 }
 
-// Answers returns the member's answers to the exam by question id.
+// Answers returns the member's answers to the exam by question id, with
+// the flags.
 func (d *DB) Answers(examID, memberID string) (map[string]Answer, error) {
 	out := make(map[string]Answer)
 	prefix := append(attemptKey(examID, memberID), 0)
 	err := d.view(func(tx *bbolt.Tx) error {
-		return forEachJSON(tx.Bucket(bucketAnswers), prefix, func(k []byte, a Answer) error {
+		err := forEachJSON(tx.Bucket(bucketAnswers), prefix, func(k []byte, a Answer) error {
 			out[string(k[len(prefix):])] = a
 			return nil
 		})
+		if err != nil {
+			return err
+		}
+		c := tx.Bucket(bucketFlags).Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+			q := string(k[len(prefix):])
+			a := out[q]
+			a.Flagged = true
+			out[q] = a
+		}
+		return nil
 	})
 	return out, err
 }

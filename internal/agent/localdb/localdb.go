@@ -38,11 +38,12 @@ var (
 	bucketSessions   = []byte("sessions")   // member id -> Session
 	bucketAttempts   = []byte("attempts")   // exam id \0 member id -> Attempt
 	bucketAnswers    = []byte("answers")    // exam id \0 member id \0 question id -> Answer
+	bucketFlags      = []byte("flags")      // exam id \0 member id \0 question id -> empty: flagged as unsure
 	bucketOutbox     = []byte("outbox")     // sequence (8 bytes) -> client.Answer
 	bucketBatches    = []byte("batches")    // sequence (8 bytes) -> Batch
 	bucketExtensions = []byte("extensions") // sequence (8 bytes) -> Extension
 	allBuckets       = [][]byte{bucketMeta, bucketPackage, bucketDownload, bucketSessions,
-		bucketAttempts, bucketAnswers, bucketOutbox, bucketBatches, bucketExtensions}
+		bucketAttempts, bucketAnswers, bucketFlags, bucketOutbox, bucketBatches, bucketExtensions}
 )
 
 // DB is labagent's state file. It is safe for concurrent use.
@@ -93,6 +94,13 @@ func Open(path string, o Options) (*DB, error) {
 				if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 					return err
 				}
+			}
+			if tx.Bucket(bucketMeta).Get(keyPending) == nil {
+				n, err := countPending(tx)
+				if err != nil {
+					return err
+				}
+				return addPending(tx, n)
 			}
 			return nil
 		})

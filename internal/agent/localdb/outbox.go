@@ -3,6 +3,7 @@ package localdb
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -157,11 +158,63 @@ func (d *DB) AckBatch(ctx context.Context, seq uint64, r Receipt) error {
 		return fmt.Errorf("localdb: encode receipt: %w", err)
 	}
 	return d.update(ctx, func(tx *bbolt.Tx) error {
-		if err := tx.Bucket(bucketBatches).Delete(seqKey(seq)); err != nil {
+		bb := tx.Bucket(bucketBatches)
+		n, err := batchSize(bb.Get(seqKey(seq)))
+		if err != nil {
+			return err
+		}
+		if err := bb.Delete(seqKey(seq)); err != nil {
+			return err
+		}
+		if err := addPending(tx, -n); err != nil {
 			return err
 		}
 		return tx.Bucket(bucketMeta).Put([]byte(MetaLastReceipt), raw)
 	})
+}
+
+// batchSize counts the answers of an encoded batch (0 for none).
+func batchSize(raw []byte) (int, error) {
+	if raw == nil {
+		return 0, nil
+	}
+	var b struct {
+		Answers []json.RawMessage `json:"answers"`
+	}
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return 0, fmt.Errorf("localdb: decode batch: %w", err)
+	}
+	return len(b.Answers), nil
+}
+
+// keyPending holds, in the meta bucket, the number of answer saves not yet
+// acknowledged by the portal (8 bytes, big endian): kept by SaveAnswer and
+// AckBatch so that status never walks a million-entry outbox.
+var keyPending = []byte("pending_count")
+
+func addPending(tx *bbolt.Tx, delta int) error {
+	mb := tx.Bucket(bucketMeta)
+	n := int64(0)
+	if v := mb.Get(keyPending); len(v) == 8 {
+		n = int64(binary.BigEndian.Uint64(v))
+	}
+	n += int64(delta)
+	if n < 0 {
+		n = 0
+	}
+	return mb.Put(keyPending, seqKey(uint64(n)))
+}
+
+// countPending counts the waiting answers the slow way, for a file written
+// before keyPending existed.
+func countPending(tx *bbolt.Tx) (int, error) {
+	n := tx.Bucket(bucketOutbox).Stats().KeyN
+	err := tx.Bucket(bucketBatches).ForEach(func(_, v []byte) error {
+		c, err := batchSize(v)
+		n += c
+		return err
+	})
+	return n, err
 }
 
 // Pending counts the answers waiting for the portal: in the outbox and in
@@ -169,13 +222,14 @@ func (d *DB) AckBatch(ctx context.Context, seq uint64, r Receipt) error {
 func (d *DB) Pending() (int, error) {
 	n := 0
 	err := d.view(func(tx *bbolt.Tx) error {
-		n = tx.Bucket(bucketOutbox).Stats().KeyN
-		return forEachJSON(tx.Bucket(bucketBatches), nil, func(_ []byte, b struct {
-			Answers []json.RawMessage `json:"answers"`
-		}) error {
-			n += len(b.Answers)
-			return nil
-		})
+		v := tx.Bucket(bucketMeta).Get(keyPending)
+		if len(v) != 8 {
+			var err error
+			n, err = countPending(tx)
+			return err
+		}
+		n = int(binary.BigEndian.Uint64(v))
+		return nil
 	})
 	return n, err
 }
