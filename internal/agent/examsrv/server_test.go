@@ -38,7 +38,7 @@ var t0 = time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
 
 // testPackage has students s1..sN (exam password "PASS-<n>") and one exam
 // open from t0 for two hours, 60 minutes long, with every question type.
-func testPackage(t *testing.T, students int) *client.Package {
+func testPackage(t testing.TB, students int) *client.Package {
 	t.Helper()
 	p := &client.Package{Format: 1, NPSN: "20100001", SchoolName: "SMA 1"}
 	for i := 1; i <= students; i++ {
@@ -65,7 +65,7 @@ func testPackage(t *testing.T, students int) *client.Package {
 }
 
 type lab struct {
-	t     *testing.T
+	t     testing.TB
 	url   string
 	srv   *examsrv.Server
 	db    *localdb.DB
@@ -74,22 +74,33 @@ type lab struct {
 	mu    sync.Mutex
 }
 
-func newLab(t *testing.T, dbPath string, maxStudents int, clk *clock) *lab {
+func newLab(t testing.TB, dbPath string, maxStudents int, clk *clock) *lab {
+	return newLabWith(t, dbPath, maxStudents, clk, 5, localdb.Options{NoSync: true})
+}
+
+// newLabWith is newLab with the number of students, the database options
+// and, in set, changes to the server's options (Static to serve the real
+// pages, Now for a clock that moves, ...).
+func newLabWith(t testing.TB, dbPath string, maxStudents int, clk *clock, students int, o localdb.Options, set ...func(*examsrv.Options)) *lab {
 	t.Helper()
-	db, err := localdb.Open(dbPath, localdb.Options{NoSync: true})
+	db, err := localdb.Open(dbPath, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := &lab{t: t, db: db, clock: clk}
-	srv, err := examsrv.New(t.Context(), examsrv.Options{
+	so := examsrv.Options{
 		DB: db, Now: clk.Now, MaxStudents: maxStudents, SchoolName: "SMA 1", ServerCode: "LAB-01",
 		ProctorPassword: "proctor-secret", SyncStatus: func() any { return map[string]string{"state": "offline"} },
 		OnSave: func() { l.mu.Lock(); l.saves++; l.mu.Unlock() },
-	})
+	}
+	for _, f := range set {
+		f(&so)
+	}
+	srv, err := examsrv.New(t.Context(), so)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.SetPackage(testPackage(t, 5))
+	srv.SetPackage(testPackage(t, students))
 	hs := httptest.NewServer(srv.Handler())
 	l.url, l.srv = hs.URL, srv
 	t.Cleanup(func() { hs.Close(); db.Close() })
@@ -98,14 +109,14 @@ func newLab(t *testing.T, dbPath string, maxStudents int, clk *clock) *lab {
 
 // browser is one device: its own cookie jar.
 type browser struct {
-	t   *testing.T
+	t   testing.TB
 	url string
 	hc  *http.Client
 }
 
 func (l *lab) browser() *browser {
 	jar, _ := cookiejar.New(nil)
-	return &browser{t: l.t, url: l.url, hc: &http.Client{Jar: jar}}
+	return &browser{t: l.t, url: l.url, hc: &http.Client{Jar: jar, Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}
 }
 
 // do sends a JSON request and decodes the JSON answer; it returns the
