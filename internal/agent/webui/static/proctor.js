@@ -82,6 +82,15 @@
 
   // ---------- API ----------
 
+  // Messages shown for the server's error codes; unknown codes show the
+  // server's own (English) message.
+  var MESSAGES = {
+    INVALID_CREDENTIALS: 'Password pengawas salah.',
+    TOO_MANY_ATTEMPTS: 'Terlalu banyak percobaan yang salah. Tunggu beberapa menit.',
+    EXAM_FINISHED: 'Siswa sudah menyelesaikan ujian ini; waktunya tidak dapat ditambah.',
+    NOT_FOUND: 'Siswa tidak sedang masuk, atau belum memulai ujian ini.'
+  };
+
   function api(method, path, body, cb) {
     var xhr = new XMLHttpRequest();
     var url = path;
@@ -104,7 +113,7 @@
       var err = { status: status, code: '', message: '' };
       if (data && typeof data === 'object') {
         err.code = data.code || '';
-        err.message = data.error || '';
+        err.message = MESSAGES[err.code] || data.error || '';
       }
       if (!err.message) {
         err.message = status === 0 ? 'Tidak terhubung ke server.' : 'Terjadi kesalahan (' + status + ').';

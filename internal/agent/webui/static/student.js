@@ -132,6 +132,23 @@
 
   // api calls the labagent API; cb(err, data). err is null on 2xx, else
   // {status, code, message} from the error envelope (status 0: no connection).
+  // Messages shown for the server's error codes (the API's own messages are
+  // in English, for developers); unknown codes show the server's message.
+  var MESSAGES = {
+    INVALID_CREDENTIALS: 'Username atau password ujian salah.',
+    INVALID_SESSION_TOKEN: 'Token sesi salah. Minta token terbaru kepada pengawas.',
+    ALREADY_SIGNED_IN: 'Anda sudah masuk di perangkat lain. Minta pengawas mereset login Anda.',
+    LAB_FULL: 'Semua kursi di lab ini sudah terisi. Tunggu sampai ada siswa yang selesai.',
+    TOO_MANY_ATTEMPTS: 'Terlalu banyak percobaan yang salah. Tunggu beberapa menit atau hubungi pengawas.',
+    NO_PACKAGE: 'Soal ujian belum tersedia di server ini. Hubungi pengawas.',
+    EXAM_NOT_OPEN: 'Ujian ini belum dibuka atau sudah ditutup.',
+    TIME_UP: 'Waktu ujian sudah habis.',
+    EXAM_FINISHED: 'Anda sudah menyelesaikan ujian ini.',
+    NOT_STARTED: 'Mulai ujian terlebih dahulu.',
+    INVALID_ANSWER: 'Jawaban tidak valid.',
+    BODY_TOO_LARGE: 'Jawaban terlalu panjang.'
+  };
+
   // A 401 anywhere (except sign-in) returns to the sign-in form.
   function api(method, path, body, cb) {
     var xhr = new XMLHttpRequest();
@@ -155,7 +172,7 @@
       var err = { status: status, code: '', message: '' };
       if (data && typeof data === 'object') {
         err.code = data.code || '';
-        err.message = data.error || '';
+        err.message = MESSAGES[err.code] || data.error || '';
       }
       if (!err.message) {
         err.message = status === 0 ? 'Tidak terhubung ke server.' : 'Terjadi kesalahan (' + status + ').';
