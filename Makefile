@@ -42,8 +42,9 @@ build: ## build every binary of cmd/ into ./bin, version stamped
 	done
 
 .PHONY: lint
-lint: ## go vet and a gofmt check
+lint: ## go vet (and of labagent for Windows) and a gofmt check
 	$(GO) vet ./...
+	GOOS=windows $(GO) vet ./cmd/labagent/ ./internal/agent/...
 	@unformatted=$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	@if command -v staticcheck >/dev/null; then echo staticcheck ./...; staticcheck ./...; fi

@@ -69,7 +69,7 @@ func TestExportCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{"q1", "q2", "q3"} {
-		if err := db.SaveAnswer(ctx, "e1", "m1", q, "a", now); err != nil {
+		if _, err := db.SaveAnswer(ctx, "e1", "m1", q, "a", now); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -184,7 +184,7 @@ under fixed Idempotency-Keys: pushing again is always safe.`,
 				return fmt.Errorf("labagent run pushes by itself; to push at once say --now")
 			}
 			res, err := agent.PushNow(cmd.Context(), dir, config.NewLogger(stderr, 0, "text"))
-			fmt.Fprintf(stdout, "pushed %d answers in %d batches (%d batches were already on the portal); %d still waiting\n",
+			fmt.Fprintf(stdout, "pushed %d answers in %d batch(es), %d of them already on the portal; %d still waiting\n",
 				res.Answers, res.Batches, res.Duplicates, res.Pending)
 			if err != nil {
 				return fmt.Errorf("push: %w", err)

@@ -130,9 +130,11 @@ func Enroll(ctx context.Context, o EnrollOptions) (*Config, error) {
 // Retry-After, as a lab server on a bad line needs.
 func NewHTTPClient(logger *slog.Logger) *http.Client {
 	rc := retryablehttp.NewClient()
-	rc.RetryMax = 5
+	// Few quick retries: the daemon's own loops back off for longer (and
+	// report "offline" meanwhile), so a dead line shows within seconds.
+	rc.RetryMax = 2
 	rc.RetryWaitMin = 500 * time.Millisecond
-	rc.RetryWaitMax = 30 * time.Second
+	rc.RetryWaitMax = 5 * time.Second
 	rc.Logger = nil
 	if logger != nil {
 		rc.Logger = logger

@@ -91,7 +91,7 @@ func (f *exportFixture) answer(examID, member, question, answer string) {
 	if _, err := f.db.StartAttempt(ctx, localdb.Attempt{ExamID: examID, MemberID: member, StartedAt: f.now.Add(-time.Minute), Deadline: f.now.Add(time.Hour)}); err != nil {
 		f.t.Fatal(err)
 	}
-	if err := f.db.SaveAnswer(ctx, examID, member, question, answer, f.now); err != nil {
+	if _, err := f.db.SaveAnswer(ctx, examID, member, question, answer, f.now); err != nil {
 		f.t.Fatal(err)
 	}
 	f.now = f.now.Add(time.Second)

@@ -215,7 +215,7 @@ func saveAnswers(t *testing.T, db *localdb.DB, examID, memberID string, answers 
 		t.Fatal(err)
 	}
 	for _, q := range slices.Sorted(maps.Keys(answers)) {
-		if err := db.SaveAnswer(ctx, examID, memberID, q, answers[q], now); err != nil {
+		if _, err := db.SaveAnswer(ctx, examID, memberID, q, answers[q], now); err != nil {
 			t.Fatal(err)
 		}
 	}

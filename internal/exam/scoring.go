@@ -75,8 +75,8 @@ func (s *Service) Results(ctx context.Context, examID string) (ExamResults, erro
 			byMember[a.MemberID] = m
 		}
 		q, ok := qs[a.QuestionID]
-		if !ok {
-			continue
+		if !ok || strings.TrimSpace(a.Answer) == "" {
+			continue // a cleared answer is no answer
 		}
 		m.Answered++
 		if ok, pts := Score(q, a.Answer); ok {

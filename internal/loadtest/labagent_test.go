@@ -416,7 +416,7 @@ func fillOutbox(t *testing.T, dataDir string, n int) {
 					return
 				}
 				a := attempts[int(i)%len(attempts)]
-				if err := db.SaveAnswer(context.Background(), a.ExamID, a.MemberID, fmt.Sprintf("q%02d", int(i/int64(len(attempts)))%labQuestions),
+				if _, err := db.SaveAnswer(context.Background(), a.ExamID, a.MemberID, fmt.Sprintf("q%02d", int(i/int64(len(attempts)))%labQuestions),
 					[]string{"a", "b", "c", "d"}[(int(i)+w)%4], at.Add(time.Duration(i)*time.Microsecond)); err != nil {
 					t.Error(err)
 					return

@@ -418,8 +418,7 @@ func (s *Server) handleSaveAnswer(w http.ResponseWriter, r *http.Request) {
 	id := memberOf(r)
 	k := attemptKey{e.ID, id}
 	unlock := s.lockMember(id)
-	at := s.now()
-	err = s.db.SaveAnswer(r.Context(), e.ID, id, q.ID, answer, at)
+	at, err := s.db.SaveAnswer(r.Context(), e.ID, id, q.ID, answer, s.now())
 	if err == nil {
 		s.mu.Lock()
 		if s.answered[k] == nil {

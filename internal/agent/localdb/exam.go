@@ -208,23 +208,38 @@ func (d *DB) Extensions() ([]Extension, error) {
 // SaveAnswer stores the member's answer to a question and queues it in the
 // outbox for the portal, in one transaction, provided the attempt is started,
 // not finished and at is not past its deadline. It returns once the
-// transaction is on disk.
-func (d *DB) SaveAnswer(ctx context.Context, examID, memberID, questionID, answer string, at time.Time) error {
+// transaction is on disk, with the time the answer was stamped with.
+//
+// The portal keeps the answer with the newest answered_at, so a save is
+// never stamped at or before the previous answer to the same question: a
+// clock-skew correction that moves portal time back (a new handshake, NTP)
+// gets the previous stamp plus one microsecond, the portal's precision.
+func (d *DB) SaveAnswer(ctx context.Context, examID, memberID, questionID, answer string, at time.Time) (time.Time, error) {
 	at = at.UTC()
-	rec, err := json.Marshal(client.Answer{ExamID: examID, MemberID: memberID, QuestionID: questionID, Answer: answer, AnsweredAt: at})
-	if err != nil {
-		return fmt.Errorf("localdb: encode answer: %w", err)
-	}
-	val, err := json.Marshal(Answer{Answer: answer, AnsweredAt: at})
-	if err != nil {
-		return fmt.Errorf("localdb: encode answer: %w", err)
-	}
 	key := answerKey(examID, memberID, questionID)
-	return d.update(ctx, func(tx *bbolt.Tx) error {
+	var stamped time.Time
+	err := d.update(ctx, func(tx *bbolt.Tx) error {
 		if err := checkOpen(tx, examID, memberID, at); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bucketAnswers).Put(key, val); err != nil {
+		ab := tx.Bucket(bucketAnswers)
+		stamped = at
+		var prev Answer
+		if _, err := getJSON(ab, key, &prev); err != nil {
+			return err
+		}
+		if floor := prev.AnsweredAt.Truncate(time.Microsecond).Add(time.Microsecond); stamped.Before(floor) {
+			stamped = floor
+		}
+		val, err := json.Marshal(Answer{Answer: answer, AnsweredAt: stamped})
+		if err != nil {
+			return fmt.Errorf("localdb: encode answer: %w", err)
+		}
+		rec, err := json.Marshal(client.Answer{ExamID: examID, MemberID: memberID, QuestionID: questionID, Answer: answer, AnsweredAt: stamped})
+		if err != nil {
+			return fmt.Errorf("localdb: encode answer: %w", err)
+		}
+		if err := ab.Put(key, val); err != nil {
 			return err
 		}
 		ob := tx.Bucket(bucketOutbox)
@@ -237,6 +252,7 @@ func (d *DB) SaveAnswer(ctx context.Context, examID, memberID, questionID, answe
 		}
 		return addPending(tx, 1)
 	})
+	return stamped, err
 }
 
 // SetFlag marks or unmarks a question as unsure. Flags stay on labagent.

@@ -38,7 +38,7 @@ func TestLocked(t *testing.T) {
 func TestSaveAnswerRules(t *testing.T) {
 	db := open(t, filepath.Join(t.TempDir(), localdb.FileName))
 	ctx := t.Context()
-	if err := db.SaveAnswer(ctx, "e1", "m1", "q1", "a", t0); !errors.Is(err, localdb.ErrNoAttempt) {
+	if _, err := db.SaveAnswer(ctx, "e1", "m1", "q1", "a", t0); !errors.Is(err, localdb.ErrNoAttempt) {
 		t.Fatalf("save without attempt = %v", err)
 	}
 	a, err := db.StartAttempt(ctx, localdb.Attempt{ExamID: "e1", MemberID: "m1", StartedAt: t0, Deadline: t0.Add(time.Hour)})
@@ -50,16 +50,16 @@ func TestSaveAnswerRules(t *testing.T) {
 	if err != nil || !again.StartedAt.Equal(a.StartedAt) {
 		t.Fatalf("second start = %+v, %v", again, err)
 	}
-	if err := db.SaveAnswer(ctx, "e1", "m1", "q1", "a", t0.Add(time.Minute)); err != nil {
+	if _, err := db.SaveAnswer(ctx, "e1", "m1", "q1", "a", t0.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.SetFlag(ctx, "e1", "m1", "q1", true, t0.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.SaveAnswer(ctx, "e1", "m1", "q1", "b", t0.Add(2*time.Minute)); err != nil {
+	if _, err := db.SaveAnswer(ctx, "e1", "m1", "q1", "b", t0.Add(2*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.SaveAnswer(ctx, "e1", "m1", "q2", "c", t0.Add(61*time.Minute)); !errors.Is(err, localdb.ErrTimeUp) {
+	if _, err := db.SaveAnswer(ctx, "e1", "m1", "q2", "c", t0.Add(61*time.Minute)); !errors.Is(err, localdb.ErrTimeUp) {
 		t.Fatalf("save after deadline = %v", err)
 	}
 	got, err := db.Answers("e1", "m1")
@@ -69,7 +69,7 @@ func TestSaveAnswerRules(t *testing.T) {
 	if _, err := db.FinishAttempt(ctx, "e1", "m1", t0.Add(5*time.Minute), localdb.FinishStudent); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.SaveAnswer(ctx, "e1", "m1", "q2", "c", t0.Add(6*time.Minute)); !errors.Is(err, localdb.ErrAttemptFinished) {
+	if _, err := db.SaveAnswer(ctx, "e1", "m1", "q2", "c", t0.Add(6*time.Minute)); !errors.Is(err, localdb.ErrAttemptFinished) {
 		t.Fatalf("save after finish = %v", err)
 	}
 	if _, err := db.ExtendAttempt(ctx, localdb.Extension{ExamID: "e1", MemberID: "m1", Minutes: 5, At: t0}); !errors.Is(err, localdb.ErrAttemptFinished) {
@@ -93,7 +93,7 @@ func TestOutbox(t *testing.T) {
 		}
 	}
 	for i := range 25 {
-		if err := db.SaveAnswer(ctx, "e1", fmt.Sprintf("m%d", i%2+1), fmt.Sprintf("q%d", i), "a", t0.Add(time.Duration(i)*time.Second)); err != nil {
+		if _, err := db.SaveAnswer(ctx, "e1", fmt.Sprintf("m%d", i%2+1), fmt.Sprintf("q%d", i), "a", t0.Add(time.Duration(i)*time.Second)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -155,13 +155,13 @@ func TestGroupCommit(t *testing.T) {
 	for m := range students {
 		wg.Go(func() {
 			for q := range each {
-				if err := db.SaveAnswer(ctx, "e", fmt.Sprint(m), fmt.Sprint(q), "x", t0); err != nil {
+				if _, err := db.SaveAnswer(ctx, "e", fmt.Sprint(m), fmt.Sprint(q), "x", t0); err != nil {
 					errs <- err
 					return
 				}
 			}
 			// One refused write in a group must not fail the others.
-			if err := db.SaveAnswer(ctx, "e", "nobody", "q", "x", t0); !errors.Is(err, localdb.ErrNoAttempt) {
+			if _, err := db.SaveAnswer(ctx, "e", "nobody", "q", "x", t0); !errors.Is(err, localdb.ErrNoAttempt) {
 				errs <- fmt.Errorf("save without attempt = %v", err)
 			}
 		})
@@ -243,7 +243,7 @@ func TestBatchBytes(t *testing.T) {
 	}
 	essay := strings.Repeat("x", 1<<20)
 	for i := range 40 {
-		if err := db.SaveAnswer(ctx, "e1", "m1", fmt.Sprint(i), essay, t0); err != nil {
+		if _, err := db.SaveAnswer(ctx, "e1", "m1", fmt.Sprint(i), essay, t0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -260,5 +260,32 @@ func TestBatchBytes(t *testing.T) {
 	}
 	if total != 40 || len(all) < 3 {
 		t.Fatalf("%d answers in %d batches", total, len(all))
+	}
+}
+
+// TestStampsOnlyMoveForward: a save stamped before the previous answer to
+// the same question (the clock skew was corrected backwards) is stamped just
+// after it, at the portal's microsecond precision.
+func TestStampsOnlyMoveForward(t *testing.T) {
+	db := open(t, filepath.Join(t.TempDir(), localdb.FileName))
+	ctx := t.Context()
+	if _, err := db.StartAttempt(ctx, localdb.Attempt{ExamID: "e1", MemberID: "m1", StartedAt: t0, Deadline: t0.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	first := t0.Add(10*time.Second + 1500*time.Nanosecond)
+	if at, err := db.SaveAnswer(ctx, "e1", "m1", "q1", "a", first); err != nil || !at.Equal(first) {
+		t.Fatalf("first save stamped %v, %v", at, err)
+	}
+	at, err := db.SaveAnswer(ctx, "e1", "m1", "q1", "b", t0.Add(9*time.Second))
+	if want := t0.Add(10*time.Second + 2*time.Microsecond); err != nil || !at.Equal(want) {
+		t.Fatalf("save after a backwards skew stamped %v, want %v (%v)", at, want, err)
+	}
+	// Another question keeps its own time.
+	if at, err := db.SaveAnswer(ctx, "e1", "m1", "q2", "c", t0.Add(9*time.Second)); err != nil || !at.Equal(t0.Add(9*time.Second)) {
+		t.Fatalf("other question stamped %v, %v", at, err)
+	}
+	batches, err := db.SealAll(ctx, 10, t0)
+	if err != nil || len(batches) != 1 || !batches[0].Answers[1].AnsweredAt.Equal(first.Truncate(time.Microsecond).Add(time.Microsecond)) {
+		t.Fatalf("outbox = %+v, %v", batches, err)
 	}
 }

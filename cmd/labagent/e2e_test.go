@@ -1,0 +1,970 @@
+package main
+
+// End-to-end tests: the real "portal serve" and "labagent run" binaries as
+// processes, students and a proctor on labagent's LAN API, the operator on
+// the portal's API (pkg/client) and CLI. The harness is in harness_test.go.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/seedhq/portal/internal/agent"
+	"github.com/seedhq/portal/internal/store/pgtest"
+	"github.com/seedhq/portal/pkg/client"
+)
+
+// TestEndToEnd: enrolment, handshake, pull, students answering every
+// question type on their own devices (changing their minds, clearing an
+// answer), finish, push; then the portal's results, sync log, monitor and
+// stored answers, and labagent status. On bbolt and on PostgreSQL.
+func TestEndToEnd(t *testing.T) {
+	t.Parallel()
+	t.Run("bolt", func(t *testing.T) {
+		t.Parallel()
+		runEndToEnd(t, portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata")})
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		mustBuild(t)
+		dbURL := pgtest.NewDatabase(t)
+		runEndToEnd(t, portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata"), DBURL: dbURL})
+	})
+}
+
+// mixedExam has one question of each type; max score 13 (the essay's 5
+// points are never auto-scored).
+func mixedExam() *client.ExamRequest {
+	starts, ends := openWindow()
+	opts := func(texts ...string) []client.QuestionOption {
+		var out []client.QuestionOption
+		for i, s := range texts {
+			out = append(out, client.QuestionOption{ID: string(rune('a' + i)), Text: s})
+		}
+		return out
+	}
+	return &client.ExamRequest{
+		Title: "Matematika Semester 1", Subject: "MTK", StartsAt: starts, EndsAt: ends, DurationMinutes: 90,
+		Questions: []client.Question{
+			{ID: "q1", Type: client.SingleChoice, Text: "2 + 2 = ?", Points: 2, Answer: []string{"b"}, Options: opts("3", "4", "5", "22")},
+			{ID: "q2", Type: client.MultipleChoice, Text: "Which are prime?", Points: 3, Answer: []string{"a", "c"}, Options: opts("2", "4", "5", "9")},
+			{ID: "q3", Type: client.TrueFalse, Text: "The earth is round.", Points: 1, Answer: []string{"true"}},
+			{ID: "q4", Type: client.ShortAnswer, Text: "The capital of Indonesia?", Points: 2, Answer: []string{"Jakarta"}},
+			{ID: "q5", Type: client.Essay, Text: "Explain why.", Points: 5},
+		},
+	}
+}
+
+func runEndToEnd(t *testing.T, cfg portalConfig) {
+	p := startPortal(t, cfg)
+	sch := setupSchool(t, p, []string{"ani", "budi", "citra"}, mixedExam())
+	examID := sch.exams[0].ID
+	op := p.operator()
+
+	lab := enrollLab(t, p.URL, sch)
+	lab.start()
+	lab.waitPackage()
+	st := lab.status()
+	if !st.Running || st.ServerCode != e2eServerCode || st.Sync.LastHandshakeAt.IsZero() || st.Sync.PackageChecksum == "" ||
+		len(st.Exams) != 1 || st.Exams[0].ID != examID || st.Exams[0].Questions != 5 || st.Sync.LicenseID == "" {
+		t.Errorf("status after the first pull: %s", jsonString(st))
+	}
+	token := lab.proctorToken()
+
+	// Each student on a device of their own.
+	ani, budi, citra := newStudent(t, lab, sch, "ani"), newStudent(t, lab, sch, "budi"), newStudent(t, lab, sch, "citra")
+	wrong := *budi
+	wrong.lanClient, wrong.password = newLANClient(lab), "WRONGPW2"
+	if err := wrong.login(token); errCode(err) != "INVALID_CREDENTIALS" {
+		t.Errorf("login with a wrong password: %v, want INVALID_CREDENTIALS", err)
+	}
+	for _, s := range []*student{ani, budi, citra} {
+		s.mustLogin(token)
+		if a := s.mustStart(examID); len(a.Questions) != 5 || a.Finished {
+			t.Fatalf("%s: attempt %s", s.username, jsonString(a))
+		}
+	}
+	other := newStudent(t, lab, sch, "ani") // ani on a second device
+	if err := other.login(token); errCode(err) != "ALREADY_SIGNED_IN" {
+		t.Errorf("ani on a second device: %v, want ALREADY_SIGNED_IN", err)
+	}
+	if err := ani.save(examID, "q1", "z"); errCode(err) != "INVALID_ANSWER" {
+		t.Errorf("an answer that is no option: %v, want INVALID_ANSWER", err)
+	}
+
+	type save struct {
+		s    *student
+		q, a string
+	}
+	saves := []save{
+		{ani, "q1", "a"}, {ani, "q1", "b"}, // a change of mind
+		{ani, "q2", "c,a"}, {ani, "q3", "true"}, {ani, "q4", "  jakarta "}, {ani, "q5", "Karena gravitasi menarik ke pusat."},
+		{budi, "q1", "c"}, {budi, "q2", "a"}, {budi, "q3", "false"}, {budi, "q3", "true"}, {budi, "q4", "Bandung"},
+		{citra, "q1", "b"}, {citra, "q2", "a,b,c"}, {citra, "q3", "false"}, {citra, "q4", "Jakarta"}, {citra, "q4", ""}, // cleared
+	}
+	for _, sv := range saves {
+		sv.s.mustSave(examID, sv.q, sv.a)
+	}
+	// What each student holds (multiple choice normalised to the options' order).
+	want := map[string]map[string]string{
+		"ani":   {"q1": "b", "q2": "a,c", "q3": "true", "q4": "  jakarta ", "q5": "Karena gravitasi menarik ke pusat."},
+		"budi":  {"q1": "c", "q2": "a", "q3": "true", "q4": "Bandung", "q5": ""},
+		"citra": {"q1": "b", "q2": "a,b,c", "q3": "false", "q4": "", "q5": ""},
+	}
+	for _, s := range []*student{ani, budi, citra} {
+		if got := s.mustAttempt(examID).answers(); jsonString(got) != jsonString(want[s.username]) {
+			t.Errorf("%s: labagent holds %v, want %v", s.username, got, want[s.username])
+		}
+	}
+	for s, n := range map[*student]int{ani: 5, budi: 4, citra: 3} {
+		if got := s.mustFinish(examID); got != n {
+			t.Errorf("%s: finish says %d answered, want %d", s.username, got, n)
+		}
+	}
+	if err := budi.save(examID, "q4", "Jakarta"); errCode(err) != "EXAM_FINISHED" {
+		t.Errorf("save after finish: %v, want EXAM_FINISHED", err)
+	}
+
+	// The outbox drains by itself (a save kicks a push).
+	st = lab.waitStatus(30*time.Second, "every answer pushed", func(st agent.Status) bool {
+		return st.AnswersPending == 0 && st.Sync.LastReceipt != nil
+	})
+	if st.AnswersSaved != 13 || st.Sync.LastReceipt.SyncID == "" || st.Sync.LastSyncID != st.Sync.LastReceipt.SyncID {
+		t.Errorf("status after the push: %s", jsonString(st))
+	}
+
+	ps := lab.proctor()
+	if ps.Seated != 3 || len(ps.Students) != 3 || ps.Sync.PendingAnswers != 0 || ps.Sync.State == agent.SyncOffline {
+		t.Errorf("proctor state: %s", jsonString(ps))
+	}
+	for _, s := range ps.Students {
+		if !s.SignedIn || len(s.Attempts) != 1 || !s.Attempts[0].Finished || s.Attempts[0].Total != 5 {
+			t.Errorf("proctor state of %s: %s", s.Username, jsonString(s))
+		}
+	}
+
+	// A second labagent run on the same data directory is refused.
+	if res := lab.cli("run", "--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0"); res.Code == 0 ||
+		!strings.Contains(res.Stderr, "already running") {
+		t.Errorf("a second labagent run: %s", res)
+	}
+
+	// Results: scored on the portal with the answer key (never on labagent).
+	res := results(t, op, examID)
+	for u, w := range map[string]struct {
+		score             float64
+		answered, correct int
+	}{"ani": {8, 5, 4}, "budi": {1, 4, 1}, "citra": {2, 3, 1}} { // citra cleared q4: no answer
+		r, ok := res[u]
+		if !ok {
+			t.Errorf("no result for %s: %s", u, jsonString(res))
+			continue
+		}
+		if r.Score != w.score || r.Correct != w.correct {
+			t.Errorf("%s: score %v (%d correct), want %v (%d correct)", u, r.Score, r.Correct, w.score, w.correct)
+		}
+		if r.Answered != w.answered {
+			t.Errorf("%s: %d answered on the portal, want %d", u, r.Answered, w.answered)
+		}
+	}
+	if len(res) != 3 {
+		t.Errorf("results for %d students, want 3: %s", len(res), jsonString(res))
+	}
+
+	// Sync log: the handshake, the pull, and every save exactly once.
+	ledger := pushLogs(t, op)
+	if ledger.records != len(saves) {
+		t.Errorf("accepted pushes carry %d records, want the %d saves", ledger.records, len(saves))
+	}
+	if _, ok := ledger.accepted[st.Sync.LastReceipt.IdempotencyKey]; !ok {
+		t.Errorf("the last receipt %s is not an accepted push", jsonString(st.Sync.LastReceipt))
+	}
+	logs, _, err := op.Exam.Admin.ListSyncLogs(t.Context(), &client.SyncLogListOptions{ServerCode: e2eServerCode, Status: client.OutcomeAccepted, Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, l := range logs {
+		seen[l.Action] = true
+	}
+	for _, a := range []string{client.ActionVerifyServer, client.ActionPullData, client.ActionPushResults} {
+		if !seen[a] {
+			t.Errorf("no accepted %s in the sync log", a)
+		}
+	}
+
+	// Monitor: the heartbeat reports LAB-01 online with its three students.
+	eventually(t, 4*e2eHeartbeat, "monitor online with 3 students", func() (bool, string) {
+		mons, _, err := op.Exam.Admin.ListMonitors(t.Context(), &client.MonitorListOptions{NPSN: e2eNPSN})
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, m := range mons {
+			if m.ServerCode == e2eServerCode && m.Status == client.MonitorOnline && m.ConnectedStudents == 3 &&
+				m.ActiveExamsCount == 1 && m.ClientVersion == e2eVersion {
+				return true, ""
+			}
+		}
+		return false, jsonString(mons)
+	})
+
+	// A clean stop; status then reads the state file.
+	lab.stop()
+	st = lab.status()
+	if st.Running || st.AnswersPending != 0 || st.AnswersSaved != 13 || st.Sync.LastReceipt == nil {
+		t.Errorf("status of the stopped labagent: %s", jsonString(st))
+	}
+	if res := lab.cli("status"); res.Code != 0 || !strings.Contains(res.Stdout, "0 waiting to be pushed") ||
+		!strings.Contains(res.Stdout, e2eServerCode) {
+		t.Errorf("labagent status (table): %s", res)
+	}
+
+	// The exact values stored, the cleared answer included.
+	p.stop()
+	stored := map[string]map[string]string{}
+	for u, qs := range want {
+		stored[u] = map[string]string{}
+		for q, a := range qs {
+			if a != "" || u == "citra" && q == "q4" {
+				stored[u][q] = a
+			}
+		}
+	}
+	checkStored(t, cfg, examID, sch, stored)
+}
+
+// TestPortalDown: labagent keeps serving while the portal is stopped
+// (sign-ins and saves are acknowledged; a restart of labagent serves the
+// package it holds), "labagent push --now" fails cleanly and loses nothing,
+// and once the portal is back on the same address every answer arrives
+// exactly once.
+func TestPortalDown(t *testing.T) {
+	t.Parallel()
+	mustBuild(t)
+	cfg := portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata"), Listen: freeAddr(t)}
+	p := startPortal(t, cfg)
+	users := []string{"sw1", "sw2", "sw3", "sw4"}
+	sch := setupSchool(t, p, users, shortAnswerExam("Bahasa Indonesia", 5))
+	examID := sch.exams[0].ID
+
+	lab := enrollLab(t, p.URL, sch)
+	lab.start()
+	lab.waitPackage()
+	token := lab.proctorToken()
+	st := map[string]*student{}
+	for _, u := range users {
+		st[u] = newStudent(t, lab, sch, u)
+	}
+
+	// Online: one answer each for sw1 and sw2, pushed.
+	for _, u := range []string{"sw1", "sw2"} {
+		st[u].mustLogin(token)
+		st[u].mustStart(examID)
+		st[u].mustSave(examID, "k01", "online")
+	}
+	lab.waitStatus(30*time.Second, "online answers pushed", func(s agent.Status) bool { return s.AnswersPending == 0 && s.Sync.LastReceipt != nil })
+	online := 2
+
+	// The portal goes away.
+	p.stop()
+	down := time.Now()
+	offline := 0
+	for _, sv := range []struct{ u, q, a string }{
+		{"sw1", "k02", "final"}, {"sw1", "k03", "final"}, {"sw2", "k02", "final"}, {"sw2", "k03", "nope"},
+	} {
+		st[sv.u].mustSave(examID, sv.q, sv.a)
+		offline++
+	}
+	st["sw3"].mustLogin(token) // a sign-in needs no portal
+	st["sw3"].mustStart(examID)
+	st["sw3"].mustSave(examID, "k01", "final")
+	offline++
+	if s := lab.status(); s.AnswersPending != offline {
+		t.Errorf("pending %d while the portal is down, want %d: %s", s.AnswersPending, offline, jsonString(s))
+	}
+
+	// push --now fails, clearly, and keeps everything.
+	var pushRes runResult
+	var pushTook time.Duration
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t0 := time.Now()
+		pushRes = lab.cli("push", "--now")
+		pushTook = time.Since(t0)
+	})
+	s := lab.waitStatus(90*time.Second, "offline", func(s agent.Status) bool {
+		return s.Sync.State == agent.SyncOffline && s.Sync.LastError != ""
+	})
+	t.Logf("status offline %s after the portal stopped: last_error %q", time.Since(down).Round(time.Second), s.Sync.LastError)
+	wg.Wait()
+	t.Logf("labagent push --now with the portal down: exit %d after %s", pushRes.Code, pushTook.Round(time.Millisecond))
+	if pushRes.Code == 0 || !strings.Contains(pushRes.Stderr, "error: push:") ||
+		!strings.Contains(pushRes.Stdout, fmt.Sprintf("%d still waiting", offline)) {
+		t.Errorf("push --now with the portal down: %s", pushRes)
+	}
+	if s := lab.status(); s.AnswersPending != offline {
+		t.Errorf("pending %d after a failed push --now, want %d", s.AnswersPending, offline)
+	}
+
+	// labagent restarts while the portal is still down: it serves the
+	// package it holds; a student who never signed in can take the exam.
+	lab.stop()
+	lab.start()
+	lab.waitPackage()
+	token = lab.proctorToken()
+	st["sw4"].mustLogin(token)
+	if a := st["sw4"].mustStart(examID); len(a.Questions) != 5 {
+		t.Errorf("sw4 offline after a restart: %s", jsonString(a))
+	}
+	st["sw4"].mustSave(examID, "k01", "final")
+	st["sw4"].mustSave(examID, "k02", "final")
+	offline += 2
+	if a, err := st["sw1"].attempt(examID); err != nil {
+		t.Errorf("sw1 after labagent's restart: %v", err)
+	} else if got := a.answers(); got["k01"] != "online" || got["k02"] != "final" || got["k03"] != "final" {
+		t.Errorf("sw1 after labagent's restart: %v", got)
+	}
+	if s := lab.status(); s.AnswersPending != offline || s.Sync.State != agent.SyncOffline {
+		t.Errorf("status after the restart, portal down: %s", jsonString(s))
+	}
+
+	// The portal is back on the same address and data.
+	p = p.restart()
+	op := p.operator()
+	if res := lab.cli("push", "--now"); res.Code != 0 {
+		t.Errorf("push --now with the portal back: %s", res)
+	}
+	lab.waitStatus(60*time.Second, "everything pushed", func(s agent.Status) bool {
+		return s.AnswersPending == 0 && s.Sync.State != agent.SyncOffline
+	})
+	ledger := pushLogs(t, op)
+	if ledger.records != online+offline {
+		t.Errorf("accepted pushes carry %d records, want %d (each save once)", ledger.records, online+offline)
+	}
+	res := results(t, op, examID)
+	for u, w := range map[string][2]int{"sw1": {2, 3}, "sw2": {1, 3}, "sw3": {1, 1}, "sw4": {2, 2}} {
+		if r := res[u]; int(r.Score) != w[0] || r.Answered != w[1] {
+			t.Errorf("%s: score %v, %d answered; want %d, %d", u, r.Score, r.Answered, w[0], w[1])
+		}
+	}
+	eventually(t, 4*e2eHeartbeat, "monitor online again", func() (bool, string) {
+		mons, _, err := op.Exam.Admin.ListMonitors(t.Context(), &client.MonitorListOptions{NPSN: e2eNPSN})
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(mons) == 1 && mons[0].Status == client.MonitorOnline && mons[0].ConnectedStudents >= 1, jsonString(mons)
+	})
+	lab.stop()
+	p.stop()
+	checkStored(t, cfg, examID, sch, map[string]map[string]string{
+		"sw1": {"k01": "online", "k02": "final", "k03": "final"},
+		"sw2": {"k01": "online", "k02": "final", "k03": "nope"},
+		"sw3": {"k01": "final"},
+		"sw4": {"k01": "final", "k02": "final"},
+	})
+}
+
+// checkStored checks that the portal's store holds exactly want (username ->
+// question -> answer) for the exam.
+func checkStored(t *testing.T, cfg portalConfig, examID string, sch *school, want map[string]map[string]string) {
+	t.Helper()
+	stored := storedAnswers(t, cfg, examID)
+	n := 0
+	for u, qs := range want {
+		for q, a := range qs {
+			n++
+			got, ok := stored[storeKey{sch.members[u], q}]
+			if !ok || got.Answer != a || got.ServerCode != e2eServerCode {
+				t.Errorf("%s %s: stored %q from %q (found %v), want %q from %s", u, q, got.Answer, got.ServerCode, ok, a, e2eServerCode)
+			}
+		}
+	}
+	if len(stored) != n {
+		t.Errorf("%d answers stored, want %d", len(stored), n)
+	}
+}
+
+// killRounds is the number of kill -9 rounds of TestKillNine: 8, or
+// LABAGENT_KILL_ROUNDS for a long soak.
+func killRounds(t *testing.T) int {
+	n := 8
+	if v := os.Getenv("LABAGENT_KILL_ROUNDS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 {
+			t.Fatalf("LABAGENT_KILL_ROUNDS=%q: want a positive number", v)
+		}
+	}
+	return n
+}
+
+// history is what a student sent for one question, for the checks after a
+// kill: the values sent in order since the last check, and the index of the
+// last acknowledged one (-1: none).
+type history struct {
+	sent  []string
+	acked int
+}
+
+// stormStudent is a student saving as fast as they can.
+type stormStudent struct {
+	*student
+	hist    map[string]*history
+	acked   int // saves acknowledged (200)
+	lastErr error
+}
+
+// TestKillNine: labagent is killed with SIGKILL at random moments while
+// students save as fast as they can and while it pushes; every acknowledged
+// answer survives (labagent's student API after the restart), and the portal
+// ends up with each student's final answers, every save stored exactly once
+// (sync log) and nothing twice.
+func TestKillNine(t *testing.T) {
+	t.Parallel()
+	mustBuild(t)
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
+
+	cfg := portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata"), Listen: freeAddr(t)}
+	p := startPortal(t, cfg)
+	const nStorm, nBulk, perBulk = 6, 20, 1000 // nBulk*perBulk answers queued while the portal is down
+	var users []string
+	for i := range nStorm {
+		users = append(users, fmt.Sprintf("storm%02d", i))
+	}
+	for i := range nBulk {
+		users = append(users, fmt.Sprintf("bulk%02d", i))
+	}
+	sch := setupSchool(t, p, users, shortAnswerExam("Fisika", 10))
+	examID := sch.exams[0].ID
+	qs := questionIDs(sch.exams[0])
+	proxy := newPortalProxy(t, p.URL)
+	lab := enrollLab(t, proxy.URL, sch)
+
+	lab.start()
+	lab.waitPackage()
+	token := lab.proctorToken()
+	storm := make([]*stormStudent, nStorm)
+	for i := range storm {
+		s := &stormStudent{student: newStudent(t, lab, sch, users[i]), hist: map[string]*history{}}
+		for _, q := range qs {
+			s.hist[q] = &history{acked: -1}
+		}
+		s.mustLogin(token)
+		s.mustStart(examID)
+		storm[i] = s
+	}
+
+	// Rounds: a storm of saves, a kill -9 at a random moment, a restart,
+	// then the check that every acknowledged save is there.
+	rounds := killRounds(t)
+	totalAcked, totalLanded := 0, 0
+	for round := range rounds {
+		var wg sync.WaitGroup
+		for i, s := range storm {
+			srng := rand.New(rand.NewPCG(seed, uint64(round*100+i+2)))
+			wg.Go(func() {
+				for n := 0; ; n++ {
+					q := qs[srng.IntN(len(qs))]
+					v := fmt.Sprintf("%s-r%d-n%d", s.username, round, n)
+					h := s.hist[q]
+					h.sent = append(h.sent, v)
+					if err := s.save(examID, q, v); err != nil {
+						s.lastErr = err
+						return
+					}
+					h.acked = len(h.sent) - 1
+					s.acked++
+				}
+			})
+		}
+		time.Sleep(time.Duration(50+rng.IntN(451)) * time.Millisecond)
+		lab.kill9()
+		wg.Wait()
+		lab.start()
+		token = lab.proctorToken()
+		roundAcked := 0
+		for _, s := range storm {
+			var ae *apiError
+			if errors.As(s.lastErr, &ae) {
+				t.Fatalf("round %d: %s: a save refused by labagent: %v", round, s.username, s.lastErr)
+			}
+			a, err := s.attempt(examID)
+			if errCode(err) == "UNAUTHORIZED" { // the session did not survive: sign in again, same device
+				t.Logf("round %d: %s signs in again after the restart", round, s.username)
+				s.mustLogin(token)
+				a, err = s.attempt(examID)
+			}
+			if err != nil {
+				t.Fatalf("round %d: %s: attempt after the restart: %v", round, s.username, err)
+			}
+			got := a.answers()
+			landed := 0
+			for _, q := range qs {
+				h := s.hist[q]
+				idx := slices.Index(h.sent, got[q])
+				switch {
+				case h.acked >= 0 && idx < h.acked:
+					t.Errorf("round %d: %s %s: labagent holds %q, but %q was acknowledged after it (sent %v)",
+						round, s.username, q, got[q], h.sent[h.acked], h.sent)
+				case h.acked < 0 && idx < 0 && got[q] != "":
+					t.Errorf("round %d: %s %s: labagent holds %q, which was never sent", round, s.username, q, got[q])
+				case idx > h.acked:
+					landed += idx - h.acked // the save in flight at the kill was stored
+				}
+				// What labagent holds now is the reference of the next round.
+				if got[q] == "" {
+					h.sent, h.acked = nil, -1
+				} else {
+					h.sent, h.acked = []string{got[q]}, 0
+				}
+			}
+			if landed > 1 {
+				t.Errorf("round %d: %s: %d unacknowledged saves stored, but a student has one in flight at most", round, s.username, landed)
+			}
+			roundAcked += s.acked
+			totalLanded += landed
+		}
+		t.Logf("round %d: %d saves acknowledged so far", round, roundAcked)
+		if t.Failed() {
+			t.FailNow()
+		}
+	}
+	for _, s := range storm {
+		totalAcked += s.acked
+	}
+
+	// Last answers, then finish: the values the portal must end with.
+	want := map[storeKey]string{}
+	wantCorrect := map[string]int{}
+	finalSaves := 0
+	for i, s := range storm {
+		for j, q := range qs {
+			v := "wrong"
+			if (i+j)%3 != 0 {
+				v = "final"
+				wantCorrect[s.username]++
+			}
+			s.mustSave(examID, q, v)
+			finalSaves++
+			want[storeKey{s.memberID, q}] = v
+		}
+		s.mustFinish(examID)
+	}
+	if res := lab.cli("push", "--now"); res.Code != 0 {
+		t.Fatalf("push --now: %s", res)
+	}
+	lab.waitStatus(60*time.Second, "the storm pushed", func(s agent.Status) bool { return s.AnswersPending == 0 })
+	stormSaves := totalAcked + totalLanded + finalSaves
+	t.Logf("storm: %d rounds, %d saves acknowledged, %d stored while in flight at a kill, %d final", rounds, totalAcked, totalLanded, finalSaves)
+	op := p.operator()
+	if l := pushLogs(t, op); l.records != stormSaves {
+		t.Errorf("after the storm: accepted pushes carry %d records, want %d (each save once)", l.records, stormSaves)
+	}
+
+	// Bulk: 20,000 answers queued while the portal is down, then pushed
+	// with kills in the middle.
+	p.stop()
+	bulk := make([]*student, nBulk)
+	for i := range bulk {
+		bulk[i] = newStudent(t, lab, sch, users[nStorm+i])
+		bulk[i].mustLogin(token)
+		bulk[i].mustStart(examID)
+	}
+	t0 := time.Now()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i, s := range bulk {
+		wg.Go(func() {
+			for n := range perBulk {
+				q := qs[n%len(qs)]
+				v := fmt.Sprintf("b%d", n)
+				if n >= perBulk-len(qs) {
+					v = "wrong"
+					if (i+n)%2 == 0 {
+						v = "final"
+					}
+				}
+				if err := s.save(examID, q, v); err != nil {
+					t.Errorf("%s: save %d: %v", s.username, n, err)
+					return
+				}
+				if n >= perBulk-len(qs) {
+					mu.Lock()
+					want[storeKey{s.memberID, q}] = v
+					if v == "final" {
+						wantCorrect[s.username]++
+					}
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	t.Logf("bulk: %d saves in %s", nBulk*perBulk, time.Since(t0).Round(time.Millisecond))
+	if st, err := lab.quickStatus(); err != nil || st.AnswersPending != nBulk*perBulk {
+		t.Fatalf("pending %d, want %d (%v)", st.AnswersPending, nBulk*perBulk, err)
+	}
+	lab.kill9()
+	p = p.restart()
+
+	// A kill after the portal stored a batch but before labagent got the
+	// receipt: the batch is pushed again under its key, a duplicate.
+	var lostKey string
+	var lostMu sync.Mutex
+	proxy.hooks(nil, func(r *http.Request, status int) bool {
+		lostMu.Lock()
+		defer lostMu.Unlock()
+		if status != http.StatusOK || lostKey != "" {
+			return false
+		}
+		lostKey = r.Header.Get("Idempotency-Key")
+		lab.proc().cmd.Process.Kill()
+		return true
+	})
+	lab.startNoWait()
+	select {
+	case <-lab.proc().done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("no push reached the portal within 60s")
+	}
+	proxy.hooks(nil, nil)
+	if lostKey == "" {
+		t.Fatal("no receipt withheld")
+	}
+
+	// Kills at random moments of the pushes (a batch of 5,000 takes about
+	// 100 ms here).
+	for k := range 2 {
+		started := make(chan struct{}, 1)
+		proxy.hooks(func(*http.Request) bool {
+			select {
+			case started <- struct{}{}:
+			default:
+			}
+			return false
+		}, nil)
+		lab.startNoWait()
+		select {
+		case <-started:
+		case <-time.After(60 * time.Second):
+			t.Fatalf("kill %d: no push within 60s", k)
+		}
+		time.Sleep(time.Duration(rng.IntN(150)) * time.Millisecond)
+		lab.kill9()
+		proxy.hooks(nil, nil)
+		t.Logf("kill %d during the pushes: %d answers still pending", k, lab.status().AnswersPending)
+	}
+	// A kill as a push leaves labagent, before the portal sees it.
+	proxy.hooks(func(*http.Request) bool {
+		lab.proc().cmd.Process.Kill()
+		return true
+	}, nil)
+	lab.startNoWait()
+	select {
+	case <-lab.proc().done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("no push within 60s")
+	}
+	proxy.hooks(nil, nil)
+	pending := lab.status().AnswersPending
+	if pending == 0 {
+		t.Fatal("nothing pending after a kill as a push left")
+	}
+	// The rest goes with push --now while labagent run is down (its
+	// control file, left by the kill, names a dead process): it pushes
+	// from the state file itself.
+	res := lab.cli("push", "--now")
+	if res.Code != 0 || !strings.Contains(res.Stdout, fmt.Sprintf("pushed %d answers", pending)) || !strings.Contains(res.Stdout, "0 still waiting") {
+		t.Fatalf("push --now with labagent run killed: %s", res)
+	}
+	t.Logf("push --now without the daemon: %s", strings.TrimSpace(res.Stdout))
+	st := lab.status()
+	if st.Running || st.AnswersPending != 0 || st.Sync.LastReceipt == nil {
+		t.Errorf("status after push --now: %s", jsonString(st))
+	}
+	lab.start()
+	t.Logf("last receipt %s", jsonString(st.Sync.LastReceipt))
+
+	l := pushLogs(t, op)
+	if l.records != stormSaves+nBulk*perBulk {
+		t.Errorf("accepted pushes carry %d records, want %d (each save once)", l.records, stormSaves+nBulk*perBulk)
+	}
+	dupOfLost := false
+	for _, d := range l.duplicates {
+		dupOfLost = dupOfLost || d.IdempotencyKey == lostKey
+	}
+	if _, ok := l.accepted[lostKey]; !ok || !dupOfLost {
+		t.Errorf("the batch whose receipt was lost (%s): accepted %v, pushed again as a duplicate %v", lostKey, ok, dupOfLost)
+	}
+	t.Logf("sync log: %d accepted pushes, %d duplicates", len(l.accepted), len(l.duplicates))
+
+	results := results(t, op, examID)
+	for _, u := range users {
+		if r := results[u]; r.Answered != len(qs) || r.Correct != wantCorrect[u] {
+			t.Errorf("%s: %d answered, %d correct; want %d, %d", u, r.Answered, r.Correct, len(qs), wantCorrect[u])
+		}
+	}
+	lab.stop()
+	p.stop()
+	stored := storedAnswers(t, cfg, examID)
+	if len(stored) != len(want) {
+		t.Errorf("%d answers stored, want %d", len(stored), len(want))
+	}
+	for k, v := range want {
+		if got := stored[k].Answer; got != v {
+			t.Errorf("member %s %s: stored %q, want %q", k.member, k.question, got, v)
+		}
+	}
+}
+
+// TestExportImport: answers saved while the portal is down leave on a USB
+// stick: "labagent export" (daemon stopped), "portal admin import-answers"
+// stores them, a second import and labagent's later push of the same
+// batches are duplicates, and nothing is stored twice.
+func TestExportImport(t *testing.T) {
+	t.Parallel()
+	mustBuild(t)
+	cfg := portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata"), Listen: freeAddr(t)}
+	p := startPortal(t, cfg)
+	users := []string{"ex1", "ex2", "ex3"}
+	sch := setupSchool(t, p, users, shortAnswerExam("Kimia", 5))
+	examID := sch.exams[0].ID
+
+	lab := enrollLab(t, p.URL, sch)
+	lab.start()
+	lab.waitPackage()
+	token := lab.proctorToken()
+	st := map[string]*student{}
+	for _, u := range users {
+		st[u] = newStudent(t, lab, sch, u)
+	}
+	for _, u := range []string{"ex1", "ex2"} {
+		st[u].mustLogin(token)
+		st[u].mustStart(examID)
+		st[u].mustSave(examID, "k01", "final")
+	}
+	lab.waitStatus(30*time.Second, "online answers pushed", func(s agent.Status) bool { return s.AnswersPending == 0 && s.Sync.LastReceipt != nil })
+	online := 2
+
+	// The portal is unreachable until after the exam.
+	p.stop()
+	st["ex3"].mustLogin(token)
+	st["ex3"].mustStart(examID)
+	offline := 0
+	for _, sv := range []struct{ u, q, a string }{
+		{"ex1", "k02", "x"}, {"ex1", "k02", "final"}, {"ex1", "k03", "final"},
+		{"ex2", "k02", "final"}, {"ex3", "k01", "final"}, {"ex3", "k02", "nope"},
+	} {
+		st[sv.u].mustSave(examID, sv.q, sv.a)
+		offline++
+	}
+	st["ex1"].mustFinish(examID)
+	st["ex3"].mustFinish(examID)
+	lab.stop()
+	if s := lab.status(); s.Running || s.AnswersPending != offline {
+		t.Fatalf("status of the stopped labagent: %s", jsonString(s))
+	}
+
+	// To the USB stick.
+	usb := t.TempDir()
+	file := filepath.Join(usb, "answers-LAB-01.enc")
+	res := lab.cli("export", "--out", file)
+	if res.Code != 0 || !strings.Contains(res.Stdout, fmt.Sprintf("exported %d answers in", offline)) {
+		t.Fatalf("labagent export: %s", res)
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	headerLine, _, _ := strings.Cut(string(raw), "\n")
+	var header struct {
+		Format     string `json:"format"`
+		ServerCode string `json:"server_code"`
+		NPSN       string `json:"npsn"`
+		Batches    int    `json:"batches"`
+		Records    int    `json:"records"`
+	}
+	if err := json.Unmarshal([]byte(headerLine), &header); err != nil || header.Format != "labagent-answers/1" ||
+		header.ServerCode != e2eServerCode || header.NPSN != e2eNPSN || header.Records != offline || header.Batches < 1 {
+		t.Fatalf("export header %q: %+v, %v", headerLine, header, err)
+	}
+	if strings.Contains(string(raw), `"final"`) || strings.Contains(string(raw), "nope") {
+		t.Error("the export file holds answers in the clear")
+	}
+
+	// At the portal: a damaged copy is refused whole, then the good one.
+	p = p.restart()
+	op := p.operator()
+	damaged := filepath.Join(usb, "damaged.enc")
+	bad := []byte(string(raw))
+	bad[len(bad)-10] ^= 0xff
+	if err := os.WriteFile(damaged, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res := p.admin("import-answers", damaged, "--output", "json"); res.Code == 0 || !strings.Contains(res.Stdout+res.Stderr, "CHECKSUM_MISMATCH") {
+		t.Errorf("import of a damaged copy: %s", res)
+	}
+	if l := pushLogs(t, op); l.records != online {
+		t.Errorf("after the damaged import: %d records accepted, want %d", l.records, online)
+	}
+	imp := importAnswers(t, p, file)
+	if imp.Records != offline || imp.Accepted != header.Batches || imp.Duplicates != 0 || imp.Rejected != 0 || len(imp.Batches) != header.Batches {
+		t.Fatalf("first import: %s", jsonString(imp))
+	}
+	wantResults := map[string][2]int{"ex1": {3, 3}, "ex2": {2, 2}, "ex3": {1, 2}} // correct, answered
+	checkResults := func(when string) {
+		t.Helper()
+		res := results(t, op, examID)
+		for u, w := range wantResults {
+			if r := res[u]; r.Correct != w[0] || r.Answered != w[1] {
+				t.Errorf("%s: %s: %d correct, %d answered; want %d, %d", when, u, r.Correct, r.Answered, w[0], w[1])
+			}
+		}
+	}
+	checkResults("after the import")
+	again := importAnswers(t, p, file)
+	if again.Accepted != 0 || again.Duplicates != header.Batches || again.Rejected != 0 {
+		t.Errorf("second import: %s", jsonString(again))
+	}
+	for i, b := range again.Batches {
+		if b.SyncID != imp.Batches[i].SyncID || !b.Duplicate {
+			t.Errorf("second import, batch %d: %s; want a duplicate of %s", i, jsonString(b), jsonString(imp.Batches[i]))
+		}
+	}
+	checkResults("after the second import")
+	if l := pushLogs(t, op); l.records != online+offline {
+		t.Errorf("after the imports: %d records accepted, want %d", l.records, online+offline)
+	}
+
+	// labagent back online pushes the same batches: duplicates.
+	lab.start()
+	s := lab.waitStatus(60*time.Second, "the exported batches pushed", func(s agent.Status) bool {
+		return s.AnswersPending == 0 && s.Sync.LastReceipt != nil && s.Sync.LastReceipt.Duplicate
+	})
+	t.Logf("last receipt after the import: %s", jsonString(s.Sync.LastReceipt))
+	l := pushLogs(t, op)
+	if l.records != online+offline {
+		t.Errorf("after labagent's push: %d records accepted, want %d", l.records, online+offline)
+	}
+	dups := map[string]bool{}
+	for _, d := range l.duplicates {
+		dups[d.IdempotencyKey] = true
+	}
+	for _, b := range imp.Batches {
+		if !dups[b.IdempotencyKey] {
+			t.Errorf("batch %s: no duplicate push or import in the sync log", b.IdempotencyKey)
+		}
+	}
+	checkResults("after labagent's push")
+
+	// Export needs the daemon stopped, and something to export.
+	if res := lab.cli("export", "--out", filepath.Join(usb, "busy.enc")); res.Code == 0 || !strings.Contains(res.Stderr, "in use by a running labagent") {
+		t.Errorf("export while labagent runs: %s", res)
+	}
+	lab.stop()
+	empty := filepath.Join(usb, "empty.enc")
+	if res := lab.cli("export", "--out", empty); res.Code == 0 || !strings.Contains(res.Stderr, "nothing to export") {
+		t.Errorf("export with nothing waiting: %s", res)
+	}
+	if _, err := os.Stat(empty); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("export with nothing waiting wrote a file (stat: %v)", err)
+	}
+
+	p.stop()
+	checkStored(t, cfg, examID, sch, map[string]map[string]string{
+		"ex1": {"k01": "final", "k02": "final", "k03": "final"},
+		"ex2": {"k01": "final", "k02": "final"},
+		"ex3": {"k01": "final", "k02": "nope"},
+	})
+}
+
+// importAnswers runs "portal admin import-answers FILE --output json".
+func importAnswers(t *testing.T, p *portalProc, file string) client.AnswerImportResult {
+	t.Helper()
+	res := p.admin("import-answers", file, "--output", "json")
+	var out client.AnswerImportResult
+	if res.Code != 0 || json.Unmarshal([]byte(res.Stdout), &out) != nil {
+		t.Fatalf("portal admin import-answers: %s", res)
+	}
+	return out
+}
+
+// TestAnswerOrderAcrossSkewChange: labagent stamps answered_at with its
+// clock corrected by the skew it measures at each handshake and heartbeat;
+// when a new measurement lowers the skew, a student's next save must still
+// be stamped after the previous one, or the portal, which keeps the newest
+// answered_at per question, would keep the previous answer. Here the portal's answers to every
+// other heartbeat come back 300 ms late (a slow, asymmetric line), so the
+// skew alternates between about 0 and -150 ms.
+func TestAnswerOrderAcrossSkewChange(t *testing.T) {
+	t.Parallel()
+	mustBuild(t)
+	cfg := portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata")}
+	p := startPortal(t, cfg)
+	sch := setupSchool(t, p, []string{"ani"}, shortAnswerExam("Sejarah", 1))
+	examID := sch.exams[0].ID
+	proxy := newPortalProxy(t, p.URL)
+	var beats atomic.Int64
+	proxy.slowAnswers = func(r *http.Request) time.Duration {
+		if r.URL.Path == "/api/v1/sync/heartbeat" && beats.Add(1)%2 == 0 {
+			return 300 * time.Millisecond
+		}
+		return 0
+	}
+	lab := enrollLab(t, proxy.URL, sch)
+	lab.start()
+	lab.waitPackage()
+	s := newStudent(t, lab, sch, "ani")
+	s.mustLogin(lab.proctorToken())
+	s.mustStart(examID)
+
+	// The student changes their mind again and again until a save is
+	// stamped before the previous one.
+	var prev time.Time
+	last := ""
+	deadline := time.Now().Add(4 * e2eHeartbeat)
+	for n := 0; ; n++ {
+		if time.Now().After(deadline) {
+			t.Skip("answered_at never went back: the skew did not drop")
+		}
+		v := []string{"a", "b", "c"}[n%3]
+		var out struct {
+			AnsweredAt time.Time `json:"answered_at"`
+		}
+		if _, err := s.call(http.MethodPut, "/api/student/exams/"+examID+"/answers/k01", map[string]string{"answer": v}, &out); err != nil {
+			t.Fatal(err)
+		}
+		last = v
+		if out.AnsweredAt.Before(prev) {
+			t.Logf("save %d (%q) stamped %s before the previous save", n, v, prev.Sub(out.AnsweredAt))
+			break
+		}
+		prev = out.AnsweredAt
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := s.mustAttempt(examID).answers()["k01"]; got != last {
+		t.Fatalf("labagent holds %q, the last save was %q", got, last)
+	}
+	s.mustFinish(examID)
+	lab.waitStatus(30*time.Second, "pushed", func(st agent.Status) bool { return st.AnswersPending == 0 })
+	lab.stop()
+	p.stop()
+	if got := storedAnswers(t, cfg, examID)[storeKey{sch.members["ani"], "k01"}].Answer; got != last {
+		t.Errorf("the portal stored %q, but the student's last answer (shown by labagent) is %q", got, last)
+	}
+}
