@@ -40,7 +40,7 @@ var (
 	bucketAnswers    = []byte("answers")    // exam id \0 member id \0 question id -> Answer
 	bucketFlags      = []byte("flags")      // exam id \0 member id \0 question id -> empty: flagged as unsure
 	bucketOutbox     = []byte("outbox")     // sequence (8 bytes) -> client.Answer
-	bucketBatches    = []byte("batches")    // sequence (8 bytes) -> Batch
+	bucketBatches    = []byte("batches")    // sequence (8 bytes) -> batchRecord
 	bucketExtensions = []byte("extensions") // sequence (8 bytes) -> Extension
 	allBuckets       = [][]byte{bucketMeta, bucketPackage, bucketDownload, bucketSessions,
 		bucketAttempts, bucketAnswers, bucketFlags, bucketOutbox, bucketBatches, bucketExtensions}
@@ -54,6 +54,9 @@ type DB struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	// sealMu serialises sealing and purging the outbox.
+	sealMu sync.Mutex
 }
 
 // Options configure Open.

@@ -13,16 +13,33 @@ import (
 	"github.com/seedhq/portal/pkg/client"
 )
 
-// Batch is a sealed push: answers taken out of the outbox under an
-// Idempotency-Key that never changes, so that however often the push is
-// retried (after a timeout, a crash, an export to USB) the portal stores it
-// once. A batch leaves the database only when the portal's receipt arrives.
+// Batch is a sealed push: a run of outbox entries given an Idempotency-Key
+// that never changes, so that however often the push is retried (after a
+// timeout, a crash, an export to USB) the portal stores it once. Its entries
+// leave the outbox only when the portal's receipt arrives.
 type Batch struct {
 	Seq            uint64          `json:"seq"`
 	IdempotencyKey string          `json:"idempotency_key"`
 	SealedAt       time.Time       `json:"sealed_at"`
 	Answers        []client.Answer `json:"answers"`
 }
+
+// batchRecord is a Batch as stored: the range of outbox sequences it covers,
+// not the answers. Sealing and acknowledging are small writes, so a push of
+// thousands of answers never holds up the students' saves; the acknowledged
+// entries are then deleted a chunk at a time (purge).
+type batchRecord struct {
+	Seq            uint64    `json:"seq"`
+	IdempotencyKey string    `json:"idempotency_key"`
+	SealedAt       time.Time `json:"sealed_at"`
+	First          uint64    `json:"first"` // outbox sequences, inclusive
+	Last           uint64    `json:"last"`
+	Count          int       `json:"count"`
+	Acked          bool      `json:"acked,omitempty"` // receipt received; entries being purged
+}
+
+// purgeChunk is how many outbox entries one purge transaction deletes.
+const purgeChunk = 1024
 
 // Receipt is the portal's acknowledgement of a batch.
 type Receipt struct {
@@ -41,105 +58,148 @@ const MaxBatchBytes = 16 << 20
 // MetaLastReceipt is the meta key of the last receipt (a Receipt).
 const MetaLastReceipt = "last_receipt"
 
-// NextBatch returns the oldest sealed batch; when there is none, it seals up
-// to max answers of the outbox into a new one first. It returns nil when
-// nothing waits.
+// NextBatch returns the oldest sealed batch not yet acknowledged; when there
+// is none, it seals up to max answers of the outbox into a new one first. It
+// returns nil when nothing waits.
 func (d *DB) NextBatch(ctx context.Context, max int, now time.Time) (*Batch, error) {
-	if b, err := d.firstBatch(); err != nil || b != nil {
-		return b, err
-	}
-	batches, err := d.seal(ctx, max, 1, now)
-	if err != nil || len(batches) == 0 {
+	if err := d.purgeAcked(ctx); err != nil {
 		return nil, err
 	}
-	return &batches[0], nil
+	recs, err := d.batchRecords()
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		rec, err := d.sealOne(ctx, max, now)
+		if err != nil || rec == nil {
+			return nil, err
+		}
+		recs = append(recs, *rec)
+	}
+	b, err := d.loadBatch(recs[0])
+	if err != nil {
+		return nil, err
+	}
+	return &b, nil
 }
 
 // SealAll seals every answer of the outbox into batches of at most max
-// answers and returns every sealed batch, oldest first.
+// answers and returns every batch not yet acknowledged, oldest first.
 func (d *DB) SealAll(ctx context.Context, max int, now time.Time) ([]Batch, error) {
-	if _, err := d.seal(ctx, max, -1, now); err != nil {
-		return nil, err
+	for {
+		rec, err := d.sealOne(ctx, max, now)
+		if err != nil {
+			return nil, err
+		}
+		if rec == nil {
+			return d.Batches()
+		}
 	}
-	return d.Batches()
 }
 
-// Batches returns every sealed batch, oldest first.
+// Batches returns every batch not yet acknowledged, oldest first.
 func (d *DB) Batches() ([]Batch, error) {
-	var out []Batch
+	recs, err := d.batchRecords()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Batch, 0, len(recs))
+	for _, r := range recs {
+		b, err := d.loadBatch(r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// batchRecords returns the records of the batches not yet acknowledged.
+func (d *DB) batchRecords() ([]batchRecord, error) {
+	var out []batchRecord
 	err := d.view(func(tx *bbolt.Tx) error {
-		return forEachJSON(tx.Bucket(bucketBatches), nil, func(_ []byte, b Batch) error {
-			out = append(out, b)
+		return forEachJSON(tx.Bucket(bucketBatches), nil, func(_ []byte, r batchRecord) error {
+			if !r.Acked {
+				out = append(out, r)
+			}
 			return nil
 		})
 	})
 	return out, err
 }
 
-func (d *DB) firstBatch() (*Batch, error) {
-	var out *Batch
+// loadBatch reads the answers of a batch from the outbox.
+func (d *DB) loadBatch(r batchRecord) (Batch, error) {
+	b := Batch{Seq: r.Seq, IdempotencyKey: r.IdempotencyKey, SealedAt: r.SealedAt, Answers: make([]client.Answer, 0, r.Count)}
 	err := d.view(func(tx *bbolt.Tx) error {
-		k, raw := tx.Bucket(bucketBatches).Cursor().First()
-		if k == nil {
-			return nil
-		}
-		out = new(Batch)
-		if err := json.Unmarshal(raw, out); err != nil {
-			return fmt.Errorf("localdb: decode batch %x: %w", k, err)
+		c := tx.Bucket(bucketOutbox).Cursor()
+		for k, raw := c.Seek(seqKey(r.First)); k != nil && binary.BigEndian.Uint64(k) <= r.Last; k, raw = c.Next() {
+			var a client.Answer
+			if err := json.Unmarshal(raw, &a); err != nil {
+				return fmt.Errorf("localdb: decode outbox %x: %w", k, err)
+			}
+			b.Answers = append(b.Answers, a)
 		}
 		return nil
 	})
-	return out, err
+	if err == nil && len(b.Answers) != r.Count {
+		err = fmt.Errorf("localdb: batch %d holds %d answers, %d recorded", r.Seq, len(b.Answers), r.Count)
+	}
+	return b, err
 }
 
-// seal moves up to count batches of at most max answers (and MaxBatchBytes)
-// from the outbox
-// into sealed batches (count < 0: all of them) and returns the new batches.
-func (d *DB) seal(ctx context.Context, max, count int, now time.Time) ([]Batch, error) {
+// sealOne seals the outbox entries after the last batch, at most max of
+// them and MaxBatchBytes, into a new batch; nil when there are none.
+func (d *DB) sealOne(ctx context.Context, max int, now time.Time) (*batchRecord, error) {
 	if max <= 0 {
 		return nil, fmt.Errorf("localdb: seal: batch size %d", max)
 	}
-	var out []Batch
-	err := d.update(ctx, func(tx *bbolt.Tx) error {
-		out = out[:0]
-		ob, bb := tx.Bucket(bucketOutbox), tx.Bucket(bucketBatches)
-		for count < 0 || len(out) < count {
-			c := ob.Cursor()
-			var answers []client.Answer
-			var keys [][]byte
-			size := 0
-			for k, raw := c.First(); k != nil && len(answers) < max; k, raw = c.Next() {
-				if size += len(raw) + 1; len(answers) > 0 && size > MaxBatchBytes {
-					break
-				}
-				var a client.Answer
-				if err := json.Unmarshal(raw, &a); err != nil {
-					return fmt.Errorf("localdb: decode outbox %x: %w", k, err)
-				}
-				answers = append(answers, a)
-				keys = append(keys, k)
+	d.sealMu.Lock()
+	defer d.sealMu.Unlock()
+	// Find the range with a read: entries are only ever appended after it
+	// or deleted once acknowledged, so it is still valid when written.
+	var rec batchRecord
+	err := d.view(func(tx *bbolt.Tx) error {
+		from := uint64(0)
+		if k, raw := tx.Bucket(bucketBatches).Cursor().Last(); k != nil {
+			var last batchRecord
+			if err := json.Unmarshal(raw, &last); err != nil {
+				return fmt.Errorf("localdb: decode batch %x: %w", k, err)
 			}
-			if len(answers) == 0 {
-				return nil
+			from = last.Last + 1
+		}
+		c := tx.Bucket(bucketOutbox).Cursor()
+		size := 0
+		for k, raw := c.Seek(seqKey(from)); k != nil && rec.Count < max; k, raw = c.Next() {
+			if size += len(raw) + 1; rec.Count > 0 && size > MaxBatchBytes {
+				break
 			}
-			for _, k := range keys {
-				if err := ob.Delete(k); err != nil {
-					return err
-				}
+			seq := binary.BigEndian.Uint64(k)
+			if rec.Count == 0 {
+				rec.First = seq
 			}
-			seq, err := bb.NextSequence()
-			if err != nil {
-				return err
-			}
-			b := Batch{Seq: seq, IdempotencyKey: newIdempotencyKey(), SealedAt: now.UTC(), Answers: answers}
-			if err := putJSON(bb, seqKey(seq), b); err != nil {
-				return err
-			}
-			out = append(out, b)
+			rec.Last = seq
+			rec.Count++
 		}
 		return nil
 	})
-	return out, err
+	if err != nil || rec.Count == 0 {
+		return nil, err
+	}
+	rec.IdempotencyKey, rec.SealedAt = newIdempotencyKey(), now.UTC()
+	err = d.update(ctx, func(tx *bbolt.Tx) error {
+		bb := tx.Bucket(bucketBatches)
+		seq, err := bb.NextSequence()
+		if err != nil {
+			return err
+		}
+		rec.Seq = seq
+		return putJSON(bb, seqKey(seq), rec)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &rec, nil
 }
 
 // newIdempotencyKey returns a random key: keys must never repeat, even after
@@ -150,41 +210,99 @@ func newIdempotencyKey() string {
 	return fmt.Sprintf("labagent-%x", b)
 }
 
-// AckBatch removes the batch the portal acknowledged and records its receipt,
-// in one transaction. Acknowledging a batch already gone is not an error.
+// AckBatch records the portal's receipt of a batch and removes the batch
+// and its answers from the outbox. The receipt is one small transaction;
+// the entries are then deleted a chunk at a time (a crash in between leaves
+// them to the next NextBatch). Acknowledging a batch already gone is not an
+// error.
 func (d *DB) AckBatch(ctx context.Context, seq uint64, r Receipt) error {
 	raw, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("localdb: encode receipt: %w", err)
 	}
-	return d.update(ctx, func(tx *bbolt.Tx) error {
+	err = d.update(ctx, func(tx *bbolt.Tx) error {
 		bb := tx.Bucket(bucketBatches)
-		n, err := batchSize(bb.Get(seqKey(seq)))
+		var rec batchRecord
+		found, err := getJSON(bb, seqKey(seq), &rec)
 		if err != nil {
 			return err
 		}
-		if err := bb.Delete(seqKey(seq)); err != nil {
-			return err
-		}
-		if err := addPending(tx, -n); err != nil {
-			return err
+		if found && !rec.Acked {
+			rec.Acked = true
+			if err := putJSON(bb, seqKey(seq), rec); err != nil {
+				return err
+			}
+			if err := addPending(tx, -rec.Count); err != nil {
+				return err
+			}
 		}
 		return tx.Bucket(bucketMeta).Put([]byte(MetaLastReceipt), raw)
 	})
+	if err != nil {
+		return err
+	}
+	return d.purgeAcked(ctx)
 }
 
-// batchSize counts the answers of an encoded batch (0 for none).
+// purgeAcked deletes the outbox entries of acknowledged batches, purgeChunk
+// per transaction, then the batches' records.
+func (d *DB) purgeAcked(ctx context.Context) error {
+	d.sealMu.Lock()
+	defer d.sealMu.Unlock()
+	for {
+		var acked []batchRecord
+		err := d.view(func(tx *bbolt.Tx) error {
+			return forEachJSON(tx.Bucket(bucketBatches), nil, func(_ []byte, r batchRecord) error {
+				if r.Acked {
+					acked = append(acked, r)
+				}
+				return nil
+			})
+		})
+		if err != nil || len(acked) == 0 {
+			return err
+		}
+		for _, r := range acked {
+			done := false
+			for !done {
+				err := d.update(ctx, func(tx *bbolt.Tx) error {
+					c := tx.Bucket(bucketOutbox).Cursor()
+					n := 0
+					k, _ := c.Seek(seqKey(r.First))
+					for ; k != nil && binary.BigEndian.Uint64(k) <= r.Last && n < purgeChunk; k, _ = c.Seek(seqKey(r.First)) {
+						if err := c.Delete(); err != nil {
+							return err
+						}
+						n++
+					}
+					done = k == nil || binary.BigEndian.Uint64(k) > r.Last
+					if done {
+						return tx.Bucket(bucketBatches).Delete(seqKey(r.Seq))
+					}
+					return nil
+				})
+				if err != nil {
+					return fmt.Errorf("localdb: purge batch %d: %w", r.Seq, err)
+				}
+			}
+		}
+	}
+}
+
+// batchSize counts the answers of an encoded batch record (0 for none, or
+// for one already acknowledged).
 func batchSize(raw []byte) (int, error) {
 	if raw == nil {
 		return 0, nil
 	}
-	var b struct {
-		Answers []json.RawMessage `json:"answers"`
-	}
-	if err := json.Unmarshal(raw, &b); err != nil {
+	var r batchRecord
+	if err := json.Unmarshal(raw, &r); err != nil {
 		return 0, fmt.Errorf("localdb: decode batch: %w", err)
 	}
-	return len(b.Answers), nil
+	if r.Acked {
+		return -r.Count, nil
+	}
+	return 0, nil
 }
 
 // keyPending holds, in the meta bucket, the number of answer saves not yet
@@ -205,7 +323,8 @@ func addPending(tx *bbolt.Tx, delta int) error {
 	return mb.Put(keyPending, seqKey(uint64(n)))
 }
 
-// countPending counts the waiting answers the slow way, for a file written
+// countPending counts the waiting answers the slow way (outbox entries
+// minus those of acknowledged batches not yet purged), for a file written
 // before keyPending existed.
 func countPending(tx *bbolt.Tx) (int, error) {
 	n := tx.Bucket(bucketOutbox).Stats().KeyN
