@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -45,6 +46,10 @@ var (
 	allBuckets       = [][]byte{bucketMeta, bucketPackage, bucketDownload, bucketSessions,
 		bucketAttempts, bucketAnswers, bucketFlags, bucketOutbox, bucketBatches, bucketExtensions}
 )
+
+// initialMmapSize is the address space mapped at open: 512 MiB, virtual
+// only (pages are read in as used).
+var initialMmapSize = map[bool]int{true: 0, false: 512 << 20}[runtime.GOOS == "windows"]
 
 // DB is labagent's state file. It is safe for concurrent use.
 type DB struct {
@@ -84,7 +89,12 @@ func Open(path string, o Options) (*DB, error) {
 	b, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: o.Timeout, ReadOnly: o.ReadOnly, NoSync: o.NoSync,
 		// The freelist is rebuilt at open instead of written at every commit:
 		// cheaper commits for a file that takes a write per answer.
-		NoFreelistSync: true, FreelistType: bbolt.FreelistMapType})
+		NoFreelistSync: true, FreelistType: bbolt.FreelistMapType,
+		// Map address space up front so that a growing file is not
+		// remapped (which stops every reader and writer) while students
+		// save. Windows grows the file itself to the mapping's size, so
+		// there it stays at bbolt's default.
+		InitialMmapSize: initialMmapSize})
 	if err != nil {
 		if errors.Is(err, bbolt.ErrTimeout) {
 			return nil, fmt.Errorf("%w (%s)", ErrLocked, path)

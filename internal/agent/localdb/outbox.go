@@ -39,7 +39,7 @@ type batchRecord struct {
 }
 
 // purgeChunk is how many outbox entries one purge transaction deletes.
-const purgeChunk = 1024
+const purgeChunk = 256
 
 // Receipt is the portal's acknowledgement of a batch.
 type Receipt struct {
