@@ -29,6 +29,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seedhq/portal/internal/testkit"
+
 	"github.com/seedhq/portal/internal/agent"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/store/bolt"
@@ -100,31 +102,13 @@ func cleanEnv() []string {
 	return env
 }
 
-// lockedBuffer is a bytes.Buffer safe for one writer and many readers.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // proc is a running process whose output (stdout and stderr, line by line)
 // is kept.
 type proc struct {
 	t       testing.TB
 	name    string
 	cmd     *exec.Cmd
-	logs    *lockedBuffer
+	logs    *testkit.Buffer
 	done    chan struct{} // closed once the process has exited and its output is read
 	waitErr error
 }
@@ -136,7 +120,7 @@ func startProc(t testing.TB, name, bin string, env []string, onLine func(string)
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(cleanEnv(), env...)
-	p := &proc{t: t, name: name, cmd: cmd, logs: &lockedBuffer{}, done: make(chan struct{})}
+	p := &proc{t: t, name: name, cmd: cmd, logs: &testkit.Buffer{}, done: make(chan struct{})}
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	if err := cmd.Start(); err != nil {

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/seedhq/portal/internal/testkit"
 )
 
 // The portal binary that the end-to-end tests run, built once per test
@@ -71,27 +73,9 @@ type portalProc struct {
 	Addr    string // host:port it listens on
 	URL     string // http://Addr
 	DataDir string
-	logs    *lockedBuffer
+	logs    *testkit.Buffer
 	done    chan struct{} // closed when the process has exited
 	waitErr error
-}
-
-// lockedBuffer is a bytes.Buffer safe for one writer and many readers.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // logLines returns the JSON log lines written so far.
@@ -126,7 +110,7 @@ func mustStartPortal(t testing.TB, dataDir string, env []string, extra ...string
 	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir, "--log-format", "json", "--log-level", "debug"}, extra...)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(cleanEnv(), env...)
-	p := &portalProc{t: t, cmd: cmd, DataDir: dataDir, logs: &lockedBuffer{}, done: make(chan struct{})}
+	p := &portalProc{t: t, cmd: cmd, DataDir: dataDir, logs: &testkit.Buffer{}, done: make(chan struct{})}
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
 	cmd.Stdout = pw

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seedhq/portal/internal/testkit"
+
 	"github.com/seedhq/portal/internal/agent"
 	"github.com/seedhq/portal/internal/agent/localdb"
 	"github.com/seedhq/portal/internal/exam"
@@ -46,7 +48,7 @@ type fixture struct {
 	db       *localdb.DB
 	tr       *testTransport
 	pkgs     *packages
-	logs     *syncBuffer
+	logs     *testkit.Buffer
 	examID   string
 	students []string // member ids
 }
@@ -62,7 +64,7 @@ func newFixture(t *testing.T, fo fixtureOptions) *fixture {
 		fo.licenceDays = 30
 	}
 	p := startPortal(t, fo.portal)
-	f := &fixture{t: t, portal: p, svc: p.Svc, tr: newTestTransport(t), pkgs: &packages{}, logs: &syncBuffer{}}
+	f := &fixture{t: t, portal: p, svc: p.Svc, tr: newTestTransport(t), pkgs: &packages{}, logs: &testkit.Buffer{}}
 	f.lic = mustLicense(t, p.Svc, "HW-LAB-1", fo.licenceDays)
 	f.students = importStudents(t, p.Svc, "Ani Lestari", "Budi Santoso")
 	f.examID = createExam(t, p.Svc, "Matematika", 0)
@@ -278,24 +280,6 @@ type fakeLab struct{ students, exams atomic.Int64 }
 
 func (l *fakeLab) ConnectedStudents() int { return int(l.students.Load()) }
 func (l *fakeLab) ActiveExams() int       { return int(l.exams.Load()) }
-
-// syncBuffer is a bytes.Buffer safe for concurrent writers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // --- Transport with faults -----------------------------------------------------
 

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seedhq/portal/internal/testkit"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/seedhq/portal/internal/exam"
@@ -81,7 +83,7 @@ type harness struct {
 	svc    *exam.Service
 	clock  *clock
 	srv    *httptest.Server
-	logs   *syncBuffer
+	logs   *testkit.Buffer
 	client *http.Client
 
 	operatorToken string
@@ -120,7 +122,7 @@ func newHarness(t *testing.T, open func(*testing.T) exam.Store, options ...harne
 		st = cfg.wrapStore(st)
 	}
 	clk := &clock{now: time.Now().UTC().Truncate(time.Second)}
-	logs := &syncBuffer{}
+	logs := &testkit.Buffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	svc, err := exam.NewService(context.Background(), st, exam.Config{
 		JWTSecret: []byte("test-secret-of-at-least-32-bytes!!"),
@@ -157,24 +159,6 @@ func forEachStore(t *testing.T, fn func(t *testing.T, h *harness), options ...ha
 			fn(t, newHarness(t, so.open, options...))
 		})
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // response is a finished HTTP exchange with its body read.

@@ -266,6 +266,18 @@ func TestBrowserStudentFlow(t *testing.T) {
 			t.Fatalf("/api/student/me: e1 is %s with %d answered, want finished with %d", e.State, e.Answered, len(answers))
 		}
 	}
+
+	// The proctor page, in the same browser: sign in, the current session
+	// token and the student with the finished attempt.
+	p.do("open the proctor page and sign in",
+		chromedp.Navigate(l.url+"/proctor"),
+		chromedp.WaitVisible(chromedp.ID("proctor-login-form")),
+		chromedp.SendKeys(chromedp.ID("proctor-password"), "proctor-secret"),
+		chromedp.Click(chromedp.ID("proctor-login-submit")),
+		chromedp.WaitVisible(chromedp.ID("students-table")),
+	)
+	p.waitTrue("the proctor page shows the session token", fmt.Sprintf(`document.getElementById('session-token').textContent.indexOf(%s) >= 0`, jsString(l.token())))
+	p.waitTrue("the proctor page lists the student", `document.getElementById('students-table').textContent.indexOf('Siswa 1') >= 0`)
 	p.checkClean()
 }
 

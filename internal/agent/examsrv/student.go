@@ -381,6 +381,25 @@ func (s *Server) writeFailed(ctx context.Context, k attemptKey, err error) error
 	return err
 }
 
+// questionFor returns the exam and question of the request's {exam} and
+// {question}, and decodes its body into in.
+func (s *Server) questionFor(r *http.Request, in any) (*client.PackageExam, *client.PackageQuestion, error) {
+	e, err := s.examFor(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := decodeJSON(r, in); err != nil {
+		return nil, nil, err
+	}
+	s.mu.Lock()
+	q, ok := s.pkg.questions[e.ID][chi.URLParam(r, "question")]
+	s.mu.Unlock()
+	if !ok {
+		return nil, nil, errQuestionNotFound
+	}
+	return e, q, nil
+}
+
 // savedView acknowledges a save.
 type savedView struct {
 	Saved            bool      `json:"saved"`
@@ -391,23 +410,12 @@ type savedView struct {
 // handleSaveAnswer is PUT /api/student/exams/{exam}/answers/{question}. It
 // answers only once the answer and its outbox entry are on disk.
 func (s *Server) handleSaveAnswer(w http.ResponseWriter, r *http.Request) {
-	e, err := s.examFor(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
 	var in struct {
 		Answer string `json:"answer"`
 	}
-	if err := decodeJSON(r, &in); err != nil {
+	e, q, err := s.questionFor(r, &in)
+	if err != nil {
 		s.fail(w, r, err)
-		return
-	}
-	s.mu.Lock()
-	q, ok := s.pkg.questions[e.ID][chi.URLParam(r, "question")]
-	s.mu.Unlock()
-	if !ok {
-		s.fail(w, r, errQuestionNotFound)
 		return
 	}
 	answer, err := normaliseAnswer(q, in.Answer)
@@ -444,23 +452,12 @@ func (s *Server) handleSaveAnswer(w http.ResponseWriter, r *http.Request) {
 
 // handleFlag is PUT /api/student/exams/{exam}/flags/{question}.
 func (s *Server) handleFlag(w http.ResponseWriter, r *http.Request) {
-	e, err := s.examFor(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
 	var in struct {
 		Flagged bool `json:"flagged"`
 	}
-	if err := decodeJSON(r, &in); err != nil {
+	e, q, err := s.questionFor(r, &in)
+	if err != nil {
 		s.fail(w, r, err)
-		return
-	}
-	s.mu.Lock()
-	q, ok := s.pkg.questions[e.ID][chi.URLParam(r, "question")]
-	s.mu.Unlock()
-	if !ok {
-		s.fail(w, r, errQuestionNotFound)
 		return
 	}
 	id := memberOf(r)

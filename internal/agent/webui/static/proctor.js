@@ -92,39 +92,11 @@
   };
 
   function api(method, path, body, cb) {
-    var xhr = new XMLHttpRequest();
-    var url = path;
-    if (method === 'GET') { url += (url.indexOf('?') < 0 ? '?' : '&') + '_=' + new Date().getTime(); }
-    if (method !== 'GET' && (body === null || body === undefined)) { body = {}; }
-    var done = false;
-    xhr.open(method, url, true);
-    xhr.setRequestHeader('Accept', 'application/json');
-    xhr.setRequestHeader('Cache-Control', 'no-cache');
-    if (method !== 'GET') { xhr.setRequestHeader('Content-Type', 'application/json'); }
-    try { xhr.timeout = 20000; } catch (e) { /* old browsers */ }
-    xhr.onreadystatechange = function () {
-      if (xhr.readyState !== 4 || done) { return; }
-      done = true;
-      var status = xhr.status;
-      if (status >= 12000) { status = 0; }
-      var data = null;
-      try { data = xhr.responseText ? JSON.parse(xhr.responseText) : null; } catch (e) { data = null; }
-      if (status >= 200 && status < 300) { cb(null, data || {}); return; }
-      var err = { status: status, code: '', message: '' };
-      if (data && typeof data === 'object') {
-        err.code = data.code || '';
-        err.message = MESSAGES[err.code] || data.error || '';
-      }
-      if (!err.message) {
-        err.message = status === 0 ? 'Tidak terhubung ke server.' : 'Terjadi kesalahan (' + status + ').';
-      }
-      if (status === 401 && path !== '/api/proctor/login') {
-        signedOut(signedIn ? 'Sesi pengawas berakhir. Silakan masuk lagi.' : '');
-        return;
-      }
-      cb(err, data);
-    };
-    xhr.send(method === 'GET' ? null : JSON.stringify(body));
+    LabAPI.request(method, path, body, {
+      messages: MESSAGES,
+      loginPath: '/api/proctor/login',
+      onUnauthorized: function () { signedOut(signedIn ? 'Sesi pengawas berakhir. Silakan masuk lagi.' : ''); }
+    }, cb);
   }
 
   // ---------- sign-in ----------
