@@ -1,4 +1,5 @@
 // Package bolt is the embedded store of the portal: it implements exam.Store
+// and links.Store (links*.go, buckets named links_*)
 // on one bbolt file, for a single portal instance.
 //
 // Every method runs in one bbolt transaction, so an error leaves nothing

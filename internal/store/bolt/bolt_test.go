@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/store/bolt"
 	"github.com/seedhq/portal/internal/store/storetest"
 )
@@ -150,4 +151,16 @@ func TestUnreferencedBlobRemoved(t *testing.T) {
 	if n := blobs(); n != 1 {
 		t.Fatalf("%d blobs after both schools moved on, want 1", n)
 	}
+}
+
+func TestLinksConformance(t *testing.T) {
+	storetest.RunLinks(t, func(t *testing.T) links.Store {
+		s := open(t, filepath.Join(t.TempDir(), "portal.db"), bolt.WithNoSync())
+		t.Cleanup(func() {
+			if err := s.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+		return s
+	})
 }

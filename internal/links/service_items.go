@@ -1,0 +1,428 @@
+package links
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// PixelInput is the input of CreatePixel.
+type PixelInput struct {
+	Type PixelType
+	Name string
+	Tag  string
+}
+
+// CreatePixel creates a pixel for the owner; the tag must match its type's format.
+func (s *Service) CreatePixel(ctx context.Context, owner int64, in PixelInput) (Pixel, error) {
+	name := strings.TrimSpace(in.Name)
+	if name == "" {
+		return Pixel{}, invalid("name is required")
+	}
+	if err := validateText("name", name, MaxNameLength); err != nil {
+		return Pixel{}, err
+	}
+	tag, err := ValidatePixel(in.Type, in.Tag)
+	if err != nil {
+		return Pixel{}, err
+	}
+	px, err := s.store.CreatePixel(ctx, Pixel{UserID: owner, Type: in.Type, Name: name, Tag: tag, CreatedAt: s.clock()})
+	if err != nil {
+		return Pixel{}, fmt.Errorf("links: create pixel: %w", err)
+	}
+	return px, nil
+}
+
+// PixelPatch is the input of UpdatePixel: Tag is required, a nil Name stays.
+type PixelPatch struct {
+	Name *string
+	Tag  string
+}
+
+// UpdatePixel changes the owner's pixel; the tag is checked against the pixel's type.
+func (s *Service) UpdatePixel(ctx context.Context, owner, id int64, in PixelPatch) (Pixel, error) {
+	var name string
+	if in.Name != nil {
+		name = strings.TrimSpace(*in.Name)
+		if name == "" {
+			return Pixel{}, invalid("name must not be empty")
+		}
+		if err := validateText("name", name, MaxNameLength); err != nil {
+			return Pixel{}, err
+		}
+	}
+	px, err := s.store.UpdatePixel(ctx, owner, id, func(px *Pixel) error {
+		tag, err := ValidatePixel(px.Type, in.Tag)
+		if err != nil {
+			return err
+		}
+		px.Tag = tag
+		if in.Name != nil {
+			px.Name = name
+		}
+		return nil
+	})
+	if err != nil {
+		return Pixel{}, fmt.Errorf("links: update pixel %d: %w", id, err)
+	}
+	return px, nil
+}
+
+// DeletePixel removes the owner's pixel from the account and from its links.
+func (s *Service) DeletePixel(ctx context.Context, owner, id int64) error {
+	if err := s.store.DeletePixel(ctx, owner, id); err != nil {
+		return fmt.Errorf("links: delete pixel %d: %w", id, err)
+	}
+	return nil
+}
+
+// ListPixels returns one page of the owner's pixels.
+func (s *Service) ListPixels(ctx context.Context, owner int64, p Page) (List[Pixel], error) {
+	return list(ctx, "pixels", owner, p, s.store.ListPixels)
+}
+
+// QRInput is the input of CreateQR.
+type QRInput struct {
+	Name       string // optional; defaults to the type
+	Type       QRType
+	Data       json.RawMessage
+	Background string
+	Foreground string
+	Logo       string
+	LinkID     int64 // optional short link the code points through
+}
+
+// CreateQR records a QR code for the owner.
+func (s *Service) CreateQR(ctx context.Context, owner int64, in QRInput) (QRCode, error) {
+	data, err := ValidateQRData(in.Type, in.Data)
+	if err != nil {
+		return QRCode{}, err
+	}
+	q := QRCode{UserID: owner, Name: strings.TrimSpace(in.Name), Type: in.Type, Data: data, LinkID: in.LinkID}
+	if q.Name == "" {
+		q.Name = string(in.Type)
+	}
+	if err := validateText("name", q.Name, MaxNameLength); err != nil {
+		return QRCode{}, err
+	}
+	if err := applyQRLook(&q, &in.Background, &in.Foreground, &in.Logo); err != nil {
+		return QRCode{}, err
+	}
+	q.CreatedAt = s.clock()
+	q.UpdatedAt = q.CreatedAt
+	q, err = s.store.CreateQR(ctx, q)
+	if err != nil {
+		return QRCode{}, fmt.Errorf("links: create QR code: %w", err)
+	}
+	return q, nil
+}
+
+// applyQRLook validates and sets the non-nil colours and logo of a QR code.
+func applyQRLook(q *QRCode, bg, fg, logo *string) error {
+	if bg != nil {
+		v, err := NormalizeRGB("background", *bg)
+		if err != nil {
+			return err
+		}
+		q.Background = v
+	}
+	if fg != nil {
+		v, err := NormalizeRGB("foreground", *fg)
+		if err != nil {
+			return err
+		}
+		q.Foreground = v
+	}
+	if logo != nil {
+		if err := ValidateLogo(*logo); err != nil {
+			return err
+		}
+		q.Logo = *logo
+	}
+	return nil
+}
+
+// QRPatch is the input of UpdateQR: Data is required (checked against the
+// code's type, which never changes); nil fields stay.
+type QRPatch struct {
+	Data       json.RawMessage
+	Background *string
+	Foreground *string
+	Logo       *string
+}
+
+// UpdateQR changes the owner's QR code.
+func (s *Service) UpdateQR(ctx context.Context, owner, id int64, in QRPatch) (QRCode, error) {
+	if err := applyQRLook(&QRCode{}, in.Background, in.Foreground, in.Logo); err != nil {
+		return QRCode{}, err
+	}
+	now := s.clock()
+	q, err := s.store.UpdateQR(ctx, owner, id, func(q *QRCode) error {
+		data, err := ValidateQRData(q.Type, in.Data)
+		if err != nil {
+			return err
+		}
+		q.Data = data
+		q.UpdatedAt = now
+		return applyQRLook(q, in.Background, in.Foreground, in.Logo)
+	})
+	if err != nil {
+		return QRCode{}, fmt.Errorf("links: update QR code %d: %w", id, err)
+	}
+	return q, nil
+}
+
+// DeleteQR removes the owner's QR code.
+func (s *Service) DeleteQR(ctx context.Context, owner, id int64) error {
+	if err := s.store.DeleteQR(ctx, owner, id); err != nil {
+		return fmt.Errorf("links: delete QR code %d: %w", id, err)
+	}
+	return nil
+}
+
+// GetQR returns the owner's QR code.
+func (s *Service) GetQR(ctx context.Context, owner, id int64) (QRCode, error) {
+	q, err := s.store.GetQR(ctx, owner, id)
+	if err != nil {
+		return QRCode{}, fmt.Errorf("links: QR code %d: %w", id, err)
+	}
+	return q, nil
+}
+
+// ListQRs returns one page of the owner's QR codes.
+func (s *Service) ListQRs(ctx context.Context, owner int64, p Page) (List[QRCode], error) {
+	return list(ctx, "QR codes", owner, p, s.store.ListQRs)
+}
+
+// LinkInput is the input of CreateLink (POST /api/url/add).
+type LinkInput struct {
+	URL         string
+	Custom      string // alias; generated when empty
+	DomainID    int64  // 0: the short host
+	ExpiresAt   *time.Time
+	Password    string // empty: no password
+	PixelIDs    []int64
+	CampaignID  int64
+	ChannelIDs  []int64
+	Title       string
+	Description string
+}
+
+// generateAliasTries bounds the retries of CreateLink on a taken generated alias.
+const generateAliasTries = 5
+
+// CreateLink creates a short link for the owner. Referenced domain,
+// campaign, pixels and channels must be the owner's (NOT_FOUND otherwise).
+func (s *Service) CreateLink(ctx context.Context, owner int64, in LinkInput) (ShortLink, error) {
+	now := s.clock()
+	l := ShortLink{UserID: owner, DomainID: in.DomainID, LongURL: strings.TrimSpace(in.URL), ExpiresAt: in.ExpiresAt,
+		PixelIDs: in.PixelIDs, CampaignID: in.CampaignID, ChannelIDs: in.ChannelIDs, CreatedAt: now, UpdatedAt: now}
+	if err := ValidateURL("url", l.LongURL); err != nil {
+		return ShortLink{}, err
+	}
+	if err := applyLinkText(&l, &in.Title, &in.Description); err != nil {
+		return ShortLink{}, err
+	}
+	if err := checkLinkRefs(in.DomainID, in.CampaignID, in.PixelIDs, in.ChannelIDs, in.ExpiresAt, now); err != nil {
+		return ShortLink{}, err
+	}
+	if in.Password != "" {
+		h, err := HashPassword(in.Password)
+		if err != nil {
+			return ShortLink{}, err
+		}
+		l.PasswordHash = h
+	}
+	if in.Custom != "" {
+		if err := ValidateAlias("custom", in.Custom); err != nil {
+			return ShortLink{}, err
+		}
+		l.Alias = in.Custom
+		out, err := s.store.CreateLink(ctx, l)
+		if err != nil {
+			return ShortLink{}, fmt.Errorf("links: create link %q: %w", in.Custom, err)
+		}
+		return out, nil
+	}
+	for range generateAliasTries {
+		alias, err := GenerateAlias()
+		if err != nil {
+			return ShortLink{}, err
+		}
+		if ValidateAlias("custom", alias) != nil {
+			continue // a reserved word
+		}
+		l.Alias = alias
+		out, err := s.store.CreateLink(ctx, l)
+		if errors.Is(err, ErrAliasTaken) {
+			continue
+		}
+		if err != nil {
+			return ShortLink{}, fmt.Errorf("links: create link: %w", err)
+		}
+		return out, nil
+	}
+	return ShortLink{}, fmt.Errorf("links: create link: no free alias after %d tries", generateAliasTries)
+}
+
+// checkLinkRefs checks the shape of a link's references (the store checks
+// that they are the owner's) and its expiry.
+func checkLinkRefs(domainID, campaignID int64, pixels, channels []int64, expires *time.Time, now time.Time) error {
+	if domainID < 0 || campaignID < 0 || slices.ContainsFunc(pixels, nonPositive) || slices.ContainsFunc(channels, nonPositive) {
+		return invalid("ids must be positive")
+	}
+	if len(pixels) > 100 || len(channels) > 100 {
+		return invalid("a link takes at most 100 pixels and 100 channels")
+	}
+	if expires != nil && !expires.After(now) {
+		return invalid("expiry must be in the future")
+	}
+	return nil
+}
+
+func nonPositive(id int64) bool { return id <= 0 }
+
+// applyLinkText validates and sets the non-nil title and description.
+func applyLinkText(l *ShortLink, title, description *string) error {
+	if title != nil {
+		if err := validateText("title", *title, MaxNameLength); err != nil {
+			return err
+		}
+		l.Title = *title
+	}
+	if description != nil {
+		if err := validateText("description", *description, MaxDescriptionLength); err != nil {
+			return err
+		}
+		l.Description = *description
+	}
+	return nil
+}
+
+// LinkPatch is the input of UpdateLink (PUT /api/url/:id/update); nil fields
+// stay. An empty Password removes the password; ClearExpiry removes the expiry.
+type LinkPatch struct {
+	URL         *string
+	Custom      *string
+	DomainID    *int64
+	ExpiresAt   *time.Time
+	ClearExpiry bool
+	Password    *string
+	PixelIDs    *[]int64
+	CampaignID  *int64
+	ChannelIDs  *[]int64
+	Title       *string
+	Description *string
+}
+
+// UpdateLink changes the owner's short link.
+func (s *Service) UpdateLink(ctx context.Context, owner, id int64, in LinkPatch) (ShortLink, error) {
+	now := s.clock()
+	if in.URL != nil {
+		if err := ValidateURL("url", strings.TrimSpace(*in.URL)); err != nil {
+			return ShortLink{}, err
+		}
+	}
+	if in.Custom != nil {
+		if err := ValidateAlias("custom", *in.Custom); err != nil {
+			return ShortLink{}, err
+		}
+	}
+	var pixels, channels []int64
+	if in.PixelIDs != nil {
+		pixels = *in.PixelIDs
+	}
+	if in.ChannelIDs != nil {
+		channels = *in.ChannelIDs
+	}
+	var domainID, campaignID int64
+	setIf(&domainID, in.DomainID)
+	setIf(&campaignID, in.CampaignID)
+	if err := checkLinkRefs(domainID, campaignID, pixels, channels, in.ExpiresAt, now); err != nil {
+		return ShortLink{}, err
+	}
+	if err := applyLinkText(&ShortLink{}, in.Title, in.Description); err != nil {
+		return ShortLink{}, err
+	}
+	var hash string
+	if in.Password != nil && *in.Password != "" {
+		h, err := HashPassword(*in.Password)
+		if err != nil {
+			return ShortLink{}, err
+		}
+		hash = h
+	}
+	l, err := s.store.UpdateLink(ctx, owner, id, func(l *ShortLink) error {
+		if in.URL != nil {
+			l.LongURL = strings.TrimSpace(*in.URL)
+		}
+		setIf(&l.Alias, in.Custom)
+		setIf(&l.DomainID, in.DomainID)
+		setIf(&l.CampaignID, in.CampaignID)
+		if in.ExpiresAt != nil {
+			l.ExpiresAt = in.ExpiresAt
+		}
+		if in.ClearExpiry {
+			l.ExpiresAt = nil
+		}
+		if in.Password != nil {
+			l.PasswordHash = hash
+		}
+		if in.PixelIDs != nil {
+			l.PixelIDs = pixels
+		}
+		if in.ChannelIDs != nil {
+			l.ChannelIDs = channels
+		}
+		l.UpdatedAt = now
+		return applyLinkText(l, in.Title, in.Description)
+	})
+	if err != nil {
+		return ShortLink{}, fmt.Errorf("links: update link %d: %w", id, err)
+	}
+	return l, nil
+}
+
+// DeleteLink removes the owner's short link.
+func (s *Service) DeleteLink(ctx context.Context, owner, id int64) error {
+	if err := s.store.DeleteLink(ctx, owner, id); err != nil {
+		return fmt.Errorf("links: delete link %d: %w", id, err)
+	}
+	return nil
+}
+
+// GetLink returns the owner's short link.
+func (s *Service) GetLink(ctx context.Context, owner, id int64) (ShortLink, error) {
+	l, err := s.store.GetLink(ctx, owner, id)
+	if err != nil {
+		return ShortLink{}, fmt.Errorf("links: link %d: %w", id, err)
+	}
+	return l, nil
+}
+
+// ParseLinkOrder checks the order query parameter of GET /api/urls.
+func ParseLinkOrder(o string) (LinkOrder, error) {
+	switch LinkOrder(o) {
+	case "", OrderDate:
+		return OrderDate, nil
+	case OrderClicks:
+		return OrderClicks, nil
+	}
+	return "", invalid("order must be date or clicks")
+}
+
+// ListLinks returns one page of the owner's short links.
+func (s *Service) ListLinks(ctx context.Context, owner int64, f LinkFilter, p Page) (List[ShortLink], error) {
+	o, err := ParseLinkOrder(string(f.Order))
+	if err != nil {
+		return List[ShortLink]{}, err
+	}
+	f.Order = o
+	return list(ctx, "links", owner, p, func(ctx context.Context, owner int64, p Page) (List[ShortLink], error) {
+		return s.store.ListLinks(ctx, owner, f, p)
+	})
+}
