@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/store/pgtest"
 	"github.com/seedhq/portal/internal/store/postgres"
 	"github.com/seedhq/portal/internal/store/storetest"
@@ -14,6 +15,24 @@ import (
 // migrated PostgreSQL databases, one per case.
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) exam.Store {
+		t.Helper()
+		url := pgtest.NewDatabase(t)
+		st, err := postgres.Open(context.Background(), url)
+		if err != nil {
+			t.Fatalf("open: %v", err)
+		}
+		t.Cleanup(func() { st.Close() })
+		if err := st.Migrate(context.Background()); err != nil {
+			t.Fatalf("migrate: %v", err)
+		}
+		return st
+	})
+}
+
+// TestLinksConformance runs the links.Store conformance suite against fresh,
+// migrated PostgreSQL databases, one per case.
+func TestLinksConformance(t *testing.T) {
+	storetest.RunLinks(t, func(t *testing.T) links.Store {
 		t.Helper()
 		url := pgtest.NewDatabase(t)
 		st, err := postgres.Open(context.Background(), url)
