@@ -1,0 +1,5 @@
+//go:build !race
+
+package visits
+
+const raceEnabled = false
