@@ -22,6 +22,7 @@ import (
 	"github.com/seedhq/portal/internal/config"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
+	"github.com/seedhq/portal/internal/links"
 )
 
 // Names of files the portal keeps in its data directory.
@@ -165,6 +166,15 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 		return err
 	}
 
+	// The link-management API runs on every store that implements its
+	// Store (bbolt; PostgreSQL once its links tables exist).
+	var linkSvc *links.Service
+	if ls, ok := st.(links.Store); ok {
+		linkSvc = links.NewService(ls, links.Config{})
+	} else {
+		logger.Warn("this store does not implement the link-management API; its routes are not served")
+	}
+
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(
 		collectors.NewGoCollector(),
@@ -173,6 +183,8 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 	)
 	handler := httpapi.New(httpapi.Options{
 		Exam:           svc,
+		Links:          linkSvc,
+		LinkBaseURL:    o.BaseURL,
 		Logger:         logger,
 		TrustedProxies: o.TrustedProxies,
 		Registry:       reg,

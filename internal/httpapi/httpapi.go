@@ -17,17 +17,27 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/links"
 )
 
 // Options configure the handler returned by New.
 type Options struct {
 	// Exam is the exam domain service behind the /api/v1 routes. Required.
 	Exam *exam.Service
+	// Links is the link-management service behind the /api link routes
+	// and the /api/v1/admin/link-* operator routes. Nil: those routes do
+	// not exist (404).
+	Links *links.Service
+	// LinkBaseURL is the base URL of the short host (short links, rotators,
+	// QR images), e.g. https://sho.rt. Empty: the scheme and host of each
+	// request.
+	LinkBaseURL string
 	// Logger receives the "request complete" line of every request and the
 	// details of internal errors and panics. Nil discards.
 	Logger *slog.Logger
@@ -46,16 +56,20 @@ type Options struct {
 
 // server holds what the handlers share. Handlers are its methods.
 type server struct {
-	exam    *exam.Service
-	log     *slog.Logger
-	proxies []netip.Prefix
-	metrics *metrics
-	gather  prometheus.Gatherer
-	mux     *chi.Mux
+	exam  *exam.Service
+	links *links.Service
+	// linkBaseURL is Options.LinkBaseURL without a trailing slash.
+	linkBaseURL string
+	log         *slog.Logger
+	proxies     []netip.Prefix
+	metrics     *metrics
+	gather      prometheus.Gatherer
+	mux         *chi.Mux
 }
 
 // New returns the portal's HTTP handler: one chi router with every route of
-// the exam API, /healthz, /readyz and /metrics.
+// the exam API, /healthz, /readyz and /metrics, and, with Options.Links,
+// every route of the link-management API.
 func New(opts Options) http.Handler {
 	if opts.Exam == nil {
 		panic("httpapi: Options.Exam is required")
@@ -80,12 +94,14 @@ func New(opts Options) http.Handler {
 		}
 	}
 	s := &server{
-		exam:    opts.Exam,
-		log:     logger,
-		proxies: opts.TrustedProxies,
-		metrics: newMetrics(reg),
-		gather:  gather,
-		mux:     chi.NewRouter(),
+		exam:        opts.Exam,
+		links:       opts.Links,
+		linkBaseURL: strings.TrimSuffix(opts.LinkBaseURL, "/"),
+		log:         logger,
+		proxies:     opts.TrustedProxies,
+		metrics:     newMetrics(reg),
+		gather:      gather,
+		mux:         chi.NewRouter(),
 	}
 	s.routes()
 	return s.mux

@@ -34,6 +34,9 @@ func (s *server) routes() {
 	r.Get("/metrics", s.metricsHandler().ServeHTTP)
 
 	s.examRoutes(r)
+	if s.links != nil {
+		s.linkRoutes(r)
+	}
 }
 
 // examRoutes lists every route of the exam synchronisation API
