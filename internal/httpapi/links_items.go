@@ -11,6 +11,7 @@ import (
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/qr"
+	"github.com/seedhq/portal/internal/links/visits"
 )
 
 // --- Pixels -------------------------------------------------------------------
@@ -127,29 +128,6 @@ func (s *server) newLinkQRView(r *http.Request, q links.QRCode) linkQRView {
 	return linkQRView{ID: q.ID, Link: s.qrLink(r, q.ID), Scans: q.Scans, Name: q.Name, Date: linkDate(q.CreatedAt)}
 }
 
-// linkStats is the spec's statistics block. The tops are label -> count
-// (as a string); they stay empty until visits are recorded.
-type linkStats struct {
-	Clicks       int64             `json:"clicks"`
-	UniqueClicks int64             `json:"uniqueClicks"`
-	TopCountries map[string]string `json:"topCountries"`
-	TopReferrers map[string]string `json:"topReferrers"`
-	TopBrowsers  map[string]string `json:"topBrowsers"`
-	TopOs        map[string]string `json:"topOs"`
-	SocialCount  linkSocialCount   `json:"socialCount"`
-}
-
-type linkSocialCount struct {
-	Facebook  int64 `json:"facebook"`
-	Twitter   int64 `json:"twitter"`
-	Instagram int64 `json:"instagram"`
-}
-
-func newLinkStats(clicks, unique int64) linkStats {
-	return linkStats{Clicks: clicks, UniqueClicks: unique, TopCountries: map[string]string{},
-		TopReferrers: map[string]string{}, TopBrowsers: map[string]string{}, TopOs: map[string]string{}}
-}
-
 // linkListQRs handles GET /api/qr.
 func (s *server) linkListQRs(w http.ResponseWriter, r *http.Request) {
 	p, err := linkPage(r)
@@ -173,7 +151,13 @@ func (s *server) linkGetQR(w http.ResponseWriter, r *http.Request) {
 		s.linkError(w, r, err)
 		return
 	}
-	q, err := s.links.GetQR(r.Context(), linkUser(r).ID, id)
+	owner := linkUser(r).ID
+	q, err := s.links.GetQR(r.Context(), owner, id)
+	if err != nil {
+		s.linkError(w, r, err)
+		return
+	}
+	st, err := s.links.QRStats(r.Context(), owner, id)
 	if err != nil {
 		s.linkError(w, r, err)
 		return
@@ -181,9 +165,9 @@ func (s *server) linkGetQR(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, struct {
 		Error   int           `json:"error"`
 		Details linkQRDetails `json:"details"`
-		Data    linkStats     `json:"data"`
+		Data    visits.Stats  `json:"data"`
 	}{0, linkQRDetails{linkQRView: s.newLinkQRView(r, q), Type: string(q.Type), Data: q.Data,
-		Background: q.Background, Foreground: q.Foreground, Logo: q.Logo}, newLinkStats(q.Scans, 0)})
+		Background: q.Background, Foreground: q.Foreground, Logo: q.Logo}, st})
 }
 
 type linkQRRequest struct {
@@ -372,17 +356,22 @@ func (s *server) linkGetURL(w http.ResponseWriter, r *http.Request) {
 		s.linkError(w, r, err)
 		return
 	}
+	st, err := s.links.LinkStats(r.Context(), owner, id)
+	if err != nil {
+		s.linkError(w, r, err)
+		return
+	}
 	domains, err := s.domainURLs(r.Context(), owner)
 	if err != nil {
 		s.linkError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, struct {
-		Error   int         `json:"error"`
-		ID      int64       `json:"id"`
-		Details linkURLView `json:"details"`
-		Data    linkStats   `json:"data"`
-	}{0, l.ID, s.newLinkURLView(r, domains, l), newLinkStats(l.Clicks, l.UniqueClicks)})
+		Error   int          `json:"error"`
+		ID      int64        `json:"id"`
+		Details linkURLView  `json:"details"`
+		Data    visits.Stats `json:"data"`
+	}{0, l.ID, s.newLinkURLView(r, domains, l), st})
 }
 
 // linkURLRequest is the body of POST /api/url/add and PUT /api/url/:id/update.

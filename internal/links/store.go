@@ -3,6 +3,8 @@ package links
 import (
 	"context"
 	"time"
+
+	"github.com/seedhq/portal/internal/links/visits"
 )
 
 // Store is everything the link domain needs from storage. Every method is one
@@ -26,6 +28,7 @@ type Store interface {
 	QRStore
 	LinkStore
 	RateLimitStore
+	VisitStore
 }
 
 // UserStore keeps link-management users and their API keys.
@@ -195,4 +198,25 @@ type RateLimitStore interface {
 	//   INSERT ... ON CONFLICT (key, window) DO UPDATE
 	//   SET count = LEAST(rate_limits.count + 1, $limit + 1) RETURNING count.
 	HitRateLimit(ctx context.Context, key string, window time.Time, limit int) (int, error)
+}
+
+// VisitStatsTop is the length of the top lists of VisitStore.VisitStats.
+const VisitStatsTop = 10
+
+// VisitStore keeps the visits of short links, QR codes and campaigns
+// recorded by visits.Recorder (it is a visits.Sink) and the statistics
+// drawn from them.
+type VisitStore interface {
+	// SaveVisits stores vs in one transaction (all or nothing) and does not
+	// keep vs. For each non-bot visit it adds 1 to the target's counter
+	// (a link's Clicks, a QR code's Scans) and, for a link, 1 to UniqueClicks
+	// when the visit has no Visitor or its Visitor was not yet seen for
+	// that link on the visit's UTC day. Each visit is stored with the owner
+	// of its target; visits of targets that do not exist are dropped
+	// silently. A visit of an unknown kind fails the batch.
+	SaveVisits(ctx context.Context, vs []visits.Visit) error
+	// VisitStats returns the statistics of the owner's target of the kind
+	// (visits.KindLink, KindQR or KindCampaign) as visits.Aggregate computes
+	// them over its stored visits, top lists cut to VisitStatsTop entries.
+	VisitStats(ctx context.Context, owner int64, kind string, id int64) (visits.Stats, error)
 }

@@ -1,0 +1,262 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/seedhq/portal/internal/links"
+	"github.com/seedhq/portal/internal/links/visits"
+)
+
+// This file holds links.VisitStore: the tables of
+// migrations/0003_link_visits.sql.
+
+// visitTargets maps a visit kind to its target table and the word naming it.
+var visitTargets = map[string]struct{ table, what string }{
+	visits.KindLink:     {"links_links", "link"},
+	visits.KindQR:       {"links_qrcodes", "QR code"},
+	visits.KindCampaign: {"links_campaigns", "campaign"},
+}
+
+// visitDay returns the number of UTC days since the Unix epoch of t.
+func visitDay(t time.Time) int32 {
+	s := t.Unix()
+	d := s / 86400
+	if s%86400 < 0 {
+		d--
+	}
+	return int32(d)
+}
+
+type visitTargetKey struct {
+	kind string
+	id   int64
+}
+
+// visitCounts is what a batch adds to one target's counters.
+type visitCounts struct{ clicks, uniques int64 }
+
+// SaveVisits stores the visits in one transaction and updates the counters
+// of their targets; visits of targets that do not exist are dropped. An
+// unknown kind fails the whole batch.
+func (s *Store) SaveVisits(ctx context.Context, vs []visits.Visit) error {
+	byKind := make(map[string][]int64)
+	for _, v := range vs {
+		if _, ok := visitTargets[v.Kind]; !ok {
+			return linkErr("save visits", fmt.Errorf("unknown target kind %q", v.Kind))
+		}
+		byKind[v.Kind] = append(byKind[v.Kind], v.ID)
+	}
+	if len(vs) == 0 {
+		return nil
+	}
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		// The owners of the targets that exist, locked against deletion
+		// until the visits are in.
+		owners := make(map[visitTargetKey]int64)
+		for _, kind := range slices.Sorted(maps.Keys(byKind)) {
+			ids := slices.Compact(slices.Sorted(slices.Values(byKind[kind])))
+			rows, err := tx.Query(ctx, `SELECT id, user_id FROM `+visitTargets[kind].table+`
+				WHERE id = ANY($1) ORDER BY id FOR KEY SHARE`, ids)
+			if err != nil {
+				return fmt.Errorf("read %s owners: %w", kind, err)
+			}
+			var id, owner int64
+			if _, err := pgx.ForEachRow(rows, []any{&id, &owner}, func() error {
+				owners[visitTargetKey{kind, id}] = owner
+				return nil
+			}); err != nil {
+				return fmt.Errorf("read %s owners: %w", kind, err)
+			}
+		}
+
+		counts := make(map[visitTargetKey]*visitCounts)
+		type uniqueKey struct {
+			visitTargetKey
+			day     int32
+			visitor string
+		}
+		seen := make(map[uniqueKey]bool)
+		var uKinds, uVisitors []string
+		var uIDs []int64
+		var uDays []int32
+		rows := make([][]any, 0, len(vs))
+		for _, v := range vs {
+			tk := visitTargetKey{v.Kind, v.ID}
+			owner, ok := owners[tk]
+			if !ok {
+				continue
+			}
+			at := v.At.UTC().Truncate(time.Microsecond)
+			day := visitDay(at)
+			rows = append(rows, []any{v.Kind, v.ID, owner, at, day, v.Referrer, v.Browser, v.OS, v.Country,
+				v.Bot, v.Visitor, v.Social})
+			if v.Bot {
+				continue
+			}
+			c := counts[tk]
+			if c == nil {
+				c = &visitCounts{}
+				counts[tk] = c
+			}
+			c.clicks++
+			if v.Visitor == "" {
+				c.uniques++
+				continue
+			}
+			uk := uniqueKey{tk, day, v.Visitor}
+			if !seen[uk] {
+				seen[uk] = true
+				uKinds, uIDs, uDays, uVisitors = append(uKinds, v.Kind), append(uIDs, v.ID), append(uDays, day),
+					append(uVisitors, v.Visitor)
+			}
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"links_visits"}, []string{"kind", "target_id", "user_id",
+			"at", "day", "referrer", "browser", "os", "country", "bot", "visitor", "social"},
+			pgx.CopyFromRows(rows)); err != nil {
+			return fmt.Errorf("insert visits: %w", err)
+		}
+		if len(uKinds) > 0 {
+			urows, err := tx.Query(ctx, `INSERT INTO links_visit_uniques (kind, target_id, day, visitor)
+				SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::text[])
+				ON CONFLICT DO NOTHING RETURNING kind, target_id`, uKinds, uIDs, uDays, uVisitors)
+			if err != nil {
+				return fmt.Errorf("insert unique visitors: %w", err)
+			}
+			var kind string
+			var id int64
+			if _, err := pgx.ForEachRow(urows, []any{&kind, &id}, func() error {
+				counts[visitTargetKey{kind, id}].uniques++
+				return nil
+			}); err != nil {
+				return fmt.Errorf("insert unique visitors: %w", err)
+			}
+		}
+		var linkIDs, linkClicks, linkUniques, qrIDs, qrScans []int64
+		keys := make([]visitTargetKey, 0, len(counts))
+		for k := range counts {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(a, b visitTargetKey) int {
+			return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.id, b.id))
+		})
+		for _, tk := range keys {
+			c := counts[tk]
+			switch tk.kind {
+			case visits.KindLink:
+				linkIDs, linkClicks, linkUniques = append(linkIDs, tk.id), append(linkClicks, c.clicks),
+					append(linkUniques, c.uniques)
+			case visits.KindQR:
+				qrIDs, qrScans = append(qrIDs, tk.id), append(qrScans, c.clicks)
+			}
+		}
+		if len(linkIDs) > 0 {
+			if _, err := tx.Exec(ctx, `UPDATE links_links AS l
+				SET clicks = l.clicks + d.clicks, unique_clicks = l.unique_clicks + d.uniques
+				FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS d (id, clicks, uniques)
+				WHERE l.id = d.id`, linkIDs, linkClicks, linkUniques); err != nil {
+				return fmt.Errorf("count link clicks: %w", err)
+			}
+		}
+		if len(qrIDs) > 0 {
+			if _, err := tx.Exec(ctx, `UPDATE links_qrcodes AS q SET scans = q.scans + d.scans
+				FROM unnest($1::bigint[], $2::bigint[]) AS d (id, scans)
+				WHERE q.id = d.id`, qrIDs, qrScans); err != nil {
+				return fmt.Errorf("count QR scans: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return linkErr("save visits", err)
+	}
+	return nil
+}
+
+// visitTopsSQL ranks the labels of one target's non-bot visits on each
+// dimension (c: country, r: referrer, b: browser, o: OS) as
+// visits.Accumulator does: highest count first, ties by label byte-wise.
+const visitTopsSQL = `
+SELECT dim, label, n FROM (
+	SELECT dim, label, n, row_number() OVER (PARTITION BY dim ORDER BY n DESC, label COLLATE "C") AS r
+	FROM (
+		SELECT 'c' AS dim, CASE WHEN country = '' THEN 'Unknown' ELSE country END AS label, count(*) AS n
+		FROM links_visits WHERE kind = $1 AND target_id = $2 AND NOT bot GROUP BY 2
+		UNION ALL
+		SELECT 'r', CASE WHEN referrer = '' THEN 'Direct' ELSE referrer END, count(*)
+		FROM links_visits WHERE kind = $1 AND target_id = $2 AND NOT bot GROUP BY 2
+		UNION ALL
+		SELECT 'b', CASE WHEN browser = '' THEN 'Unknown' ELSE browser END, count(*)
+		FROM links_visits WHERE kind = $1 AND target_id = $2 AND NOT bot GROUP BY 2
+		UNION ALL
+		SELECT 'o', CASE WHEN os = '' THEN 'Unknown' ELSE os END, count(*)
+		FROM links_visits WHERE kind = $1 AND target_id = $2 AND NOT bot GROUP BY 2
+	) AS g
+) AS ranked
+WHERE r <= $3
+ORDER BY dim, r`
+
+// VisitStats returns the statistics of the owner's target of the kind.
+func (s *Store) VisitStats(ctx context.Context, owner int64, kind string, id int64) (visits.Stats, error) {
+	target, ok := visitTargets[kind]
+	if !ok {
+		return visits.Stats{}, linkErr("visit statistics", fmt.Errorf("unknown target kind %q", kind))
+	}
+	st := visits.Stats{TopCountries: visits.TopList{}, TopReferrers: visits.TopList{},
+		TopBrowsers: visits.TopList{}, TopOs: visits.TopList{}}
+	err := s.readTx(ctx, func(tx pgx.Tx) error {
+		if err := mustOwn(ctx, tx, target.table, target.what, owner, id); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, `SELECT
+				count(*) FILTER (WHERE NOT bot),
+				count(*) FILTER (WHERE NOT bot AND visitor = '')
+					+ count(DISTINCT day::text || ':' || visitor) FILTER (WHERE NOT bot AND visitor <> ''),
+				count(*) FILTER (WHERE bot),
+				count(*) FILTER (WHERE NOT bot AND social = 'facebook'),
+				count(*) FILTER (WHERE NOT bot AND social = 'twitter'),
+				count(*) FILTER (WHERE NOT bot AND social = 'instagram')
+			FROM links_visits WHERE kind = $1 AND target_id = $2`, kind, id).Scan(
+			&st.Clicks, &st.UniqueClicks, &st.Bots,
+			&st.SocialCount.Facebook, &st.SocialCount.Twitter, &st.SocialCount.Instagram); err != nil {
+			return fmt.Errorf("count visits: %w", err)
+		}
+		rows, err := tx.Query(ctx, visitTopsSQL, kind, id, links.VisitStatsTop)
+		if err != nil {
+			return fmt.Errorf("rank visits: %w", err)
+		}
+		var dim, label string
+		var n int
+		_, err = pgx.ForEachRow(rows, []any{&dim, &label, &n}, func() error {
+			lc := visits.LabelCount{Label: label, Count: n}
+			switch dim {
+			case "c":
+				st.TopCountries = append(st.TopCountries, lc)
+			case "r":
+				st.TopReferrers = append(st.TopReferrers, lc)
+			case "b":
+				st.TopBrowsers = append(st.TopBrowsers, lc)
+			case "o":
+				st.TopOs = append(st.TopOs, lc)
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("rank visits: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return visits.Stats{}, linkErr("visit statistics", err)
+	}
+	return st, nil
+}

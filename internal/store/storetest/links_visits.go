@@ -1,0 +1,206 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/seedhq/portal/internal/links"
+	"github.com/seedhq/portal/internal/links/visits"
+)
+
+func init() {
+	linksSuite = append(linksSuite,
+		linksTest{"Visits", testLinkVisits},
+		linksTest{"VisitsFailuresWriteNothing", testLinkVisitsFailures},
+	)
+}
+
+// visit returns a non-bot visit of the target.
+func visit(kind string, id int64, at time.Time, visitor, country, ref, browser, os, social string) visits.Visit {
+	return visits.Visit{Kind: kind, ID: id, At: at, Visitor: visitor, Country: country, Referrer: ref,
+		Browser: browser, OS: os, Social: social}
+}
+
+// botVisit returns a bot visit of the target.
+func botVisit(kind string, id int64, at time.Time, visitor string) visits.Visit {
+	v := visit(kind, id, at, visitor, "US", "", "Googlebot", "", "")
+	v.Bot = true
+	return v
+}
+
+// checkVisitStats fails unless the statistics of the owner's target are
+// those visits.Aggregate computes over want, and, when golden is not empty,
+// marshal to golden.
+func checkVisitStats(t *testing.T, s links.Store, owner int64, kind string, id int64, want []visits.Visit, golden string) visits.Stats {
+	t.Helper()
+	got, err := s.VisitStats(t.Context(), owner, kind, id)
+	mustOK(t, fmt.Sprintf("VisitStats %s %d", kind, id), err)
+	exp := visits.Aggregate(want, links.VisitStatsTop)
+	check(t, fmt.Sprintf("VisitStats %s %d", kind, id), got, exp)
+	gb, _ := json.Marshal(got)
+	eb, _ := json.Marshal(exp)
+	if string(gb) != string(eb) {
+		t.Fatalf("VisitStats %s %d JSON\n got %s\nwant %s", kind, id, gb, eb)
+	}
+	if golden != "" && string(gb) != golden {
+		t.Fatalf("VisitStats %s %d JSON\n got %s\nwant %s", kind, id, gb, golden)
+	}
+	return got
+}
+
+func testLinkVisits(t *testing.T, s links.Store) {
+	ctx := t.Context()
+	ana, budi := mustLinkUser(t, s, "ana"), mustLinkUser(t, s, "budi")
+	l1 := mustLink(t, s, links.ShortLink{UserID: ana.ID, Alias: "one"})
+	l2 := mustLink(t, s, links.ShortLink{UserID: ana.ID, Alias: "two"})
+	fresh := mustLink(t, s, links.ShortLink{UserID: ana.ID, Alias: "fresh"})
+	q1, err := s.CreateQR(ctx, links.QRCode{UserID: ana.ID, Name: "q", Type: links.QRLink, Data: []byte(`"https://x.org"`),
+		CreatedAt: at(0), UpdatedAt: at(0)})
+	mustOK(t, "CreateQR", err)
+	c1, err := s.CreateCampaign(ctx, links.Campaign{UserID: ana.ID, Name: "Summer", CreatedAt: at(0)})
+	mustOK(t, "CreateCampaign", err)
+	mustOK(t, "DeleteLink two", s.DeleteLink(ctx, ana.ID, l2.ID))
+
+	// Day 1 ends at 23:59:59 UTC; times are given in WIB, so the stores must
+	// count days in UTC.
+	d1 := time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC).In(wib)
+	d2 := d1.Add(14 * time.Hour) // 00:00 UTC of the next day, 07:00 WIB
+	link := visits.KindLink
+	var l1Visits, q1Visits []visits.Visit
+	batch1 := []visits.Visit{
+		visit(link, l1.ID, d1, "a", "US", "", "Chrome", "Windows", ""),
+		visit(link, l1.ID, d1.Add(time.Hour), "a", "US", "", "Chrome", "Windows", ""), // same visitor, same day
+		visit(link, l1.ID, d1, "c", "GB", "l.facebook.com", "Facebook App", "iOS", visits.SocialFacebook),
+		botVisit(link, l1.ID, d1, "b"),
+		visit(link, l1.ID, d1, "", "", "t.co", "Safari", "iOS", visits.SocialTwitter), // no visitor: unique
+		visit(link, l2.ID, d1, "a", "US", "", "Chrome", "Windows", ""),                // deleted target
+		visit(link, 999999, d1, "a", "US", "", "Chrome", "Windows", ""),               // missing target
+		visit(visits.KindCampaign, c1.ID, d1, "a", "ID", "", "Chrome", "Android", visits.SocialInstagram),
+		visit(visits.KindQR, q1.ID, d1, "a", "US", "", "Chrome", "Windows", ""),
+		visit(visits.KindQR, q1.ID, d1, "a", "US", "", "Chrome", "Windows", ""),
+		botVisit(visits.KindQR, q1.ID, d1, "z"),
+		visit(visits.KindQR, 999999, d1, "a", "US", "", "Chrome", "Windows", ""),
+	}
+	// Twelve countries on the QR code, so that its top list is cut.
+	for i := range 12 {
+		batch1 = append(batch1, visit(visits.KindQR, q1.ID, d1, fmt.Sprintf("q%d", i),
+			string([]byte{'A', 'A' + byte(i)}), "", "Firefox", "Linux", ""))
+	}
+	for _, v := range batch1 {
+		switch {
+		case v.Kind == link && v.ID == l1.ID:
+			l1Visits = append(l1Visits, v)
+		case v.Kind == visits.KindQR && v.ID == q1.ID:
+			q1Visits = append(q1Visits, v)
+		}
+	}
+	mustOK(t, "SaveVisits day 1", s.SaveVisits(ctx, batch1))
+	clear(batch1) // the store must not keep the slice
+
+	batch2 := []visits.Visit{
+		botVisit(link, l1.ID, d2, "f"),                                           // a bot does not make "f" seen
+		visit(link, l1.ID, d2, "a", "US", "google.com", "Chrome", "Windows", ""), // same value, next day: unique
+		visit(link, l1.ID, d2, "f", "de", "google.com", "Firefox", "", ""),
+	}
+	l1Visits = append(l1Visits, batch2...)
+	mustOK(t, "SaveVisits day 2", s.SaveVisits(ctx, batch2))
+	mustOK(t, "SaveVisits of nothing", s.SaveVisits(ctx, nil))
+
+	got, err := s.GetLink(ctx, ana.ID, l1.ID)
+	mustOK(t, "GetLink", err)
+	check(t, "link Clicks, UniqueClicks", [2]int64{got.Clicks, got.UniqueClicks}, [2]int64{6, 5})
+	gotQR, err := s.GetQR(ctx, ana.ID, q1.ID)
+	mustOK(t, "GetQR", err)
+	check(t, "QR Scans", gotQR.Scans, int64(14))
+	got, err = s.GetLink(ctx, ana.ID, fresh.ID)
+	mustOK(t, "GetLink fresh", err)
+	check(t, "fresh link counters", [2]int64{got.Clicks, got.UniqueClicks}, [2]int64{0, 0})
+
+	st := checkVisitStats(t, s, ana.ID, link, l1.ID, l1Visits, `{"clicks":6,"uniqueClicks":5,`+
+		`"topCountries":{"US":"3","GB":"1","Unknown":"1","de":"1"},`+
+		`"topReferrers":{"Direct":"2","google.com":"2","l.facebook.com":"1","t.co":"1"},`+
+		`"topBrowsers":{"Chrome":"3","Facebook App":"1","Firefox":"1","Safari":"1"},`+
+		`"topOs":{"Windows":"3","iOS":"2","Unknown":"1"},`+
+		`"socialCount":{"facebook":1,"twitter":1,"instagram":0}}`)
+	check(t, "link bots", st.Bots, 2)
+	st = checkVisitStats(t, s, ana.ID, visits.KindQR, q1.ID, q1Visits, "")
+	check(t, "QR clicks, uniques, bots, countries", [4]int{st.Clicks, st.UniqueClicks, st.Bots, len(st.TopCountries)},
+		[4]int{14, 13, 1, links.VisitStatsTop})
+	checkVisitStats(t, s, ana.ID, visits.KindCampaign, c1.ID, []visits.Visit{
+		visit(visits.KindCampaign, c1.ID, d1, "a", "ID", "", "Chrome", "Android", visits.SocialInstagram)}, "")
+	checkVisitStats(t, s, ana.ID, link, fresh.ID, nil, `{"clicks":0,"uniqueClicks":0,"topCountries":{},`+
+		`"topReferrers":{},"topBrowsers":{},"topOs":{},"socialCount":{"facebook":0,"twitter":0,"instagram":0}}`)
+
+	_, err = s.VisitStats(ctx, budi.ID, link, l1.ID)
+	wantErr(t, "VisitStats of another user's link", err, links.ErrNotFound)
+	_, err = s.VisitStats(ctx, budi.ID, visits.KindQR, q1.ID)
+	wantErr(t, "VisitStats of another user's QR code", err, links.ErrNotFound)
+	_, err = s.VisitStats(ctx, budi.ID, visits.KindCampaign, c1.ID)
+	wantErr(t, "VisitStats of another user's campaign", err, links.ErrNotFound)
+	_, err = s.VisitStats(ctx, ana.ID, link, l2.ID)
+	wantErr(t, "VisitStats of a deleted link", err, links.ErrNotFound)
+	_, err = s.VisitStats(ctx, ana.ID, visits.KindQR, l1.ID+q1.ID+999)
+	wantErr(t, "VisitStats of a missing QR code", err, links.ErrNotFound)
+	if _, err := s.VisitStats(ctx, ana.ID, "bogus", l1.ID); err == nil {
+		t.Fatal("VisitStats of an unknown kind succeeded")
+	}
+
+	// UpdateLink keeps the counters.
+	up, err := s.UpdateLink(ctx, ana.ID, l1.ID, func(l *links.ShortLink) error { l.Title = "t"; l.Clicks = 0; return nil })
+	mustOK(t, "UpdateLink", err)
+	check(t, "counters after UpdateLink", [2]int64{up.Clicks, up.UniqueClicks}, [2]int64{6, 5})
+}
+
+func testLinkVisitsFailures(t *testing.T, s links.Store) {
+	ctx := t.Context()
+	ana := mustLinkUser(t, s, "ana")
+	l := mustLink(t, s, links.ShortLink{UserID: ana.ID, Alias: "one"})
+	q, err := s.CreateQR(ctx, links.QRCode{UserID: ana.ID, Name: "q", Type: links.QRText, Data: []byte(`"x"`),
+		CreatedAt: at(0), UpdatedAt: at(0)})
+	mustOK(t, "CreateQR", err)
+	d1 := time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC)
+	first := []visits.Visit{visit(visits.KindLink, l.ID, d1, "a", "US", "", "Chrome", "Windows", "")}
+	mustOK(t, "SaveVisits", s.SaveVisits(ctx, first))
+
+	state := func() (links.ShortLink, links.QRCode, visits.Stats, visits.Stats) {
+		t.Helper()
+		gl, err := s.GetLink(ctx, ana.ID, l.ID)
+		mustOK(t, "GetLink", err)
+		gq, err := s.GetQR(ctx, ana.ID, q.ID)
+		mustOK(t, "GetQR", err)
+		ls, err := s.VisitStats(ctx, ana.ID, visits.KindLink, l.ID)
+		mustOK(t, "VisitStats link", err)
+		qs, err := s.VisitStats(ctx, ana.ID, visits.KindQR, q.ID)
+		mustOK(t, "VisitStats QR", err)
+		return gl, gq, ls, qs
+	}
+	bl, bq, bls, bqs := state()
+
+	bad := []visits.Visit{
+		visit(visits.KindLink, l.ID, d1, "b", "GB", "", "Safari", "iOS", ""),
+		visit(visits.KindQR, q.ID, d1, "b", "GB", "", "Safari", "iOS", ""),
+		{Kind: "bogus", ID: l.ID, At: d1},
+	}
+	if err := s.SaveVisits(ctx, bad); err == nil {
+		t.Fatal("SaveVisits with an unknown kind succeeded")
+	}
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := s.SaveVisits(canceled, bad[:2]); err == nil {
+		t.Fatal("SaveVisits with a canceled context succeeded")
+	}
+	al, aq, als, aqs := state()
+	check(t, "link after failed saves", al, bl)
+	check(t, "QR after failed saves", aq, bq)
+	check(t, "link statistics after failed saves", als, bls)
+	check(t, "QR statistics after failed saves", aqs, bqs)
+	check(t, "link counters", [2]int64{al.Clicks, al.UniqueClicks}, [2]int64{1, 1})
+
+	// The visitor "b" was not marked as seen by the failed batches.
+	mustOK(t, "SaveVisits", s.SaveVisits(ctx, bad[:1]))
+	al, _, _, _ = state()
+	check(t, "link counters after a good save", [2]int64{al.Clicks, al.UniqueClicks}, [2]int64{2, 2})
+}
