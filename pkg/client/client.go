@@ -29,14 +29,22 @@ type Client struct {
 	baseURL    *url.URL // always ends in "/"
 	userAgent  string
 
-	mu     sync.RWMutex
-	token  string // bearer JWT: operator or lab server
-	apiKey string // X-API-Key of the directory API
+	mu      sync.RWMutex
+	token   string // bearer JWT: operator or lab server
+	apiKey  string // X-API-Key of the directory API
+	linkKey string // API key of the link-management API, sent as a bearer
+
+	// rateLimitRetries is how many times a 429 answer is waited out and
+	// retried (WithRateLimitRetry); 0 never.
+	rateLimitRetries int
 
 	common service // reused by every service instead of allocating one each
 
 	// Exam is the exam synchronisation API (/api/v1).
 	Exam *ExamService
+	// Links is the link-management API (/api, docs/api/links.md),
+	// authenticated with a link user's API key (WithLinkKey).
+	Links *LinksService
 }
 
 // service is the base of every service: the client it belongs to.
@@ -82,6 +90,24 @@ func WithAPIKey(key string) Option {
 	return func(c *Client) { c.apiKey = key }
 }
 
+// WithLinkKey sets the API key of a link-management user, sent as
+// "Authorization: Bearer <key>" to the link endpoints (c.Links) only; the
+// operator's token (WithToken) stays separate. See SetLinkKey.
+func WithLinkKey(key string) Option {
+	return func(c *Client) { c.linkKey = key }
+}
+
+// WithRateLimitRetry makes the Client wait out a 429 answer and send the
+// request again, up to max times per call: it waits for Retry-After (or
+// else until X-RateLimit-Reset, or else one second), and gives up at once
+// when the call's context ends, with an error matching both the context's
+// error and ErrRateLimited. Requests whose body cannot be replayed (an
+// io.Reader passed to NewRequest without GetBody) are not retried. max <= 0
+// (the default) never retries.
+func WithRateLimitRetry(max int) Option {
+	return func(c *Client) { c.rateLimitRetries = max }
+}
+
 // NewClient returns a Client for the portal at baseURL, the portal's root
 // address such as "https://portal.example.org" (a path prefix is kept, for
 // a portal behind a reverse proxy; "/api/v1" must not be part of it: every
@@ -113,6 +139,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	}
 	c.common.client = c
 	c.Exam = newExamService(&c.common)
+	c.Links = newLinksService(&c.common)
 	return c, nil
 }
 
@@ -147,21 +174,32 @@ func (c *Client) SetAPIKey(key string) {
 	c.mu.Unlock()
 }
 
+// SetLinkKey replaces the link-management API key sent from now on to the
+// link endpoints (c.Links). It is safe to call while requests are in
+// flight.
+func (c *Client) SetLinkKey(key string) {
+	c.mu.Lock()
+	c.linkKey = key
+	c.mu.Unlock()
+}
+
 // credential names the credential an endpoint expects.
 type credential int
 
 const (
-	credNone   credential = iota // login, public key, handshake, health
-	credBearer                   // operator or lab-server JWT
-	credAPIKey                   // X-API-Key
-	credAll                      // whatever is set (NewRequest)
+	credNone    credential = iota // login, public key, handshake, health
+	credBearer                    // operator or lab-server JWT
+	credAPIKey                    // X-API-Key
+	credLinkKey                   // link-management API key, as a bearer
+	credAll                       // whatever is set (NewRequest)
 )
 
 // NewRequest builds a request for path, relative to the base address (for
 // example "api/v1/auth/me"), for endpoints this package has no method for
 // yet. A body that is an io.Reader is sent as is (set its Content-Type);
 // any other non-nil body is sent as JSON. Every credential that is set is
-// attached. Send it with Do.
+// attached (the bearer JWT, or else the link key, in Authorization). Send it
+// with Do.
 func (c *Client) NewRequest(method, path string, body any) (*http.Request, error) {
 	return c.newRequest(context.Background(), method, path, nil, body, credAll)
 }
@@ -209,10 +247,13 @@ func (c *Client) newRequest(ctx context.Context, method, path string, q url.Valu
 	req.Header.Set("User-Agent", c.userAgent)
 
 	c.mu.RLock()
-	token, key := c.token, c.apiKey
+	token, key, linkKey := c.token, c.apiKey, c.linkKey
 	c.mu.RUnlock()
 	if (cred == credBearer || cred == credAll) && token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if (cred == credLinkKey || (cred == credAll && token == "")) && linkKey != "" {
+		req.Header.Set("Authorization", "Bearer "+linkKey)
 	}
 	if (cred == credAPIKey || cred == credAll) && key != "" {
 		req.Header.Set("X-API-Key", key)
@@ -229,9 +270,28 @@ func (c *Client) Do(ctx context.Context, req *http.Request, v any) (*Response, e
 	return c.do(ctx, req, v, decodeAnyError)
 }
 
-// do is Do with the error envelope of one API.
+// do is Do with the error envelope of one API. With WithRateLimitRetry, a
+// 429 answer is waited out and the request sent again (see retryWait).
 func (c *Client) do(ctx context.Context, req *http.Request, v any, dec errorDecoder) (*Response, error) {
 	resp, err := c.send(ctx, req)
+	for attempt := 0; err == nil && resp.StatusCode == http.StatusTooManyRequests && attempt < c.rateLimitRetries; attempt++ {
+		next, ok := replay(ctx, req)
+		if !ok {
+			break
+		}
+		wait := retryWait(resp.Header, time.Now())
+		apiErr := newError(resp, dec)
+		resp.Body.Close()
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return newResponse(resp), fmt.Errorf("client: %w while waiting %s to retry: %w", ctx.Err(), wait, apiErr)
+		case <-t.C:
+		}
+		req = next
+		resp, err = c.send(ctx, req)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -254,6 +314,39 @@ func (c *Client) do(ctx context.Context, req *http.Request, v any, dec errorDeco
 		return response, fmt.Errorf("client: %s %s: decode response: %w", req.Method, redact(req.URL), err)
 	}
 	return response, nil
+}
+
+// replay returns a copy of req to send again, with a fresh body, and false
+// when its body cannot be read again.
+func replay(ctx context.Context, req *http.Request) (*http.Request, bool) {
+	next := req.Clone(ctx)
+	if req.Body == nil || req.Body == http.NoBody {
+		return next, true
+	}
+	if req.GetBody == nil {
+		return nil, false
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return nil, false
+	}
+	next.Body = body
+	return next, true
+}
+
+// retryWait is how long to wait before retrying a 429 answer with header h:
+// Retry-After (seconds or an HTTP date), else until X-RateLimit-Reset (Unix
+// seconds), else one second.
+func retryWait(h http.Header, now time.Time) time.Duration {
+	if d := parseRetryAfter(h.Get("Retry-After"), now); d > 0 {
+		return d
+	}
+	if sec, err := strconv.ParseInt(strings.TrimSpace(h.Get("X-RateLimit-Reset")), 10, 64); err == nil {
+		if d := time.Unix(sec, 0).Sub(now); d > 0 {
+			return d
+		}
+	}
+	return time.Second
 }
 
 // send sends req with ctx and returns the response with its body open.
@@ -310,10 +403,11 @@ func (c *Client) health(ctx context.Context, path string) (*Response, error) {
 type Response struct {
 	*http.Response
 
-	// Paging of list calls that page (c.Exam.Directory.ListMembers): the
-	// page returned, its size, the number of items and pages in all, and
-	// the next and previous page numbers (0 when there is none). All zero
-	// on calls that do not page.
+	// Paging of list calls that page (c.Exam.Directory.ListMembers and the
+	// lists of c.Links): the page returned, its size, the number of items
+	// and pages in all, and the next and previous page numbers (0 when
+	// there is none). All zero on calls that do not page. For the link API
+	// they are data.currentpage, perpage, result, maxpage and nextpage.
 	Page, PerPage     int
 	Total, TotalPages int
 	NextPage          int
@@ -322,8 +416,9 @@ type Response struct {
 	// AppName is meta.app_name of directory responses.
 	AppName string
 
-	// Rate is the rate-limit state announced by X-RateLimit-* headers,
-	// zero when the endpoint sends none.
+	// Rate is the rate-limit state announced by X-RateLimit-* headers
+	// (every authenticated answer of the link API), zero when the endpoint
+	// sends none.
 	Rate Rate
 }
 

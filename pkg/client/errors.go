@@ -150,6 +150,18 @@ const (
 	CodeInternal             = "INTERNAL"                // 500
 )
 
+// Error codes of the link-management API (docs/api/links.md) beyond those
+// it shares with the exam API (VALIDATION_FAILED, INVALID_JSON,
+// UNAUTHORIZED, NOT_FOUND, USERNAME_TAKEN, BODY_TOO_LARGE, INTERNAL).
+const (
+	CodeAliasTaken  = "ALIAS_TAKEN"   // 409 the alias is used on that domain
+	CodeDomainTaken = "DOMAIN_TAKEN"  // 409 the host is registered by a user
+	CodeDomainInUse = "DOMAIN_IN_USE" // 409 short links still use the domain
+	CodeSlugTaken   = "SLUG_TAKEN"    // 409 the rotator slug is used
+	CodeEmailTaken  = "EMAIL_TAKEN"   // 409
+	CodeRateLimited = "RATE_LIMITED"  // 429, with Retry-After
+)
+
 // maxErrorBody bounds how much of an error body is read.
 const maxErrorBody = 64 << 10
 
@@ -172,16 +184,18 @@ func decodeExamError(e *Error, body []byte) bool {
 }
 
 // decodeLinkError reads the envelope of the link-management API:
-// {"error": 1, "message": "<message>"}.
+// {"error": 1, "message": "<message>", "code": "<CODE>"} (code is the
+// portal's addition; the error flag may be an integer or a string).
 func decodeLinkError(e *Error, body []byte) bool {
 	var env struct {
 		Error   json.RawMessage `json:"error"`
 		Message *string         `json:"message"`
+		Code    string          `json:"code"`
 	}
 	if json.Unmarshal(body, &env) != nil || env.Message == nil || len(env.Error) == 0 {
 		return false
 	}
-	e.Message = *env.Message
+	e.Code, e.Message = env.Code, *env.Message
 	return true
 }
 
