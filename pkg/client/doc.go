@@ -1,6 +1,6 @@
 // Package client is the typed Go client of the seedhq portal: the exam
-// synchronisation API under /api/v1 (and, later, the link-management and
-// ordering APIs under /api), plus the health endpoints.
+// synchronisation API under /api/v1, the link-management API under /api
+// (and, later, the ordering API), plus the health endpoints.
 //
 // It is shaped like google/go-github. A Client holds one *http.Client, the
 // portal's base address and the credentials; the API is reached through
@@ -12,6 +12,7 @@
 //	c.Exam.Sync       /api/v1/sync/...          lab-server JWT (the handshake needs none)
 //	c.Exam.Admin      /api/v1/admin/...         operator JWT
 //	c.Exam.Directory  /api/v1/academic-year/... and /api/v1/members...  X-API-Key
+//	c.Links.*         /api/account, /api/domains, /api/urls, /api/qr, ...  link key (WithLinkKey): Authorization: Bearer
 //
 // Every method takes a context.Context first and returns the decoded value,
 // a *Response (the *http.Response plus paging and rate-limit information) and
