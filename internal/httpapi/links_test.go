@@ -1,8 +1,12 @@
 package httpapi_test
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
 	"strconv"
 	"strings"
 	"testing"
@@ -429,7 +433,7 @@ func TestLinkPixelsQR(t *testing.T) {
 
 		// QR codes.
 		q := h.as(u, "POST", "/api/qr/add", map[string]any{"type": "link", "data": "https://example.com",
-			"background": "rgb(255,255,255)", "foreground": "rgb(0,0,0)", "logo": "https://example.com/logo.png"}).expectOK()
+			"background": "rgb(255,255,255)", "foreground": "rgb(0,0,0)", "logo": testLogoDataURI(t)}).expectOK()
 		wantKeys(t, q, "error", "id", "link")
 		qid := num(q["id"])
 		if q["link"] != fmt.Sprintf("%s/qr/%d", linkBase, qid) {
@@ -441,6 +445,7 @@ func TestLinkPixelsQR(t *testing.T) {
 		h.as(u, "POST", "/api/qr/add", map[string]any{"type": "text", "data": "x", "foreground": "rgb(250,250,250)"}).expectLinkError(400)
 		h.as(u, "POST", "/api/qr/add", map[string]any{"type": "text", "data": "x", "background": "#fff"}).expectLinkError(400)
 		h.as(u, "POST", "/api/qr/add", map[string]any{"type": "text", "data": "x", "logo": "logo.gif"}).expectLinkError(400)
+		h.as(u, "POST", "/api/qr/add", map[string]any{"type": "text", "data": "x", "logo": "https://example.com/logo.png"}).expectLinkError(400) // never fetched
 		h.as(u, "POST", "/api/qr/add", map[string]any{"type": "text"}).expectLinkError(400)
 
 		qs := items(h.as(u, "GET", "/api/qr", nil).expectList("qrs"), "qrs")
@@ -666,4 +671,14 @@ func TestLinkRoutesNeedTheService(t *testing.T) {
 	h := newHarness(t, openBolt)
 	h.req("GET", "/api/account", nil).expect(404)
 	h.op("GET", "/api/v1/admin/link-users", nil).expect(404)
+}
+
+// testLogoDataURI is a small PNG as a data URI, the form QR logos take.
+func testLogoDataURI(t *testing.T) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewRGBA(image.Rect(0, 0, 16, 16))); err != nil {
+		t.Fatal(err)
+	}
+	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(b.Bytes())
 }

@@ -182,7 +182,7 @@ type QRCode struct {
 	Data       json.RawMessage // the request's data: a JSON string, array or object
 	Background string          // rgb(r,g,b), empty for the default
 	Foreground string          // rgb(r,g,b), empty for the default
-	Logo       string          // reference to a png or jpg, empty for none
+	Logo       string          // a png or jpg as a data URI, empty for none
 	LinkID     int64           // short link the QR code points through, 0 for none
 	Scans      int64
 	CreatedAt  time.Time

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/seedhq/portal/internal/links/qr"
 )
 
 // MaxURLLength is the longest long URL (and redirect target) accepted.
@@ -151,21 +153,20 @@ func NormalizeRGB(field, c string) (string, error) {
 	return fmt.Sprintf("rgb(%s,%s,%s)", m[1], m[2], m[3]), nil
 }
 
-// ValidateLogo checks a QR logo reference: a path or URL ending in .png,
-// .jpg or .jpeg (empty allowed), at most MaxURLLength bytes.
+// ValidateLogo checks a QR code's logo: a PNG or JPEG image given as a
+// data URI (data:image/png;base64,... — linkctl and pkg/client turn an
+// uploaded file into one), bounded in bytes and pixels. A URL is refused:
+// the portal never fetches logos from addresses users give (no SSRF).
 func ValidateLogo(logo string) error {
 	if logo == "" {
 		return nil
 	}
-	if len(logo) > MaxURLLength {
-		return invalid("logo must be at most %d characters", MaxURLLength)
+	b, err := qr.DecodeDataURI(logo)
+	if err != nil {
+		return invalid("%v", err)
 	}
-	l := strings.ToLower(logo)
-	if i := strings.IndexAny(l, "?#"); i >= 0 {
-		l = l[:i]
-	}
-	if !strings.HasSuffix(l, ".png") && !strings.HasSuffix(l, ".jpg") && !strings.HasSuffix(l, ".jpeg") {
-		return invalid("logo must be a png or jpg")
+	if _, err := qr.DecodeLogo(b); err != nil {
+		return invalid("%v", err)
 	}
 	return nil
 }

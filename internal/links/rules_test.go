@@ -1,8 +1,12 @@
 package links
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"image"
+	imagepng "image/png"
 	"strings"
 	"testing"
 )
@@ -148,11 +152,18 @@ func TestValidateQRData(t *testing.T) {
 			t.Errorf("ValidateQRData(%s, %s) accepted", c.t, c.data)
 		}
 	}
-	if err := ValidateLogo("/uploads/logo.PNG"); err != nil {
-		t.Errorf("ValidateLogo: %v", err)
+	var png bytes.Buffer
+	if err := imagepng.Encode(&png, image.NewRGBA(image.Rect(0, 0, 8, 8))); err != nil {
+		t.Fatal(err)
 	}
-	if err := ValidateLogo("/uploads/logo.gif"); err == nil {
-		t.Errorf("ValidateLogo accepted a gif")
+	if err := ValidateLogo("data:image/png;base64," + base64.StdEncoding.EncodeToString(png.Bytes())); err != nil {
+		t.Errorf("ValidateLogo(png data URI): %v", err)
+	}
+	for _, bad := range []string{"https://example.com/logo.png", "/uploads/logo.png", "data:image/gif;base64,R0lGODlhAQABAAAAACw=",
+		"data:image/png;base64," + base64.StdEncoding.EncodeToString([]byte("not a png"))} {
+		if err := ValidateLogo(bad); !errors.Is(err, ErrInvalid) {
+			t.Errorf("ValidateLogo(%.40q) = %v, want a validation error", bad, err)
+		}
 	}
 }
 
