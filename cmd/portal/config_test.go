@@ -148,6 +148,10 @@ func TestServeConfigErrors(t *testing.T) {
 		{"heartbeat", nil, []string{"--heartbeat-interval", "1s"}, `heartbeat-interval (--heartbeat-interval, PORTAL_HEARTBEAT_INTERVAL): 1s is out of range`},
 		{"admin password", map[string]string{"PORTAL_ADMIN_PASSWORD": "short"}, nil, `admin-password`},
 		{"base url", nil, []string{"--base-url", "portal.example.org"}, `base-url (--base-url, PORTAL_BASE_URL)`},
+		{"link host", nil, []string{"--link-host", "https://s.example.org"}, `link-host (--link-host, PORTAL_LINK_HOST)`},
+		{"link host path", map[string]string{"PORTAL_LINK_HOST": "s.example.org/x"}, nil, `link-host (--link-host, PORTAL_LINK_HOST)`},
+		{"visit secret", map[string]string{"PORTAL_VISIT_SECRET": "short"}, nil, `visit-secret (--visit-secret, PORTAL_VISIT_SECRET): must be at least 16 bytes`},
+		{"country header", nil, []string{"--country-header", "CF IPCountry"}, `country-header (--country-header, PORTAL_COUNTRY_HEADER)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -237,5 +241,38 @@ func TestLocalURL(t *testing.T) {
 		if got := localURL(a); got != want {
 			t.Errorf("localURL(%s) = %q, want %q", addr, got, want)
 		}
+	}
+}
+
+func TestServeLinkHost(t *testing.T) {
+	clearPortalEnv(t)
+	cases := []struct {
+		args                []string
+		env                 map[string]string
+		wantBase, wantShort string
+	}{
+		{nil, nil, "", ""},
+		{[]string{"--base-url", "https://portal.example.org/"}, nil, "https://portal.example.org", "portal.example.org"},
+		{[]string{"--base-url", "https://portal.example.org", "--link-host", "S.Example.org"}, nil, "https://s.example.org", "s.example.org"},
+		{nil, map[string]string{"PORTAL_LINK_HOST": "localhost:8081"}, "http://localhost:8081", "localhost:8081"},
+	}
+	for _, tc := range cases {
+		for k, v := range tc.env {
+			t.Setenv(k, v)
+		}
+		o := mustServeOptions(t, tc.args...)
+		if got := o.linkBaseURL(); got != tc.wantBase {
+			t.Errorf("%v %v: link base URL = %q, want %q", tc.args, tc.env, got, tc.wantBase)
+		}
+		if got := o.shortHost(); got != tc.wantShort {
+			t.Errorf("%v %v: short host = %q, want %q", tc.args, tc.env, got, tc.wantShort)
+		}
+		for k := range tc.env {
+			os.Unsetenv(k)
+		}
+	}
+	o := mustServeOptions(t, "--visit-secret", " sixteen bytes!! ", "--country-header", "CF-IPCountry", "--geoip-db", "/x/GeoLite2-Country.mmdb")
+	if o.VisitSecret != " sixteen bytes!! " || o.CountryHeader != "CF-IPCountry" || o.GeoIPDB != "/x/GeoLite2-Country.mmdb" {
+		t.Errorf("options = %+v", o)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -9,9 +10,11 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,6 +26,8 @@ import (
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
 	"github.com/seedhq/portal/internal/links"
+	"github.com/seedhq/portal/internal/links/redirect"
+	"github.com/seedhq/portal/internal/links/visits"
 )
 
 // Names of files the portal keeps in its data directory.
@@ -46,6 +51,45 @@ type serveOptions struct {
 	ShutdownTimeout   time.Duration
 	AdminUsername     string
 	AdminPassword     string
+
+	// LinkHost is the short-link host ("s.example.org", a port may be
+	// given); empty: the host of BaseURL, or any host when that is empty.
+	LinkHost string
+	// VisitSecret keys the visitor hash of the click statistics; empty:
+	// generated once and kept in the store.
+	VisitSecret   string
+	CountryHeader string // trusted country header; empty: none
+	GeoIPDB       string // GeoLite2/GeoIP2 .mmdb file; empty: none
+	// LinkCacheTTL keeps the redirector's look-ups in memory; 0: none.
+	LinkCacheTTL time.Duration
+}
+
+// linkBaseURL is the base URL of the short-link host, without a trailing
+// slash: the scheme of BaseURL (http without one) and LinkHost, else
+// BaseURL; empty (each request's own scheme and host) when neither is set.
+// The link API's addresses and the redirector both use it.
+func (o serveOptions) linkBaseURL() string {
+	if o.LinkHost == "" {
+		return strings.TrimSuffix(o.BaseURL, "/")
+	}
+	scheme := "http"
+	if u, err := url.Parse(o.BaseURL); err == nil && u.Scheme != "" {
+		scheme = u.Scheme
+	}
+	return scheme + "://" + o.LinkHost
+}
+
+// shortHost is the host the redirector serves as the short host: LinkHost,
+// else the host of BaseURL; empty when neither is set (any host that is
+// not a branded domain).
+func (o serveOptions) shortHost() string {
+	if o.LinkHost != "" {
+		return o.LinkHost
+	}
+	if u, err := url.Parse(o.BaseURL); err == nil {
+		return strings.ToLower(u.Host)
+	}
+	return ""
 }
 
 // serveDefaults are keys that have no flag of their own.
@@ -58,7 +102,8 @@ func newServeCmd(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the HTTP API",
-		Long: `Serve the exam synchronisation API, /healthz, /readyz and /metrics.
+		Long: `Serve the exam synchronisation API, the link-management API, /healthz,
+/readyz and /metrics; every other path goes to the short-link redirector.
 
 Without --database-url the data is kept in a bbolt file, <data-dir>/portal.db.
 On first start an operator account is created: PORTAL_ADMIN_USERNAME (default
@@ -94,6 +139,11 @@ for up to --shutdown-timeout and closes the store.`,
 	f.String("jwt-secret", "", "secret (at least 32 bytes) signing operator and server tokens; default: generated once and kept in the store")
 	f.Duration("heartbeat-interval", 60*time.Second, "interval lab servers are asked to send heartbeats at")
 	f.Duration("shutdown-timeout", 30*time.Second, "how long requests in flight may take to finish on shutdown")
+	f.String("link-host", "", "short-link host served by the redirector, e.g. s.example.org (default: the host of --base-url; empty base URL: any host)")
+	f.String("visit-secret", "", "secret (at least 16 bytes) keying the visitor hash of click statistics; default: generated once and kept in the store")
+	f.String("country-header", "", "request header set by a trusted proxy with the visitor's ISO country code, e.g. CF-IPCountry (default: none)")
+	f.Duration("link-cache-ttl", 5*time.Second, "how long the redirector keeps looked-up links, domains, campaigns and QR codes in memory (0: no cache)")
+	f.String("geoip-db", "", "GeoLite2/GeoIP2 Country or City .mmdb file for the visitors' countries (optional)")
 	return cmd
 }
 
@@ -108,6 +158,11 @@ func serveOptionsFrom(r *config.Reader) (serveOptions, error) {
 		ShutdownTimeout:   r.Duration("shutdown-timeout", 0, time.Hour),
 		AdminUsername:     r.String("admin-username"),
 		AdminPassword:     r.Viper().GetString("admin-password"), // kept verbatim: spaces may be part of it
+		LinkHost:          strings.ToLower(r.String("link-host")),
+		VisitSecret:       r.Viper().GetString("visit-secret"), // kept verbatim, as admin-password
+		CountryHeader:     r.String("country-header"),
+		GeoIPDB:           r.String("geoip-db"),
+		LinkCacheTTL:      r.Duration("link-cache-ttl", 0, time.Hour),
 	}
 	if u := r.URL("base-url", "http", "https"); u != nil {
 		o.BaseURL = u.String()
@@ -117,6 +172,15 @@ func serveOptionsFrom(r *config.Reader) (serveOptions, error) {
 	if o.JWTSecret != "" && len(o.JWTSecret) < 32 {
 		r.Fail("jwt-secret", "must be at least 32 bytes, got %d", len(o.JWTSecret))
 	}
+	if o.LinkHost != "" && !validHostPort(o.LinkHost) {
+		r.Fail("link-host", "%q is not a host name with an optional port (e.g. s.example.org)", o.LinkHost)
+	}
+	if o.VisitSecret != "" && len(o.VisitSecret) < visits.MinSecretLen {
+		r.Fail("visit-secret", "must be at least %d bytes, got %d", visits.MinSecretLen, len(o.VisitSecret))
+	}
+	if o.CountryHeader != "" && !validHeaderName(o.CountryHeader) {
+		r.Fail("country-header", "%q is not a header name", o.CountryHeader)
+	}
 	if o.AdminUsername == "" {
 		o.AdminUsername = "admin"
 	}
@@ -124,6 +188,24 @@ func serveOptionsFrom(r *config.Reader) (serveOptions, error) {
 		r.Fail("admin-password", "must be 8 to 72 characters")
 	}
 	return o, r.Err()
+}
+
+// validHostPort reports whether s is a host name or address with an
+// optional port, and nothing else.
+func validHostPort(s string) bool {
+	u, err := url.Parse("http://" + s)
+	return err == nil && u.Host == s && u.Hostname() != "" && u.User == nil && u.Path == "" &&
+		!strings.ContainsAny(s, "?#/@")
+}
+
+// validHeaderName reports whether s is a token, as header names are.
+func validHeaderName(s string) bool {
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // runServe serves the portal until ctx is done, then shuts down gracefully.
@@ -166,13 +248,46 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 		return err
 	}
 
-	// The link-management API runs on every store that implements its
-	// Store (bbolt; PostgreSQL once its links tables exist).
-	var linkSvc *links.Service
+	// The link-management API and the redirector run on every store that
+	// implements links.Store (bbolt and PostgreSQL).
+	var (
+		linkSvc *links.Service
+		redir   http.Handler
+	)
+	linkBase := o.linkBaseURL()
 	if ls, ok := st.(links.Store); ok {
 		linkSvc = links.NewService(ls, links.Config{})
+		rec, err := newVisitRecorder(ctx, st, ls, o, logger)
+		if err != nil {
+			return err
+		}
+		// The recorder outlives the signal: it is closed (saving what is
+		// queued) once the HTTP server has drained, before the store closes.
+		recDone := make(chan struct{})
+		go func() {
+			defer close(recDone)
+			if err := rec.Run(context.WithoutCancel(ctx)); err != nil {
+				logger.Error("visit recorder", "err", err)
+			}
+		}()
+		defer func() {
+			rec.Close()
+			<-recDone
+			logger.Info("visit recorder stopped", "saved", rec.Saved(), "dropped", rec.Dropped(), "failed", rec.Failed())
+		}()
+		ro := redirect.Options{
+			Store:     ls,
+			Recorder:  rec,
+			ShortHost: o.shortHost(),
+			Logger:    logger,
+			CacheTTL:  o.LinkCacheTTL,
+		}
+		if linkBase != "" {
+			ro.PublicURL = func(*http.Request) string { return linkBase }
+		}
+		redir = redirect.New(ro)
 	} else {
-		logger.Warn("this store does not implement the link-management API; its routes are not served")
+		logger.Warn("this store does not implement the link-management API; its routes and the redirector are not served")
 	}
 
 	reg := prometheus.NewRegistry()
@@ -184,18 +299,74 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 	handler := httpapi.New(httpapi.Options{
 		Exam:           svc,
 		Links:          linkSvc,
-		LinkBaseURL:    o.BaseURL,
+		LinkBaseURL:    linkBase,
 		Logger:         logger,
 		TrustedProxies: o.TrustedProxies,
 		Registry:       reg,
 		Gatherer:       reg,
 	})
 
+	if redir != nil {
+		handler = mountRedirector(handler, httpapi.ClientAddr(o.TrustedProxies, redir))
+	}
+
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", o.Listen, err)
 	}
 	return serveHTTP(ctx, ln, handler, o, logger)
+}
+
+// visitSecretName is the name of the generated visit secret in the store.
+const visitSecretName = "visit-hmac"
+
+// newVisitRecorder returns the recorder of link visits, saving to ls. Its
+// secret is o.VisitSecret, else one generated on first start and kept in
+// the store (shared by every instance on the same database).
+func newVisitRecorder(ctx context.Context, st store, ls links.Store, o serveOptions, logger *slog.Logger) (*visits.Recorder, error) {
+	secret := []byte(o.VisitSecret)
+	if len(secret) == 0 {
+		fresh := make([]byte, 32)
+		if _, err := rand.Read(fresh); err != nil {
+			return nil, fmt.Errorf("generate the visit secret: %w", err)
+		}
+		var err error
+		if secret, err = st.GetOrCreateSecret(ctx, visitSecretName, fresh); err != nil {
+			return nil, fmt.Errorf("load the visit secret: %w", err)
+		}
+	}
+	rec, err := visits.NewRecorder(ls, visits.Options{
+		Secret:        secret,
+		CountryHeader: o.CountryHeader,
+		GeoIPPath:     o.GeoIPDB,
+		Logger:        logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start the visit recorder: %w", err)
+	}
+	return rec, nil
+}
+
+// mountRedirector returns the portal's root handler: /api and everything
+// under /api/, /healthz, /readyz and /metrics go to api; every other path
+// goes to redir, which decides by host (an unknown host gets its 404 page).
+func mountRedirector(api, redir http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isAPIPath(r.URL.Path) {
+			api.ServeHTTP(w, r)
+			return
+		}
+		redir.ServeHTTP(w, r)
+	})
+}
+
+// isAPIPath reports whether path belongs to the API router.
+func isAPIPath(path string) bool {
+	switch path {
+	case "/api", "/healthz", "/readyz", "/metrics":
+		return true
+	}
+	return strings.HasPrefix(path, "/api/")
 }
 
 // serveHTTP serves handler on ln until ctx is done, then stops accepting,

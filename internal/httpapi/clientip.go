@@ -20,6 +20,35 @@ func (s *server) clientIP(next http.Handler) http.Handler {
 	})
 }
 
+// ClientAddr returns next behind a middleware that sets r.RemoteAddr to the
+// client's address ("ip:0") as the API's own middleware resolves it: the
+// direct peer unless it is one of trusted, else the right-most untrusted
+// X-Forwarded-For hop or X-Real-IP. It is for handlers outside the API's
+// router that read r.RemoteAddr (the link redirector). Without trusted
+// proxies it returns next itself: the peer is always the client.
+func ClientAddr(trusted []netip.Prefix, next http.Handler) http.Handler {
+	if len(trusted) == 0 {
+		return next
+	}
+	trusted = append([]netip.Prefix(nil), trusted...)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		peer, ok := parseAddr(r.RemoteAddr)
+		if !ok || !isTrusted(peer, trusted) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ip := resolveClientIP(r, trusted)
+		a, err := netip.ParseAddr(ip)
+		if err != nil || a == peer {
+			next.ServeHTTP(w, r)
+			return
+		}
+		r2 := r.WithContext(r.Context()) // a shallow copy
+		r2.RemoteAddr = netip.AddrPortFrom(a, 0).String()
+		next.ServeHTTP(w, r2)
+	})
+}
+
 // clientIPFrom returns the address resolved by the clientIP middleware.
 func clientIPFrom(ctx context.Context) string {
 	ip, _ := ctx.Value(ctxClientIP).(string)

@@ -96,6 +96,9 @@ type CampaignStore interface {
 	GetCampaign(ctx context.Context, owner, id int64) (Campaign, error)
 	// GetCampaignBySlug returns the campaign with the rotator slug, whoever owns it.
 	GetCampaignBySlug(ctx context.Context, slug string) (Campaign, error)
+	// GetCampaignByID returns the campaign with the id, whoever owns it
+	// (ErrNotFound when there is none).
+	GetCampaignByID(ctx context.Context, id int64) (Campaign, error)
 	// ListCampaigns returns one page of the owner's campaigns.
 	ListCampaigns(ctx context.Context, owner int64, p Page) (List[Campaign], error)
 	// UpdateCampaign applies fn to the owner's campaign; ErrSlugTaken when
@@ -151,6 +154,9 @@ type QRStore interface {
 	CreateQR(ctx context.Context, q QRCode) (QRCode, error)
 	// GetQR returns the owner's QR code.
 	GetQR(ctx context.Context, owner, id int64) (QRCode, error)
+	// GetQRByID returns the QR code with the id, whoever owns it
+	// (ErrNotFound when there is none).
+	GetQRByID(ctx context.Context, id int64) (QRCode, error)
 	// ListQRs returns one page of the owner's QR codes.
 	ListQRs(ctx context.Context, owner int64, p Page) (List[QRCode], error)
 	// UpdateQR applies fn to the owner's QR code (LinkID is checked as on create).

@@ -3,20 +3,17 @@
 package loadtest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -314,95 +311,21 @@ func (p *labProc) signIn(t *testing.T, username, password, token, examID string)
 }
 
 // runSaves has every student save answers for labSaveRun, back to back
-// (pace 0) or one every pace (starting at random offsets), and returns saves per second and the p50 and p99 latency in milliseconds. Each
-// student is one keep-alive connection speaking HTTP/1.1 with requests
-// formatted once, like wrk: the load generator shares the two CPUs with
-// labagent and should take as little of them as it can.
+// (pace 0) or one every pace (starting at random offsets), and returns saves
+// per second and the p50 and p99 latency in milliseconds. Each student is one
+// keep-alive connection of driveHTTP.
 func runSaves(t *testing.T, students []*student, examID string, pace time.Duration) (perSec, p50, p99 float64) {
-	var stop atomic.Bool
-	lat := make([][]time.Duration, len(students))
-	var wg sync.WaitGroup
-	start := time.Now()
+	conns := make([]loadConn, len(students))
 	for i, s := range students {
-		conn, err := net.Dial("tcp", strings.TrimPrefix(s.base, "http://"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
 		reqs := make([][]byte, labQuestions*4)
 		for j := range reqs {
 			body := fmt.Sprintf(`{"answer":"%c"}`, 'a'+j%4)
 			reqs[j] = fmt.Appendf(nil, "PUT /api/student/exams/%s/answers/q%02d HTTP/1.1\r\nHost: lab\r\nAuthorization: Bearer %s\r\n"+
 				"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", examID, (j/4)%labQuestions, s.session, len(body), body)
 		}
-		wg.Go(func() {
-			br := bufio.NewReader(conn)
-			next := time.Now()
-			if pace > 0 {
-				next = next.Add(time.Duration(i) * pace / time.Duration(len(students)))
-			}
-			for n := i; !stop.Load(); n++ {
-				if pace > 0 {
-					time.Sleep(time.Until(next))
-					next = next.Add(pace)
-				}
-				t0 := time.Now()
-				if _, err := conn.Write(reqs[n%len(reqs)]); err != nil {
-					t.Error(err)
-					return
-				}
-				if err := readOK(br); err != nil {
-					t.Error(err)
-					return
-				}
-				lat[i] = append(lat[i], time.Since(t0))
-			}
-		})
+		conns[i] = loadConn{addr: strings.TrimPrefix(s.base, "http://"), reqs: reqs}
 	}
-	time.Sleep(labSaveRun)
-	stop.Store(true)
-	wg.Wait()
-	elapsed := time.Since(start)
-	all := slices.Concat(lat...)
-	slices.Sort(all)
-	if len(all) == 0 {
-		t.Fatal("no save succeeded")
-	}
-	ms := func(p float64) float64 { return float64(all[int(float64(len(all)-1)*p)].Microseconds()) / 1000 }
-	return float64(len(all)) / elapsed.Seconds(), ms(0.50), ms(0.99)
-}
-
-// readOK reads one HTTP/1.1 response with a Content-Length and fails
-// unless it is a 200.
-func readOK(br *bufio.Reader) error {
-	status, err := br.ReadString('\n')
-	if err != nil {
-		return err
-	}
-	length := -1
-	for {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			return err
-		}
-		if line == "\r\n" {
-			break
-		}
-		if v, ok := strings.CutPrefix(strings.ToLower(line), "content-length:"); ok {
-			length, _ = strconv.Atoi(strings.TrimSpace(v))
-		}
-	}
-	if length < 0 {
-		return fmt.Errorf("response without Content-Length: %q", status)
-	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(br, body); err != nil {
-		return err
-	}
-	if !strings.HasPrefix(status, "HTTP/1.1 200") {
-		return fmt.Errorf("save: %s%s", status, body)
-	}
-	return nil
+	return driveHTTP(t, conns, http.StatusOK, pace, labSaveRun)
 }
 
 // fillOutbox queues n saves in the stopped labagent's outbox, as students

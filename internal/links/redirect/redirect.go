@@ -115,6 +115,9 @@ type Store interface {
 	GetQRByID(ctx context.Context, id int64) (links.QRCode, error)
 }
 
+// Every links.Store is a Store.
+var _ Store = links.Store(nil)
+
 // Recorder captures and queues visits; *visits.Recorder implements it.
 type Recorder interface {
 	// Capture reads a hit of the target (kind, id, owner id) from the request.

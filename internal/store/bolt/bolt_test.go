@@ -12,9 +12,13 @@ import (
 
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/links"
+	"github.com/seedhq/portal/internal/links/redirect"
 	"github.com/seedhq/portal/internal/store/bolt"
 	"github.com/seedhq/portal/internal/store/storetest"
 )
+
+// The store is what the link redirector reads.
+var _ redirect.Store = (*bolt.Store)(nil)
 
 func open(t *testing.T, path string, opts ...bolt.Option) *bolt.Store {
 	t.Helper()

@@ -193,6 +193,23 @@ func getOne[T any](s *Store, ctx context.Context, t table, owner, id int64) (T, 
 	return v, err
 }
 
+// getAnyOne reads the record id of t whoever owns it, in a read
+// transaction; links.NotFound when it is missing.
+func getAnyOne[T any](s *Store, ctx context.Context, t table, id int64) (T, error) {
+	var v T
+	err := s.view(ctx, "get "+t.what, func(tx *bbolt.Tx) error {
+		if id <= 0 {
+			return links.NotFound(t.what, id)
+		}
+		ok, err := getJSON(tx.Bucket(t.rec), id8(id), &v)
+		if err == nil && !ok {
+			err = links.NotFound(t.what, id)
+		}
+		return err
+	})
+	return v, err
+}
+
 // putOwned writes back a record of t.
 func putOwned(tx *bbolt.Tx, t table, id int64, v any) error {
 	return putJSON(tx.Bucket(t.rec), id8(id), v)

@@ -31,6 +31,11 @@ func (s *Store) GetCampaign(ctx context.Context, owner, id int64) (links.Campaig
 	return getOne[links.Campaign](s, ctx, tCampaigns, owner, id)
 }
 
+// GetCampaignByID returns the campaign with the id, whoever owns it.
+func (s *Store) GetCampaignByID(ctx context.Context, id int64) (links.Campaign, error) {
+	return getAnyOne[links.Campaign](s, ctx, tCampaigns, id)
+}
+
 // GetCampaignBySlug returns the campaign with the slug.
 func (s *Store) GetCampaignBySlug(ctx context.Context, slug string) (links.Campaign, error) {
 	var c links.Campaign

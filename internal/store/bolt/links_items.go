@@ -95,6 +95,11 @@ func (s *Store) GetQR(ctx context.Context, owner, id int64) (links.QRCode, error
 	return getOne[links.QRCode](s, ctx, tQRs, owner, id)
 }
 
+// GetQRByID returns the QR code with the id, whoever owns it.
+func (s *Store) GetQRByID(ctx context.Context, id int64) (links.QRCode, error) {
+	return getAnyOne[links.QRCode](s, ctx, tQRs, id)
+}
+
 // ListQRs returns one page of the owner's QR codes.
 func (s *Store) ListQRs(ctx context.Context, owner int64, p links.Page) (links.List[links.QRCode], error) {
 	return listOwned[links.QRCode](s, ctx, tQRs, owner, p)

@@ -80,6 +80,16 @@ func (t ownedTable[T]) get(ctx context.Context, q querier, owner, id int64, lock
 	return v, err
 }
 
+// getAny reads the record id whoever owns it; links.NotFound when it is
+// missing.
+func (t ownedTable[T]) getAny(ctx context.Context, q querier, id int64) (T, error) {
+	v, err := t.scan(q.QueryRow(ctx, `SELECT `+t.cols+` FROM `+t.name+` WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return v, links.NotFound(t.what, id)
+	}
+	return v, err
+}
+
 // list returns one page of the owner's records, newest first, its count and
 // rows read in one snapshot.
 func (t ownedTable[T]) list(ctx context.Context, s *Store, owner int64, p links.Page) (links.List[T], error) {

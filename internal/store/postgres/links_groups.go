@@ -52,6 +52,15 @@ func (s *Store) GetCampaign(ctx context.Context, owner, id int64) (links.Campaig
 	return c, nil
 }
 
+// GetCampaignByID returns the campaign with the id, whoever owns it.
+func (s *Store) GetCampaignByID(ctx context.Context, id int64) (links.Campaign, error) {
+	c, err := tCampaigns.getAny(ctx, s.pool, id)
+	if err != nil {
+		return links.Campaign{}, linkErr("get campaign", err)
+	}
+	return c, nil
+}
+
 // GetCampaignBySlug returns the campaign with the rotator slug, whoever owns it.
 func (s *Store) GetCampaignBySlug(ctx context.Context, slug string) (links.Campaign, error) {
 	c, err := tCampaigns.scan(s.pool.QueryRow(ctx, `SELECT `+tCampaigns.cols+` FROM links_campaigns WHERE slug = $1`, slug))

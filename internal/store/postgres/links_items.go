@@ -137,6 +137,15 @@ func (s *Store) GetQR(ctx context.Context, owner, id int64) (links.QRCode, error
 	return q, nil
 }
 
+// GetQRByID returns the QR code with the id, whoever owns it.
+func (s *Store) GetQRByID(ctx context.Context, id int64) (links.QRCode, error) {
+	q, err := tQRs.getAny(ctx, s.pool, id)
+	if err != nil {
+		return links.QRCode{}, linkErr("get QR code", err)
+	}
+	return q, nil
+}
+
 // ListQRs returns one page of the owner's QR codes, newest first.
 func (s *Store) ListQRs(ctx context.Context, owner int64, p links.Page) (links.List[links.QRCode], error) {
 	return tQRs.list(ctx, s, owner, p)

@@ -6,10 +6,14 @@ import (
 
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/links"
+	"github.com/seedhq/portal/internal/links/redirect"
 	"github.com/seedhq/portal/internal/store/pgtest"
 	"github.com/seedhq/portal/internal/store/postgres"
 	"github.com/seedhq/portal/internal/store/storetest"
 )
+
+// The store is what the link redirector reads.
+var _ redirect.Store = (*postgres.Store)(nil)
 
 // TestConformance runs the storage conformance suite against fresh,
 // migrated PostgreSQL databases, one per case.

@@ -215,6 +215,13 @@ func testLinkCampaigns(t *testing.T, s links.Store) {
 	bySlug, err := s.GetCampaignBySlug(ctx, "summer")
 	mustOK(t, "GetCampaignBySlug", err)
 	check(t, "campaign by slug", bySlug.ID, c.ID)
+	byID, err := s.GetCampaignByID(ctx, c2.ID)
+	mustOK(t, "GetCampaignByID of budi's campaign", err)
+	check(t, "campaign by id", byID, links.Campaign{ID: c2.ID, UserID: budi.ID, Name: "no slug", CreatedAt: at(0).UTC()})
+	_, err = s.GetCampaignByID(ctx, c.ID+1000)
+	wantErr(t, "GetCampaignByID of a missing campaign", err, links.ErrNotFound)
+	_, err = s.GetCampaignByID(ctx, 0)
+	wantErr(t, "GetCampaignByID(0)", err, links.ErrNotFound)
 
 	l := mustLink(t, s, links.ShortLink{UserID: ana.ID, Alias: "one"})
 	bl := mustLink(t, s, links.ShortLink{UserID: budi.ID, Alias: "two"})
@@ -232,6 +239,8 @@ func testLinkCampaigns(t *testing.T, s links.Store) {
 	wantErr(t, "old slug after UpdateCampaign", err, links.ErrNotFound)
 	wantErr(t, "DeleteCampaign of another user's", s.DeleteCampaign(ctx, budi.ID, c.ID), links.ErrNotFound)
 	mustOK(t, "DeleteCampaign", s.DeleteCampaign(ctx, ana.ID, c.ID))
+	_, err = s.GetCampaignByID(ctx, c.ID)
+	wantErr(t, "GetCampaignByID after DeleteCampaign", err, links.ErrNotFound)
 	got, err := s.GetLink(ctx, ana.ID, l.ID)
 	mustOK(t, "GetLink", err)
 	check(t, "campaign of the link after DeleteCampaign", got.CampaignID, int64(0))
@@ -337,6 +346,13 @@ func testLinkOverlaysSplashQR(t *testing.T, s links.Store) {
 	check(t, "GetQR", got, q)
 	_, err = s.GetQR(ctx, budi.ID, q.ID)
 	wantErr(t, "GetQR of another user's", err, links.ErrNotFound)
+	got, err = s.GetQRByID(ctx, q.ID)
+	mustOK(t, "GetQRByID", err)
+	check(t, "GetQRByID", got, q)
+	_, err = s.GetQRByID(ctx, q.ID+1000)
+	wantErr(t, "GetQRByID of a missing code", err, links.ErrNotFound)
+	_, err = s.GetQRByID(ctx, 0)
+	wantErr(t, "GetQRByID(0)", err, links.ErrNotFound)
 	up, err := s.UpdateQR(ctx, ana.ID, q.ID, func(q *links.QRCode) error {
 		q.Data = []byte(`"https://y.org"`)
 		q.UpdatedAt = at(time.Hour)
@@ -349,6 +365,9 @@ func testLinkOverlaysSplashQR(t *testing.T, s links.Store) {
 	mustOK(t, "GetQR", err)
 	check(t, "LinkID after DeleteLink", got.LinkID, int64(0))
 	wantErr(t, "DeleteQR of another user's", s.DeleteQR(ctx, budi.ID, q.ID), links.ErrNotFound)
+	mustOK(t, "DeleteQR", s.DeleteQR(ctx, ana.ID, q.ID))
+	_, err = s.GetQRByID(ctx, q.ID)
+	wantErr(t, "GetQRByID after DeleteQR", err, links.ErrNotFound)
 }
 
 func testLinkPaging(t *testing.T, s links.Store) {

@@ -1,0 +1,119 @@
+//go:build loadtest
+
+package loadtest
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// loadConn is one keep-alive connection of driveHTTP: the address it dials
+// and the raw HTTP/1.1 requests it sends in turn, formatted once.
+type loadConn struct {
+	addr string
+	reqs [][]byte
+}
+
+// driveHTTP has every connection send its requests for dur, back to back
+// (pace 0) or one every pace (starting at spread offsets), reading each
+// response and failing the test unless its status is want. It returns
+// requests per second and the p50 and p99 latency in milliseconds. Like wrk,
+// it speaks HTTP/1.1 on raw keep-alive connections with requests formatted
+// once: the load generator shares the CPUs with the server under test and
+// should take as little of them as it can.
+func driveHTTP(t *testing.T, conns []loadConn, want int, pace, dur time.Duration) (perSec, p50, p99 float64) {
+	t.Helper()
+	var stop atomic.Bool
+	lat := make([][]time.Duration, len(conns))
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i, c := range conns {
+		conn, err := net.Dial("tcp", c.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		wg.Go(func() {
+			br := bufio.NewReaderSize(conn, 16<<10)
+			next := time.Now()
+			if pace > 0 {
+				next = next.Add(time.Duration(i) * pace / time.Duration(len(conns)))
+			}
+			lat[i] = make([]time.Duration, 0, 1<<14)
+			for n := i; !stop.Load(); n++ {
+				if pace > 0 {
+					time.Sleep(time.Until(next))
+					next = next.Add(pace)
+				}
+				t0 := time.Now()
+				if _, err := conn.Write(c.reqs[n%len(c.reqs)]); err != nil {
+					t.Error(err)
+					return
+				}
+				if err := readStatus(br, want); err != nil {
+					t.Error(err)
+					return
+				}
+				lat[i] = append(lat[i], time.Since(t0))
+			}
+		})
+	}
+	time.Sleep(dur)
+	stop.Store(true)
+	wg.Wait()
+	elapsed := time.Since(start)
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	if len(all) == 0 {
+		t.Fatal("no request succeeded")
+	}
+	ms := func(p float64) float64 { return float64(all[int(float64(len(all)-1)*p)].Microseconds()) / 1000 }
+	return float64(len(all)) / elapsed.Seconds(), ms(0.50), ms(0.99)
+}
+
+// readStatus reads one HTTP/1.1 response with a Content-Length and fails
+// unless its status code is want.
+func readStatus(br *bufio.Reader, want int) error {
+	status, err := br.ReadSlice('\n')
+	if err != nil {
+		return err
+	}
+	code := 0
+	if len(status) >= 12 && string(status[:9]) == "HTTP/1.1 " {
+		code, _ = strconv.Atoi(string(status[9:12]))
+	}
+	length := -1
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return err
+		}
+		if len(line) == 2 && line[0] == '\r' {
+			break
+		}
+		if len(line) > 15 && strings.EqualFold(string(line[:15]), "content-length:") {
+			length, _ = strconv.Atoi(strings.TrimSpace(string(line[15:])))
+		}
+	}
+	if length < 0 {
+		return fmt.Errorf("status %d response without Content-Length", code)
+	}
+	if code == want {
+		_, err := br.Discard(length)
+		return err
+	}
+	body := make([]byte, length)
+	if _, err := io.ReadFull(br, body); err != nil {
+		return err
+	}
+	return fmt.Errorf("status %d, want %d: %s", code, want, body)
+}

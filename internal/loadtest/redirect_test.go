@@ -1,0 +1,111 @@
+//go:build loadtest
+
+package loadtest
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seedhq/portal/internal/store/pgtest"
+	"github.com/seedhq/portal/pkg/client"
+)
+
+// Sizes of the redirect run.
+const (
+	redirectConns = 32              // keep-alive connections of the load generator
+	redirectRun   = 5 * time.Second // timed redirects per server
+	redirectAlias = "bench-link"
+	redirectLong  = "https://example.org/landing?utm_source=bench"
+	redirectUA    = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36"
+)
+
+// TestRedirectLoad measures redirects per second of the real portal binary
+// (GET /{alias}, click recording on) beside a bare net/http handler
+// answering the same 302 in the same run, driven the same way. Target: the
+// portal does at least half of the bare rate.
+func TestRedirectLoad(t *testing.T) {
+	if os.Getenv("PORTAL_LOADTEST") == "0" {
+		t.Skip("PORTAL_LOADTEST=0")
+	}
+	defer printSummary()
+	bin := buildPortal(t)
+	t.Run("bolt", func(t *testing.T) { runRedirects(t, bin, "") })
+	t.Run("postgres", func(t *testing.T) { runRedirects(t, bin, pgtest.NewDatabase(t)) })
+}
+
+func runRedirects(t *testing.T, bin, dbURL string) {
+	kind := "bolt"
+	if dbURL != "" {
+		kind = "postgres"
+	}
+	ctx := t.Context()
+	_, base := startPortal(t, bin, dbURL, filepath.Join(t.TempDir(), "data"))
+	op, err := client.NewClient(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	login, _, err := op.Exam.Auth.Login(ctx, "admin", adminPassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op.SetToken(login.Token)
+	u, _, err := op.Exam.Admin.CreateLinkUser(ctx, &client.LinkUserRequest{Email: "bench@example.com", Username: "bench"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.NewClient(base, client.WithLinkKey(u.Key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _, err := c.Links.URLs.Add(ctx, &client.LinkURLRequest{URL: redirectLong, Custom: redirectAlias})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, redirectLong, http.StatusFound)
+	}))
+	defer bare.Close()
+
+	load := func(base string) (perSec, p50, p99 float64) {
+		addr := strings.TrimPrefix(base, "http://")
+		req := fmt.Appendf(nil, "GET /%s HTTP/1.1\r\nHost: %s\r\nUser-Agent: %s\r\nAccept: text/html\r\n\r\n", redirectAlias, addr, redirectUA)
+		conns := make([]loadConn, redirectConns)
+		for i := range conns {
+			conns[i] = loadConn{addr: addr, reqs: [][]byte{req}}
+		}
+		return driveHTTP(t, conns, http.StatusFound, 0, redirectRun)
+	}
+	bareRate, bareP50, bareP99 := load(bare.URL)
+	rate, p50, p99 := load(base)
+	ratio := rate / bareRate
+	report("redirects, GET /{alias} with click recording", kind,
+		fmt.Sprintf("%.0f/s, p50 %.2f ms, p99 %.2f ms (%d conns)", rate, p50, p99, redirectConns), "-", nil)
+	report("bare net/http 302, same run", kind,
+		fmt.Sprintf("%.0f/s, p50 %.2f ms, p99 %.2f ms", bareRate, bareP50, bareP99), "-", nil)
+	report("redirects / bare 302", kind, fmt.Sprintf("%.0f%%", ratio*100), ">= 50%", ptr(ratio >= 0.5))
+
+	// Every redirect was a click: wait for the recorder to save them.
+	deadline := time.Now().Add(60 * time.Second)
+	var clicks, last int64 = 0, -1
+	for time.Now().Before(deadline) {
+		got, _, err := c.Links.URLs.Get(ctx, l.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clicks = got.Clicks
+		if clicks == last && clicks > 0 {
+			break
+		}
+		last = clicks
+		time.Sleep(2 * time.Second)
+	}
+	report("clicks saved after the redirect run", kind, fmt.Sprintf("%d (about %.0f%% of the redirects)", clicks,
+		100*float64(clicks)/(rate*redirectRun.Seconds())), "-", nil)
+}
