@@ -78,7 +78,7 @@ test: lint pgcheck ## lint, then every test with -race (PostgreSQL too when reac
 .PHONY: bench
 bench: pgcheck ## micro benchmarks, then the load runs on PostgreSQL and bbolt (docs/benchmarks.md)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s ./...
-	$(GO) test -tags loadtest -run '^(TestLoad|TestLabagentLoad|TestRedirectLoad)$$' -count=1 -v -timeout 30m ./internal/loadtest
+	$(GO) test -tags loadtest -run '^(TestLoad|TestLabagentLoad|TestRedirectLoad|TestLinkListLoad)$$' -count=1 -v -timeout 30m ./internal/loadtest
 
 .PHONY: dist
 dist: ## cross-build release binaries and SHA256SUMS into ./dist

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"image/png"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -8,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/makiuchi-d/gozxing"
+	zxqr "github.com/makiuchi-d/gozxing/qrcode"
 
 	"github.com/seedhq/portal/internal/store/pgtest"
 	"github.com/seedhq/portal/pkg/client"
@@ -107,6 +112,19 @@ func runLinksScenario(t *testing.T, p *portalProc, password string) {
 	if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != qrURL {
 		t.Fatalf("GET /q/%d: %d to %q, want 302 to %q", q.ID, resp.StatusCode, resp.Header.Get("Location"), qrURL)
 	}
+	// The API's link of the code is its PNG image, which encodes the
+	// tracking address (not the long URL).
+	qrPath := "/qr/" + strconv.FormatInt(q.ID, 10)
+	if q.Link != p.URL+qrPath {
+		t.Errorf("QR link = %q, want %q", q.Link, p.URL+qrPath)
+	}
+	resp, img := get(qrPath)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("GET %s: %d %q, want 200 image/png", qrPath, resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	if got, want := decodeQRPNG(t, []byte(img)), p.URL+"/q/"+strconv.FormatInt(q.ID, 10); got != want {
+		t.Errorf("GET %s decodes to %q, want %q", qrPath, got, want)
+	}
 	resp, body := get("/unknown-alias")
 	if resp.StatusCode != http.StatusNotFound || !strings.Contains(resp.Header.Get("Content-Type"), "text/html") || body == "" {
 		t.Errorf("GET /unknown-alias: %d %q (%d bytes), want the 404 page", resp.StatusCode, resp.Header.Get("Content-Type"), len(body))
@@ -142,4 +160,22 @@ func runLinksScenario(t *testing.T, p *portalProc, password string) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// decodeQRPNG reads the QR code of a PNG with gozxing's reader.
+func decodeQRPNG(t *testing.T, b []byte) string {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("png.Decode: %v", err)
+	}
+	bmp, err := gozxing.NewBinaryBitmapFromImage(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := zxqr.NewQRCodeReader().Decode(bmp, nil)
+	if err != nil {
+		t.Fatalf("decode QR: %v", err)
+	}
+	return res.GetText()
 }

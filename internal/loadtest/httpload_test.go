@@ -80,8 +80,8 @@ func driveHTTP(t *testing.T, conns []loadConn, want int, pace, dur time.Duration
 	return float64(len(all)) / elapsed.Seconds(), ms(0.50), ms(0.99)
 }
 
-// readStatus reads one HTTP/1.1 response with a Content-Length and fails
-// unless its status code is want.
+// readStatus reads one HTTP/1.1 response with a Content-Length or a chunked
+// body and fails unless its status code is want.
 func readStatus(br *bufio.Reader, want int) error {
 	status, err := br.ReadSlice('\n')
 	if err != nil {
@@ -91,7 +91,7 @@ func readStatus(br *bufio.Reader, want int) error {
 	if len(status) >= 12 && string(status[:9]) == "HTTP/1.1 " {
 		code, _ = strconv.Atoi(string(status[9:12]))
 	}
-	length := -1
+	length, chunked := -1, false
 	for {
 		line, err := br.ReadSlice('\n')
 		if err != nil {
@@ -103,6 +103,51 @@ func readStatus(br *bufio.Reader, want int) error {
 		if len(line) > 15 && strings.EqualFold(string(line[:15]), "content-length:") {
 			length, _ = strconv.Atoi(strings.TrimSpace(string(line[15:])))
 		}
+		if len(line) > 18 && strings.EqualFold(string(line[:18]), "transfer-encoding:") &&
+			strings.EqualFold(strings.TrimSpace(string(line[18:])), "chunked") {
+			chunked = true
+		}
+	}
+	if chunked {
+		// Large bodies (JSON lists) come chunked: read every chunk.
+		var body []byte
+		for {
+			line, err := br.ReadSlice('\n')
+			if err != nil {
+				return err
+			}
+			size, err := strconv.ParseInt(strings.TrimSpace(strings.SplitN(string(line), ";", 2)[0]), 16, 64)
+			if err != nil {
+				return fmt.Errorf("bad chunk size %q", line)
+			}
+			if size == 0 {
+				for { // trailers, then the final CRLF
+					line, err := br.ReadSlice('\n')
+					if err != nil {
+						return err
+					}
+					if len(line) == 2 && line[0] == '\r' {
+						break
+					}
+				}
+				break
+			}
+			if code == want {
+				if _, err := br.Discard(int(size) + 2); err != nil {
+					return err
+				}
+				continue
+			}
+			chunk := make([]byte, size+2)
+			if _, err := io.ReadFull(br, chunk); err != nil {
+				return err
+			}
+			body = append(body, chunk[:size]...)
+		}
+		if code == want {
+			return nil
+		}
+		return fmt.Errorf("status %d, want %d: %s", code, want, body)
 	}
 	if length < 0 {
 		return fmt.Errorf("status %d response without Content-Length", code)

@@ -300,6 +300,26 @@ type LinkLabelCount struct {
 // a number), in ranking order: {"US":"12","GB":"3"}; the order is kept.
 type LinkTopList []LinkLabelCount
 
+// MarshalJSON writes the list as the API does: an object of label to count
+// (as a string), in ranking order.
+func (t LinkTopList) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, lc := range t {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, err := json.Marshal(lc.Label)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, k...)
+		b = append(b, ':', '"')
+		b = strconv.AppendInt(b, int64(lc.Count), 10)
+		b = append(b, '"')
+	}
+	return append(b, '}'), nil
+}
+
 // UnmarshalJSON implements json.Unmarshaler.
 func (t *LinkTopList) UnmarshalJSON(b []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(b))

@@ -83,3 +83,18 @@ func TestRetryWait(t *testing.T) {
 		}
 	}
 }
+
+func TestLinkTopListRoundTrip(t *testing.T) {
+	in := `{"ID":"12","US":"3","a\"b":"1"}`
+	var l LinkTopList
+	if err := json.Unmarshal([]byte(in), &l); err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(l)
+	if err != nil || string(out) != in {
+		t.Fatalf("round trip: %s, %v; want %s", out, err, in)
+	}
+	if out, _ := json.Marshal(LinkTopList{}); string(out) != "{}" {
+		t.Fatalf("empty list = %s", out)
+	}
+}

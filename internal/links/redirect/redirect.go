@@ -26,8 +26,10 @@
 //	GET|HEAD /c/{id}     short host: the campaign's public list page (the
 //	                     address the API gives as a campaign's "list").
 //	GET|HEAD /q/{id}     short host: the tracking address a link-type QR
-//	                     code encodes (the API's /qr/{id} is the code's
-//	                     image, not served here).
+//	                     code encodes.
+//	GET|HEAD /qr/{id}    short host: the QR code's image (the API's "link"
+//	                     of a code), PNG; /qr/{id}.png is the same and
+//	                     /qr/{id}.svg is SVG; ?size= 64 to 2048 pixels.
 //
 // Any other method answers 405 with an Allow header; any other path the 404
 // page. Two-segment paths cannot collide with aliases, which never contain
@@ -66,6 +68,14 @@
 //     the scan goes to the link's short address instead, so that its form or
 //     interstitial runs (the link then counts its own visit). Codes of other
 //     types encode their content directly and have no tracking address (404).
+//   - QR images: any code's image is public, like the short links. It is
+//     drawn by internal/links/qr from the code's payload (qr.Payload of its
+//     type and data; a link-type code encodes its tracking address
+//     <base>/q/{id}, not the long URL, so that scans are counted), colours
+//     and logo. Responses carry Cache-Control: public, max-age=300 and a
+//     strong ETag (a hash of the drawing's inputs: format, size, payload,
+//     colours, logo); If-None-Match answers 304. Rendered images are kept
+//     in memory by ETag (32 MiB in all). Fetching an image is no visit.
 //   - Cache: with Options.CacheTTL > 0 the results of host, alias, campaign
 //     and QR look-ups (found or not found) are kept in memory for that long,
 //     so an edit is seen after at most CacheTTL on each instance.
@@ -171,6 +181,7 @@ type Handler struct {
 	campaigns *cache[string, links.Campaign] // "s:"+slug or "i:"+id
 	rotations *cache[int64, []links.ShortLink]
 	qrs       *cache[int64, links.QRCode]
+	images    *imageCache // rendered QR images by ETag
 
 	turns   sync.Map // campaign id -> *atomic.Uint64
 	limiter *limiter
@@ -220,6 +231,7 @@ func New(o Options) *Handler {
 	h.campaigns = newCache[string, links.Campaign](o.CacheTTL, size, h.now)
 	h.rotations = newCache[int64, []links.ShortLink](o.CacheTTL, size, h.now)
 	h.qrs = newCache[int64, links.QRCode](o.CacheTTL, size, h.now)
+	h.images = newImageCache(qrImageCacheBytes)
 	h.limiter = newLimiter(PasswordFailures, PasswordWindow)
 	return h
 }
@@ -274,6 +286,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveList(w, r, arg)
 	case "q":
 		h.serveQR(w, r, arg)
+	case "qr":
+		h.serveQRImage(w, r, arg)
 	default:
 		h.notFoundPage(w, r)
 	}
