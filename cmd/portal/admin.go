@@ -78,6 +78,7 @@ login"). Results print as a table on a terminal and as JSON otherwise, or as
 		newAPIKeyCmd(opts),
 		newMonitorsCmd(opts),
 		newSyncLogsCmd(opts),
+		newLinkUserCmd(opts),
 		newImportAnswersCmd(opts),
 	)
 	return cmd

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -233,6 +234,39 @@ func TestAdminCommands(t *testing.T) {
 	if revoked.RevokedAt == nil {
 		t.Errorf("api-key revoke: %+v", revoked)
 	}
+
+	// Link-management users: the key works on the link API, rotating it
+	// retires the old one; overlays and splash pages show in the user's lists.
+	var lu struct {
+		ID  int64  `json:"id"`
+		Key string `json:"key"`
+	}
+	a.mustJSON(&lu, "link-user", "create", "--email", "ana@example.org", "--username", "ana", "--rate-limit", "500")
+	if lu.ID == 0 || !strings.HasPrefix(lu.Key, "lk_") {
+		t.Fatalf("link-user create: %+v", lu)
+	}
+	if out := a.mustRun("link-user", "list", "--output", "table"); !strings.Contains(out, "ana@example.org") || strings.Contains(out, lu.Key) {
+		t.Errorf("link-user list (must not show the key):\n%s", out)
+	}
+	a.mustRun("link-user", "add-overlay", fmt.Sprint(lu.ID), "Promo", "--type", "contact")
+	a.mustRun("link-user", "add-splash", fmt.Sprint(lu.ID), "Welcome")
+	linkUser, err := client.NewClient(p.URL, client.WithLinkKey(lu.Key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ovs, _, err := linkUser.Links.Overlays.List(t.Context(), nil); err != nil || len(ovs) != 1 || ovs[0].Name != "Promo" {
+		t.Errorf("overlays of the new user: %+v, %v", ovs, err)
+	}
+	var rotated struct{ Key string }
+	a.mustJSON(&rotated, "link-user", "rotate-key", fmt.Sprint(lu.ID))
+	if _, _, err := linkUser.Links.Account.Get(t.Context()); !errors.Is(err, client.ErrUnauthorized) {
+		t.Errorf("old key after rotate-key: %v, want 401", err)
+	}
+	linkUser.SetLinkKey(rotated.Key)
+	if acc, _, err := linkUser.Links.Account.Get(t.Context()); err != nil || acc.Username != "ana" {
+		t.Errorf("new key: %+v, %v", acc, err)
+	}
+	a.mustFail(2, "user id", "link-user", "rotate-key", "x")
 
 	// Revoking the licence: the next handshake is refused.
 	a.mustRun("license", "revoke", issued.Payload.LicenseID)

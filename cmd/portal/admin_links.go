@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/seedhq/portal/pkg/client"
+)
+
+// newLinkUserCmd is "portal admin link-user": users of the link-management
+// API, their keys, and the overlays and splash pages operators make for them.
+func newLinkUserCmd(o *adminOptions) *cobra.Command {
+	cmd := &cobra.Command{Use: "link-user", Aliases: []string{"link-users"}, Short: "Create and list link-management users, rotate their API keys, add their overlays and splash pages"}
+
+	var req client.LinkUserRequest
+	create := &cobra.Command{
+		Use:     "create --email EMAIL --username NAME",
+		Short:   "Create a link-management user; the API key is shown this once only",
+		Example: `  portal admin link-user create --email ana@example.org --username ana --plan pro --rate-limit 120`,
+		Args:    cobra.NoArgs,
+		RunE: o.adminRun(func(ctx context.Context, c *client.Client, _ []string) error {
+			u, _, err := c.Exam.Admin.CreateLinkUser(ctx, &req)
+			if err != nil {
+				return err
+			}
+			out := struct {
+				*client.LinkUser
+				Key string `json:"key"`
+			}{u, u.Key}
+			return o.printer().print(out, func(t *table) {
+				t.row("id", u.ID)
+				t.row("email", u.Email)
+				t.row("username", u.Username)
+				t.row("rate_limit", u.RateLimit)
+				t.row("key", u.Key)
+				fmt.Fprintln(o.errOut, "Keep the key now: the portal stores only its hash and cannot show it again.")
+			})
+		}),
+	}
+	f := create.Flags()
+	f.StringVar(&req.Email, "email", "", "the user's email (required)")
+	f.StringVar(&req.Username, "username", "", "the user's username (required)")
+	f.StringVar(&req.Password, "password", "", "an account password (optional)")
+	f.StringVar(&req.Plan, "plan", "", "plan name shown as the account's status")
+	f.IntVar(&req.RateLimit, "rate-limit", 0, "requests per minute (0: the default, 30)")
+	create.MarkFlagRequired("email")
+	create.MarkFlagRequired("username")
+
+	var lo client.LinkListOptions
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List link-management users",
+		Args:  cobra.NoArgs,
+		RunE: o.adminRun(func(ctx context.Context, c *client.Client, _ []string) error {
+			users, _, err := c.Exam.Admin.ListLinkUsers(ctx, &lo)
+			if err != nil {
+				return err
+			}
+			return o.printer().print(nonNil(users), func(t *table) {
+				t.row("ID", "EMAIL", "USERNAME", "PLAN", "RATE LIMIT", "REGISTERED")
+				for _, u := range users {
+					t.row(u.ID, u.Email, u.Username, u.Plan, u.RateLimit, u.RegisteredAt)
+				}
+			})
+		}),
+	}
+	list.Flags().IntVar(&lo.Page, "page", 0, "page (from 1)")
+	list.Flags().IntVar(&lo.Limit, "limit", 0, "users per page (default 10, at most 1000)")
+
+	rotate := &cobra.Command{
+		Use:   "rotate-key ID",
+		Short: "Give the user a new API key; the old one stops working at once",
+		Args:  exactArgs("ID"),
+		RunE: o.adminRun(func(ctx context.Context, c *client.Client, args []string) error {
+			id, err := linkUserID(args[0])
+			if err != nil {
+				return err
+			}
+			key, _, err := c.Exam.Admin.RotateLinkUserKey(ctx, id)
+			if err != nil {
+				return err
+			}
+			out := struct {
+				ID  int64  `json:"id"`
+				Key string `json:"key"`
+			}{id, key}
+			return o.printer().print(out, func(t *table) {
+				t.row("id", id)
+				t.row("key", key)
+				fmt.Fprintln(o.errOut, "Keep the key now: the portal stores only its hash and cannot show it again.")
+			})
+		}),
+	}
+
+	var overlayType string
+	overlay := &cobra.Command{
+		Use:   "add-overlay ID NAME --type message|contact",
+		Short: "Create a CTA overlay for the user",
+		Args:  exactArgs("ID", "NAME"),
+		RunE: o.adminRun(func(ctx context.Context, c *client.Client, args []string) error {
+			id, err := linkUserID(args[0])
+			if err != nil {
+				return err
+			}
+			ov, _, err := c.Exam.Admin.CreateLinkOverlay(ctx, id, overlayType, args[1])
+			if err != nil {
+				return err
+			}
+			return o.printer().print(ov, func(t *table) {
+				t.row("id", ov.ID)
+				t.row("user_id", ov.UserID)
+				t.row("type", ov.Type)
+				t.row("name", ov.Name)
+			})
+		}),
+	}
+	overlay.Flags().StringVar(&overlayType, "type", "message", "overlay type (message or contact)")
+
+	splash := &cobra.Command{
+		Use:   "add-splash ID NAME",
+		Short: "Create a custom splash page for the user",
+		Args:  exactArgs("ID", "NAME"),
+		RunE: o.adminRun(func(ctx context.Context, c *client.Client, args []string) error {
+			id, err := linkUserID(args[0])
+			if err != nil {
+				return err
+			}
+			sp, _, err := c.Exam.Admin.CreateLinkSplash(ctx, id, args[1])
+			if err != nil {
+				return err
+			}
+			return o.printer().print(sp, func(t *table) {
+				t.row("id", sp.ID)
+				t.row("user_id", sp.UserID)
+				t.row("name", sp.Name)
+			})
+		}),
+	}
+	cmd.AddCommand(create, list, rotate, overlay, splash)
+	return cmd
+}
+
+// linkUserID parses a link-management user id.
+func linkUserID(s string) (int64, error) {
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, &usageError{fmt.Errorf("user id %q is not a positive integer", s)}
+	}
+	return id, nil
+}
