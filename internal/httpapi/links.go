@@ -31,7 +31,7 @@ func (s *server) linkRoutes(r chi.Router) {
 		r.Get("/api/domains", s.linkListDomains)
 		r.Post("/api/domain/add", s.linkAddDomain)
 		r.Put("/api/domain/{id}/update", s.linkUpdateDomain)
-		r.Delete("/api/domain/{id}/delete", s.linkDeleteDomain)
+		r.Delete("/api/domain/{id}/delete", s.linkDelete("domain", s.links.DeleteDomain, "Domain has been deleted successfully."))
 
 		r.Get("/api/overlay", s.linkListOverlays)
 		r.Get("/api/splash", s.linkListSplashes)
@@ -40,31 +40,31 @@ func (s *server) linkRoutes(r chi.Router) {
 		r.Post("/api/campaign/add", s.linkAddCampaign)
 		r.Post("/api/campaign/{campaignid}/assign/{linkid}", s.linkAssignCampaign)
 		r.Put("/api/campaign/{id}/update", s.linkUpdateCampaign)
-		r.Delete("/api/campaign/{id}/delete", s.linkDeleteCampaign)
+		r.Delete("/api/campaign/{id}/delete", s.linkDelete("campaign", s.links.DeleteCampaign, "Campaign has been deleted successfully."))
 
 		r.Get("/api/channels", s.linkListChannels)
 		r.Get("/api/channel/{id}", s.linkListChannelItems)
 		r.Post("/api/channel/add", s.linkAddChannel)
 		r.Post("/api/channel/{channelid}/assign/{type}/{itemid}", s.linkAssignChannel)
 		r.Put("/api/channel/{id}/update", s.linkUpdateChannel)
-		r.Delete("/api/channel/{id}/delete", s.linkDeleteChannel)
+		r.Delete("/api/channel/{id}/delete", s.linkDelete("channel", s.links.DeleteChannel, "Channel has been deleted successfully.")) // its items are unassigned
 
 		r.Get("/api/pixels", s.linkListPixels)
 		r.Post("/api/pixel/add", s.linkAddPixel)
 		r.Put("/api/pixel/{id}/update", s.linkUpdatePixel)
-		r.Delete("/api/pixel/{id}/delete", s.linkDeletePixel)
+		r.Delete("/api/pixel/{id}/delete", s.linkDelete("pixel", s.links.DeletePixel, "Pixel has been deleted successfully."))
 
 		r.Get("/api/qr", s.linkListQRs)
 		r.Get("/api/qr/{id}", s.linkGetQR)
 		r.Post("/api/qr/add", s.linkAddQR)
 		r.Put("/api/qr/{id}/update", s.linkUpdateQR)
-		r.Delete("/api/qr/{id}/delete", s.linkDeleteQR)
+		r.Delete("/api/qr/{id}/delete", s.linkDelete("QR code", s.links.DeleteQR, "QR has been deleted successfully."))
 
 		r.Get("/api/urls", s.linkListURLs)
 		r.Get("/api/url/{id}", s.linkGetURL)
 		r.Post("/api/url/add", s.linkAddURL)
 		r.Put("/api/url/{id}/update", s.linkUpdateURL)
-		r.Delete("/api/url/{id}/delete", s.linkDeleteURL)
+		r.Delete("/api/url/{id}/delete", s.linkDelete("link", s.links.DeleteLink, "Link has been deleted successfully."))
 	})
 
 	// Operator JWT, exam envelope.
@@ -332,4 +332,22 @@ func (s *server) shortURL(r *http.Request, domains map[int64]string, l links.Sho
 // qrLink is the address of a QR code's image on the short host.
 func (s *server) qrLink(r *http.Request, id int64) string {
 	return fmt.Sprintf("%s/qr/%d", s.linkBase(r), id)
+}
+
+// linkDelete returns the handler of a DELETE /api/<resource>/{id}/delete
+// route: what names the resource in a bad-id error, del removes the caller's
+// record, msg is the success message.
+func (s *server) linkDelete(what string, del func(ctx context.Context, owner, id int64) error, msg string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := linkID(r, "id", what)
+		if err != nil {
+			s.linkError(w, r, err)
+			return
+		}
+		if err := del(r.Context(), linkUser(r).ID, id); err != nil {
+			s.linkError(w, r, err)
+			return
+		}
+		writeLinkOK(w, msg)
+	}
 }

@@ -132,20 +132,6 @@ func (s *server) linkUpdateDomain(w http.ResponseWriter, r *http.Request) {
 	writeLinkOK(w, "Domain has been updated successfully.")
 }
 
-// linkDeleteDomain handles DELETE /api/domain/{id}/delete.
-func (s *server) linkDeleteDomain(w http.ResponseWriter, r *http.Request) {
-	id, err := linkID(r, "id", "domain")
-	if err != nil {
-		s.linkError(w, r, err)
-		return
-	}
-	if err := s.links.DeleteDomain(r.Context(), linkUser(r).ID, id); err != nil {
-		s.linkError(w, r, err)
-		return
-	}
-	writeLinkOK(w, "Domain has been deleted successfully.")
-}
-
 // linkOverlayView is the spec's CTA overlay record.
 type linkOverlayView struct {
 	ID   int64  `json:"id"`

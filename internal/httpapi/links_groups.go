@@ -111,20 +111,6 @@ func (s *server) linkUpdateCampaign(w http.ResponseWriter, r *http.Request) {
 	s.writeCampaign(w, r, c)
 }
 
-// linkDeleteCampaign handles DELETE /api/campaign/{id}/delete.
-func (s *server) linkDeleteCampaign(w http.ResponseWriter, r *http.Request) {
-	id, err := linkID(r, "id", "campaign")
-	if err != nil {
-		s.linkError(w, r, err)
-		return
-	}
-	if err := s.links.DeleteCampaign(r.Context(), linkUser(r).ID, id); err != nil {
-		s.linkError(w, r, err)
-		return
-	}
-	writeLinkOK(w, "Campaign has been deleted successfully.")
-}
-
 // linkAssignCampaign handles POST /api/campaign/{campaignid}/assign/{linkid}.
 func (s *server) linkAssignCampaign(w http.ResponseWriter, r *http.Request) {
 	cid, err := linkID(r, "campaignid", "campaign")
@@ -270,21 +256,6 @@ func (s *server) linkUpdateChannel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeLinkOK(w, "Channel has been updated successfully.")
-}
-
-// linkDeleteChannel handles DELETE /api/channel/{id}/delete; its items are
-// unassigned.
-func (s *server) linkDeleteChannel(w http.ResponseWriter, r *http.Request) {
-	id, err := linkID(r, "id", "channel")
-	if err != nil {
-		s.linkError(w, r, err)
-		return
-	}
-	if err := s.links.DeleteChannel(r.Context(), linkUser(r).ID, id); err != nil {
-		s.linkError(w, r, err)
-		return
-	}
-	writeLinkOK(w, "Channel has been deleted successfully.")
 }
 
 // linkAssignChannel handles POST /api/channel/{channelid}/assign/{type}/{itemid}.

@@ -89,20 +89,6 @@ func (s *server) linkUpdatePixel(w http.ResponseWriter, r *http.Request) {
 	writeLinkOK(w, "Pixel has been updated successfully.")
 }
 
-// linkDeletePixel handles DELETE /api/pixel/{id}/delete.
-func (s *server) linkDeletePixel(w http.ResponseWriter, r *http.Request) {
-	id, err := linkID(r, "id", "pixel")
-	if err != nil {
-		s.linkError(w, r, err)
-		return
-	}
-	if err := s.links.DeletePixel(r.Context(), linkUser(r).ID, id); err != nil {
-		s.linkError(w, r, err)
-		return
-	}
-	writeLinkOK(w, "Pixel has been deleted successfully.")
-}
-
 // --- QR codes -------------------------------------------------------------------
 
 // linkQRView is the spec's QR code record; type, data, background,
@@ -269,20 +255,6 @@ func (s *server) linkUpdateQR(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeLinkOK(w, "QR has been updated successfully.")
-}
-
-// linkDeleteQR handles DELETE /api/qr/{id}/delete.
-func (s *server) linkDeleteQR(w http.ResponseWriter, r *http.Request) {
-	id, err := linkID(r, "id", "QR code")
-	if err != nil {
-		s.linkError(w, r, err)
-		return
-	}
-	if err := s.links.DeleteQR(r.Context(), linkUser(r).ID, id); err != nil {
-		s.linkError(w, r, err)
-		return
-	}
-	writeLinkOK(w, "QR has been deleted successfully.")
 }
 
 // --- Short links ---------------------------------------------------------------
@@ -580,18 +552,4 @@ func (s *server) linkUpdateURL(w http.ResponseWriter, r *http.Request) {
 		ID       int64  `json:"id"`
 		ShortURL string `json:"shorturl"`
 	}{0, "Link has been updated successfully.", l.ID, s.shortURL(r, domains, l)})
-}
-
-// linkDeleteURL handles DELETE /api/url/{id}/delete.
-func (s *server) linkDeleteURL(w http.ResponseWriter, r *http.Request) {
-	id, err := linkID(r, "id", "link")
-	if err != nil {
-		s.linkError(w, r, err)
-		return
-	}
-	if err := s.links.DeleteLink(r.Context(), linkUser(r).ID, id); err != nil {
-		s.linkError(w, r, err)
-		return
-	}
-	writeLinkOK(w, "Link has been deleted successfully.")
 }
