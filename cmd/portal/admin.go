@@ -188,7 +188,7 @@ With --output json it prints the token, its expiry and the user.`,
 				return err
 			}
 			if o.Output == outputJSON {
-				return o.printer().print(res, nil)
+				return o.printer().Print(res, nil)
 			}
 			_, err = fmt.Fprintln(o.out, res.Token)
 			return err

@@ -22,7 +22,7 @@ func newAcademicYearCmd(o *adminOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return o.printer().print(ay, func(t *table) { yearRows(t, []*client.AcademicYear{ay}) })
+			return o.printer().Print(ay, func(t *table) { yearRows(t, []*client.AcademicYear{ay}) })
 		}),
 	}
 	create.Flags().BoolVar(&active, "active", false, "make it the active year (deactivates the others)")
@@ -35,7 +35,7 @@ func newAcademicYearCmd(o *adminOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return o.printer().print(nonNil(list), func(t *table) { yearRows(t, list) })
+			return o.printer().Print(nonNil(list), func(t *table) { yearRows(t, list) })
 		}),
 	}
 	activate := &cobra.Command{
@@ -47,7 +47,7 @@ func newAcademicYearCmd(o *adminOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return o.printer().print(ay, func(t *table) { yearRows(t, []*client.AcademicYear{ay}) })
+			return o.printer().Print(ay, func(t *table) { yearRows(t, []*client.AcademicYear{ay}) })
 		}),
 	}
 	cmd.AddCommand(create, list, activate)
@@ -55,9 +55,9 @@ func newAcademicYearCmd(o *adminOptions) *cobra.Command {
 }
 
 func yearRows(t *table, list []*client.AcademicYear) {
-	t.row("ID", "NAME", "ACTIVE", "CREATED")
+	t.Row("ID", "NAME", "ACTIVE", "CREATED")
 	for _, y := range list {
-		t.row(y.ID, y.Name, y.IsActive, y.CreatedAt)
+		t.Row(y.ID, y.Name, y.IsActive, y.CreatedAt)
 	}
 }
 
@@ -76,11 +76,11 @@ func newAPIKeyCmd(o *adminOptions) *cobra.Command {
 				*client.APIKey
 				Key string `json:"key"`
 			}{k, k.Key}
-			return o.printer().print(out, func(t *table) {
-				t.row("id", k.ID)
-				t.row("name", k.Name)
-				t.row("prefix", k.Prefix)
-				t.row("key", k.Key)
+			return o.printer().Print(out, func(t *table) {
+				t.Row("id", k.ID)
+				t.Row("name", k.Name)
+				t.Row("prefix", k.Prefix)
+				t.Row("key", k.Key)
 				fmt.Fprintln(o.errOut, "Keep the key now: the portal stores only its hash and cannot show it again.")
 			})
 		}),
@@ -94,10 +94,10 @@ func newAPIKeyCmd(o *adminOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return o.printer().print(nonNil(list), func(t *table) {
-				t.row("ID", "NAME", "PREFIX", "CREATED", "LAST USED", "REVOKED")
+			return o.printer().Print(nonNil(list), func(t *table) {
+				t.Row("ID", "NAME", "PREFIX", "CREATED", "LAST USED", "REVOKED")
 				for _, k := range list {
-					t.row(k.ID, k.Name, k.Prefix, k.CreatedAt, k.LastUsedAt, k.RevokedAt)
+					t.Row(k.ID, k.Name, k.Prefix, k.CreatedAt, k.LastUsedAt, k.RevokedAt)
 				}
 			})
 		}),
@@ -114,10 +114,10 @@ func newAPIKeyCmd(o *adminOptions) *cobra.Command {
 			if k == nil {
 				k = &client.APIKey{ID: args[0]}
 			}
-			return o.printer().print(k, func(t *table) {
-				t.row("id", k.ID)
-				t.row("name", k.Name)
-				t.row("revoked_at", k.RevokedAt)
+			return o.printer().Print(k, func(t *table) {
+				t.Row("id", k.ID)
+				t.Row("name", k.Name)
+				t.Row("revoked_at", k.RevokedAt)
 			})
 		}),
 	}
@@ -136,10 +136,10 @@ func newMonitorsCmd(o *adminOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return o.printer().print(nonNil(list), func(t *table) {
-				t.row("SERVER CODE", "NPSN", "SCHOOL", "STATUS", "STUDENTS", "EXAMS", "VERSION", "CLIENT IP", "LAST PING")
+			return o.printer().Print(nonNil(list), func(t *table) {
+				t.Row("SERVER CODE", "NPSN", "SCHOOL", "STATUS", "STUDENTS", "EXAMS", "VERSION", "CLIENT IP", "LAST PING")
 				for _, m := range list {
-					t.row(m.ServerCode, m.NPSN, m.SchoolName, m.Status, m.ConnectedStudents, m.ActiveExamsCount, m.ClientVersion, m.ClientIP, m.LastPingAt)
+					t.Row(m.ServerCode, m.NPSN, m.SchoolName, m.Status, m.ConnectedStudents, m.ActiveExamsCount, m.ClientVersion, m.ClientIP, m.LastPingAt)
 				}
 			})
 		}),
@@ -160,10 +160,10 @@ func newSyncLogsCmd(o *adminOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return o.printer().print(nonNil(list), func(t *table) {
-				t.row("RECEIVED", "ACTION", "SERVER CODE", "NPSN", "RECORDS", "OUTCOME", "ERROR", "SYNC ID")
+			return o.printer().Print(nonNil(list), func(t *table) {
+				t.Row("RECEIVED", "ACTION", "SERVER CODE", "NPSN", "RECORDS", "OUTCOME", "ERROR", "SYNC ID")
 				for _, l := range list {
-					t.row(l.ReceivedAt, l.Action, l.ServerCode, l.NPSN, l.RecordCount, l.Outcome, l.ErrorCode, l.SyncID)
+					t.Row(l.ReceivedAt, l.Action, l.ServerCode, l.NPSN, l.RecordCount, l.Outcome, l.ErrorCode, l.SyncID)
 				}
 			})
 		}),

@@ -61,7 +61,7 @@ func runExamCreate(ctx context.Context, c *client.Client, opts *examCreateOption
 	if err != nil {
 		return err
 	}
-	return opts.printer().print(e, func(t *table) { examDetail(t, e, false) })
+	return opts.printer().Print(e, func(t *table) { examDetail(t, e, false) })
 }
 
 // readJSONFile decodes the JSON file name (or in, for "-") into v, refusing
@@ -97,29 +97,29 @@ func readJSONFile(name string, in io.Reader, v any) error {
 // examDetail writes one exam as key/value rows, and its questions when
 // withQuestions is set.
 func examDetail(t *table, e *client.Exam, withQuestions bool) {
-	t.row("id", e.ID)
-	t.row("title", e.Title)
-	t.row("subject", e.Subject)
-	t.row("npsn", e.NPSN)
-	t.row("starts_at", e.StartsAt)
-	t.row("ends_at", e.EndsAt)
-	t.row("duration_minutes", e.DurationMinutes)
+	t.Row("id", e.ID)
+	t.Row("title", e.Title)
+	t.Row("subject", e.Subject)
+	t.Row("npsn", e.NPSN)
+	t.Row("starts_at", e.StartsAt)
+	t.Row("ends_at", e.EndsAt)
+	t.Row("duration_minutes", e.DurationMinutes)
 	n := e.QuestionCount
 	if n == 0 {
 		n = len(e.Questions)
 	}
-	t.row("questions", n)
+	t.Row("questions", n)
 	if !withQuestions || len(e.Questions) == 0 {
 		return
 	}
-	t.row("")
-	t.row("QUESTION", "TYPE", "POINTS", "ANSWER", "TEXT")
+	t.Row("")
+	t.Row("QUESTION", "TYPE", "POINTS", "ANSWER", "TEXT")
 	for _, q := range e.Questions {
 		text := q.Text
 		if len(text) > 60 {
 			text = text[:57] + "..."
 		}
-		t.row(q.ID, q.Type, q.Points, q.Answer, text)
+		t.Row(q.ID, q.Type, q.Points, q.Answer, text)
 	}
 }
 
@@ -134,10 +134,10 @@ func newExamListCmd(o *adminOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return o.printer().print(nonNil(list), func(t *table) {
-				t.row("ID", "TITLE", "SUBJECT", "SCHOOLS", "STARTS", "ENDS", "MINUTES", "QUESTIONS")
+			return o.printer().Print(nonNil(list), func(t *table) {
+				t.Row("ID", "TITLE", "SUBJECT", "SCHOOLS", "STARTS", "ENDS", "MINUTES", "QUESTIONS")
 				for _, e := range list {
-					t.row(e.ID, e.Title, e.Subject, e.NPSN, e.StartsAt, e.EndsAt, e.DurationMinutes, e.QuestionCount)
+					t.Row(e.ID, e.Title, e.Subject, e.NPSN, e.StartsAt, e.EndsAt, e.DurationMinutes, e.QuestionCount)
 				}
 			})
 		}),
@@ -156,7 +156,7 @@ func newExamGetCmd(o *adminOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return o.printer().print(e, func(t *table) { examDetail(t, e, true) })
+			return o.printer().Print(e, func(t *table) { examDetail(t, e, true) })
 		}),
 	}
 }
@@ -188,10 +188,10 @@ func newExamResultsCmd(o *adminOptions) *cobra.Command {
 			if res.Results == nil {
 				res.Results = []client.MemberResult{}
 			}
-			return o.printer().print(res, func(t *table) {
-				t.row("MEMBER ID", "NAMA", "USERNAME", "KELAS", "SCORE", "ANSWERED", "CORRECT")
+			return o.printer().Print(res, func(t *table) {
+				t.Row("MEMBER ID", "NAMA", "USERNAME", "KELAS", "SCORE", "ANSWERED", "CORRECT")
 				for _, r := range res.Results {
-					t.row(r.MemberID, r.Nama, r.Username, r.Kelas, fmt.Sprintf("%g/%g", r.Score, res.MaxScore), r.Answered, r.Correct)
+					t.Row(r.MemberID, r.Nama, r.Username, r.Kelas, fmt.Sprintf("%g/%g", r.Score, res.MaxScore), r.Answered, r.Correct)
 				}
 			})
 		}),

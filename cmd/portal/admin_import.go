@@ -59,16 +59,16 @@ func runImportAnswers(ctx context.Context, c *client.Client, o *adminOptions, na
 	if res.Batches == nil {
 		res.Batches = []client.BatchImportResult{}
 	}
-	if err := o.printer().print(res, func(t *table) {
-		t.row("server", res.ServerCode+" (npsn "+res.NPSN+")")
-		t.row("exported at", res.ExportedAt)
-		t.row("checksum", res.ChecksumSHA256)
-		t.row("records", res.Records)
-		t.row("batches", fmt.Sprintf("%d accepted, %d duplicate, %d rejected", res.Accepted, res.Duplicates, res.Rejected))
-		t.row("")
-		t.row("IDEMPOTENCY KEY", "RECORDS", "OUTCOME", "SYNC ID", "CODE", "MESSAGE")
+	if err := o.printer().Print(res, func(t *table) {
+		t.Row("server", res.ServerCode+" (npsn "+res.NPSN+")")
+		t.Row("exported at", res.ExportedAt)
+		t.Row("checksum", res.ChecksumSHA256)
+		t.Row("records", res.Records)
+		t.Row("batches", fmt.Sprintf("%d accepted, %d duplicate, %d rejected", res.Accepted, res.Duplicates, res.Rejected))
+		t.Row("")
+		t.Row("IDEMPOTENCY KEY", "RECORDS", "OUTCOME", "SYNC ID", "CODE", "MESSAGE")
 		for _, b := range res.Batches {
-			t.row(b.IdempotencyKey, b.Records, b.Outcome, b.SyncID, b.Code, b.Message)
+			t.Row(b.IdempotencyKey, b.Records, b.Outcome, b.SyncID, b.Code, b.Message)
 		}
 	}); err != nil {
 		return err

@@ -51,10 +51,10 @@ func runLicenseGenerate(ctx context.Context, c *client.Client, opts *licenseGene
 	if err != nil {
 		return err
 	}
-	return opts.printer().print(lic, func(t *table) {
-		t.row("license_id", lic.Payload.LicenseID)
-		t.row("expires_at", lic.Payload.ExpiresAt)
-		t.row("license_token", lic.LicenseToken)
+	return opts.printer().Print(lic, func(t *table) {
+		t.Row("license_id", lic.Payload.LicenseID)
+		t.Row("expires_at", lic.Payload.ExpiresAt)
+		t.Row("license_token", lic.LicenseToken)
 	})
 }
 
@@ -69,10 +69,10 @@ func newLicenseListCmd(o *adminOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return o.printer().print(nonNil(list), func(t *table) {
-				t.row("ID", "NPSN", "SCHOOL", "HARDWARE ID", "MAX", "MODE", "STATUS", "EXPIRES")
+			return o.printer().Print(nonNil(list), func(t *table) {
+				t.Row("ID", "NPSN", "SCHOOL", "HARDWARE ID", "MAX", "MODE", "STATUS", "EXPIRES")
 				for _, l := range list {
-					t.row(l.LicenseID, l.NPSN, l.SchoolName, l.HardwareID, l.MaxStudents, l.OperatingMode, l.Status, l.ExpiresAt)
+					t.Row(l.LicenseID, l.NPSN, l.SchoolName, l.HardwareID, l.MaxStudents, l.OperatingMode, l.Status, l.ExpiresAt)
 				}
 			})
 		}),
@@ -91,10 +91,10 @@ func newLicenseRevokeCmd(o *adminOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return o.printer().print(l, func(t *table) {
-				t.row("license_id", l.LicenseID)
-				t.row("status", l.Status)
-				t.row("revoked_at", l.RevokedAt)
+			return o.printer().Print(l, func(t *table) {
+				t.Row("license_id", l.LicenseID)
+				t.Row("status", l.Status)
+				t.Row("revoked_at", l.RevokedAt)
 			})
 		}),
 	}
@@ -112,10 +112,10 @@ func newServerCmd(o *adminOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return o.printer().print(nonNil(list), func(t *table) {
-				t.row("SERVER CODE", "NPSN", "HARDWARE ID", "LICENSE ID", "BOUND AT")
+			return o.printer().Print(nonNil(list), func(t *table) {
+				t.Row("SERVER CODE", "NPSN", "HARDWARE ID", "LICENSE ID", "BOUND AT")
 				for _, b := range list {
-					t.row(b.ServerCode, b.NPSN, b.HardwareID, b.LicenseID, b.BoundAt)
+					t.Row(b.ServerCode, b.NPSN, b.HardwareID, b.LicenseID, b.BoundAt)
 				}
 			})
 		}),
@@ -142,7 +142,7 @@ func newServerCmd(o *adminOptions) *cobra.Command {
 func (o *adminOptions) done(v any, format string, args ...any) error {
 	p := o.printer()
 	if p.JSON() {
-		return p.print(v, nil)
+		return p.Print(v, nil)
 	}
 	_, err := fmt.Fprintf(o.out, format+"\n", args...)
 	return err

@@ -30,12 +30,12 @@ func newLinkUserCmd(o *adminOptions) *cobra.Command {
 				*client.LinkUser
 				Key string `json:"key"`
 			}{u, u.Key}
-			return o.printer().print(out, func(t *table) {
-				t.row("id", u.ID)
-				t.row("email", u.Email)
-				t.row("username", u.Username)
-				t.row("rate_limit", u.RateLimit)
-				t.row("key", u.Key)
+			return o.printer().Print(out, func(t *table) {
+				t.Row("id", u.ID)
+				t.Row("email", u.Email)
+				t.Row("username", u.Username)
+				t.Row("rate_limit", u.RateLimit)
+				t.Row("key", u.Key)
 				fmt.Fprintln(o.errOut, "Keep the key now: the portal stores only its hash and cannot show it again.")
 			})
 		}),
@@ -59,10 +59,10 @@ func newLinkUserCmd(o *adminOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return o.printer().print(nonNil(users), func(t *table) {
-				t.row("ID", "EMAIL", "USERNAME", "PLAN", "RATE LIMIT", "REGISTERED")
+			return o.printer().Print(nonNil(users), func(t *table) {
+				t.Row("ID", "EMAIL", "USERNAME", "PLAN", "RATE LIMIT", "REGISTERED")
 				for _, u := range users {
-					t.row(u.ID, u.Email, u.Username, u.Plan, u.RateLimit, u.RegisteredAt)
+					t.Row(u.ID, u.Email, u.Username, u.Plan, u.RateLimit, u.RegisteredAt)
 				}
 			})
 		}),
@@ -87,9 +87,9 @@ func newLinkUserCmd(o *adminOptions) *cobra.Command {
 				ID  int64  `json:"id"`
 				Key string `json:"key"`
 			}{id, key}
-			return o.printer().print(out, func(t *table) {
-				t.row("id", id)
-				t.row("key", key)
+			return o.printer().Print(out, func(t *table) {
+				t.Row("id", id)
+				t.Row("key", key)
 				fmt.Fprintln(o.errOut, "Keep the key now: the portal stores only its hash and cannot show it again.")
 			})
 		}),
@@ -109,11 +109,11 @@ func newLinkUserCmd(o *adminOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return o.printer().print(ov, func(t *table) {
-				t.row("id", ov.ID)
-				t.row("user_id", ov.UserID)
-				t.row("type", ov.Type)
-				t.row("name", ov.Name)
+			return o.printer().Print(ov, func(t *table) {
+				t.Row("id", ov.ID)
+				t.Row("user_id", ov.UserID)
+				t.Row("type", ov.Type)
+				t.Row("name", ov.Name)
 			})
 		}),
 	}
@@ -132,10 +132,10 @@ func newLinkUserCmd(o *adminOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return o.printer().print(sp, func(t *table) {
-				t.row("id", sp.ID)
-				t.row("user_id", sp.UserID)
-				t.row("name", sp.Name)
+			return o.printer().Print(sp, func(t *table) {
+				t.Row("id", sp.ID)
+				t.Row("user_id", sp.UserID)
+				t.Row("name", sp.Name)
 			})
 		}),
 	}

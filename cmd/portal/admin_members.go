@@ -89,18 +89,18 @@ func runMembersImport(ctx context.Context, c *client.Client, opts *membersImport
 		rep.Rows = []client.ImportRow{}
 	}
 	p := opts.printer()
-	if err := p.print(rep, func(t *table) {
-		t.row("created", rep.Created)
-		t.row("updated", rep.Updated)
-		t.row("rejected", rep.Rejected)
+	if err := p.Print(rep, func(t *table) {
+		t.Row("created", rep.Created)
+		t.Row("updated", rep.Updated)
+		t.Row("rejected", rep.Rejected)
 		if rep.Rejected == 0 {
 			return
 		}
-		t.row("")
-		t.row("ROW", "CODE", "MESSAGE")
+		t.Row("")
+		t.Row("ROW", "CODE", "MESSAGE")
 		for _, r := range rep.Rows {
 			if r.Action == "rejected" {
-				t.row(r.Row, r.Code, r.Message)
+				t.Row(r.Row, r.Code, r.Message)
 			}
 		}
 	}); err != nil {
@@ -148,10 +148,10 @@ func newMemberCmd(o *adminOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return o.printer().print(pw, func(t *table) {
-				t.row("member_id", pw.MemberID)
-				t.row("username", pw.Username)
-				t.row("exam_password", pw.ExamPassword)
+			return o.printer().Print(pw, func(t *table) {
+				t.Row("member_id", pw.MemberID)
+				t.Row("username", pw.Username)
+				t.Row("exam_password", pw.ExamPassword)
 			})
 		}),
 	})

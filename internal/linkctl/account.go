@@ -30,9 +30,9 @@ func runAccountGet(ctx context.Context, g *Globals, c *client.Client) error {
 	if err != nil {
 		return err
 	}
-	return g.printer().print(a, func(t *table) {
-		t.row("ID", "USERNAME", "EMAIL", "PLAN", "EXPIRES", "REGISTERED")
-		t.row(a.ID, a.Username, a.Email, a.Status, a.Expires, a.Registered)
+	return g.printer().Print(a, func(t *table) {
+		t.Row("ID", "USERNAME", "EMAIL", "PLAN", "EXPIRES", "REGISTERED")
+		t.Row(a.ID, a.Username, a.Email, a.Status, a.Expires, a.Registered)
 	})
 }
 
@@ -76,5 +76,5 @@ func runAccountUpdate(ctx context.Context, o *accountUpdateOptions, c *client.Cl
 	if _, err := c.Links.Account.Update(ctx, u); err != nil {
 		return err
 	}
-	return o.printer().done(map[string]string{"message": "Account has been successfully updated."}, "account updated")
+	return o.printer().Done(map[string]string{"message": "Account has been successfully updated."}, "account updated")
 }

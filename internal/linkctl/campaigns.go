@@ -33,7 +33,7 @@ func newCampaignsCmd(g *Globals) *cobra.Command {
 				if _, err := c.Links.Campaigns.Delete(ctx, id); err != nil {
 					return err
 				}
-				return g.printer().done(okResult{ID: id, Message: "Campaign has been deleted successfully."}, "campaign %d deleted", id)
+				return g.printer().Done(okResult{ID: id, Message: "Campaign has been deleted successfully."}, "campaign %d deleted", id)
 			}),
 		},
 		&cobra.Command{
@@ -52,7 +52,7 @@ func newCampaignsCmd(g *Globals) *cobra.Command {
 				if _, err := c.Links.Campaigns.AssignLink(ctx, cid, lid); err != nil {
 					return err
 				}
-				return g.printer().done(map[string]any{"campaign": cid, "link": lid, "message": "Link successfully assigned to campaign."},
+				return g.printer().Done(map[string]any{"campaign": cid, "link": lid, "message": "Link successfully assigned to campaign."},
 					"link %d assigned to campaign %d", lid, cid)
 			}),
 		},
@@ -66,10 +66,10 @@ func runCampaignsList(ctx context.Context, g *Globals, c *client.Client) error {
 	if err != nil {
 		return err
 	}
-	return g.printer().print(cs, func(t *table) {
-		t.row("ID", "NAME", "SLUG", "PUBLIC", "ROTATOR", "LIST")
+	return g.printer().Print(cs, func(t *table) {
+		t.Row("ID", "NAME", "SLUG", "PUBLIC", "ROTATOR", "LIST")
 		for _, x := range cs {
-			t.row(x.ID, x.Name, x.Slug, x.Public, string(x.Rotator), x.List)
+			t.Row(x.ID, x.Name, x.Slug, x.Public, string(x.Rotator), x.List)
 		}
 	})
 }
@@ -129,11 +129,11 @@ func runCampaignWrite(ctx context.Context, o *campaignWriteOptions, c *client.Cl
 		if err != nil {
 			return err
 		}
-		return o.printer().done(x, "campaign %d added", x.ID)
+		return o.printer().Done(x, "campaign %d added", x.ID)
 	}
 	x, _, err := c.Links.Campaigns.Update(ctx, o.ID, &o.Request)
 	if err != nil {
 		return err
 	}
-	return o.printer().done(x, "campaign %d updated", x.ID)
+	return o.printer().Done(x, "campaign %d updated", x.ID)
 }

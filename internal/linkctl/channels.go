@@ -46,7 +46,7 @@ func newChannelsCmd(g *Globals) *cobra.Command {
 				if _, err := c.Links.Channels.Delete(ctx, id); err != nil {
 					return err
 				}
-				return g.printer().done(okResult{ID: id, Message: "Channel has been deleted successfully."}, "channel %d deleted", id)
+				return g.printer().Done(okResult{ID: id, Message: "Channel has been deleted successfully."}, "channel %d deleted", id)
 			}),
 		},
 		&cobra.Command{
@@ -70,7 +70,7 @@ func newChannelsCmd(g *Globals) *cobra.Command {
 				if _, err := c.Links.Channels.Assign(ctx, cid, typ, iid); err != nil {
 					return err
 				}
-				return g.printer().done(map[string]any{"channel": cid, "type": typ, "item": iid, "message": "Item successfully added to the channel."},
+				return g.printer().Done(map[string]any{"channel": cid, "type": typ, "item": iid, "message": "Item successfully added to the channel."},
 					"%s %d assigned to channel %d", typ, iid, cid)
 			}),
 		},
@@ -84,10 +84,10 @@ func runChannelsList(ctx context.Context, g *Globals, c *client.Client) error {
 	if err != nil {
 		return err
 	}
-	return g.printer().print(cs, func(t *table) {
-		t.row("ID", "NAME", "DESCRIPTION", "COLOR", "STARRED")
+	return g.printer().Print(cs, func(t *table) {
+		t.Row("ID", "NAME", "DESCRIPTION", "COLOR", "STARRED")
 		for _, x := range cs {
-			t.row(x.ID, x.Name, x.Description, x.Color, x.Starred)
+			t.Row(x.ID, x.Name, x.Description, x.Color, x.Starred)
 		}
 	})
 }
@@ -104,10 +104,10 @@ func runChannelsItems(ctx context.Context, g *Globals, c *client.Client, id int6
 	if err != nil {
 		return err
 	}
-	return g.printer().print(items, func(t *table) {
-		t.row("TYPE", "ID", "TITLE", "LINK", "DATE")
+	return g.printer().Print(items, func(t *table) {
+		t.Row("TYPE", "ID", "TITLE", "LINK", "DATE")
 		for _, x := range items {
-			t.row(x.Type, x.ID, x.Title, x.Link, x.Date)
+			t.Row(x.Type, x.ID, x.Title, x.Link, x.Date)
 		}
 	})
 }
@@ -177,7 +177,7 @@ func runChannelWrite(ctx context.Context, o *channelWriteOptions, c *client.Clie
 		if err != nil {
 			return err
 		}
-		return o.printer().done(x, "channel %d added", x.ID)
+		return o.printer().Done(x, "channel %d added", x.ID)
 	}
 	if o.Request == (client.LinkChannelRequest{}) {
 		return usagef("nothing to change: give at least one flag (see --help)")
@@ -185,5 +185,5 @@ func runChannelWrite(ctx context.Context, o *channelWriteOptions, c *client.Clie
 	if _, err := c.Links.Channels.Update(ctx, o.ID, &o.Request); err != nil {
 		return err
 	}
-	return o.printer().done(okResult{ID: o.ID, Message: "Channel has been updated successfully."}, "channel %d updated", o.ID)
+	return o.printer().Done(okResult{ID: o.ID, Message: "Channel has been updated successfully."}, "channel %d updated", o.ID)
 }

@@ -107,7 +107,7 @@ func runSetProfile(o *setProfileOptions) error {
 	if err := os.Rename(tmp, o.ConfigFile); err != nil {
 		return fmt.Errorf("config file: %w", err)
 	}
-	return o.printer().done(map[string]any{"file": o.ConfigFile, "profile": o.Name, "default": cf.DefaultProfile == o.Name},
+	return o.printer().Done(map[string]any{"file": o.ConfigFile, "profile": o.Name, "default": cf.DefaultProfile == o.Name},
 		"profile %q saved in %s", o.Name, o.ConfigFile)
 }
 
@@ -134,10 +134,10 @@ func newConfigListCmd(g *Globals) *cobra.Command {
 				rows = append(rows, profileRow{Name: name, APIURL: p.APIURL, HasKey: p.APIKey != "", Default: name == cf.DefaultProfile})
 			}
 			sort.Slice(rows, func(i, j int) bool { return rows[i].Name < rows[j].Name })
-			return g.printer().print(rows, func(t *table) {
-				t.row("NAME", "API URL", "KEY", "DEFAULT")
+			return g.printer().Print(rows, func(t *table) {
+				t.Row("NAME", "API URL", "KEY", "DEFAULT")
 				for _, r := range rows {
-					t.row(r.Name, r.APIURL, r.HasKey, r.Default)
+					t.Row(r.Name, r.APIURL, r.HasKey, r.Default)
 				}
 			})
 		},

@@ -43,10 +43,10 @@ func runDomainsList(ctx context.Context, g *Globals, c *client.Client) error {
 	if err != nil {
 		return err
 	}
-	return g.printer().print(ds, func(t *table) {
-		t.row("ID", "DOMAIN", "ROOT REDIRECT", "404 REDIRECT")
+	return g.printer().Print(ds, func(t *table) {
+		t.Row("ID", "DOMAIN", "ROOT REDIRECT", "404 REDIRECT")
 		for _, d := range ds {
-			t.row(d.ID, d.Domain, d.RedirectRoot, d.Redirect404)
+			t.Row(d.ID, d.Domain, d.RedirectRoot, d.Redirect404)
 		}
 	})
 }
@@ -80,7 +80,7 @@ func runDomainsAdd(ctx context.Context, o *domainsAddOptions, c *client.Client) 
 	if err != nil {
 		return err
 	}
-	return o.printer().done(idResult{ID: id}, "domain %d added", id)
+	return o.printer().Done(idResult{ID: id}, "domain %d added", id)
 }
 
 // domainsUpdateOptions are the options of "domains update".
@@ -127,7 +127,7 @@ func runDomainsUpdate(ctx context.Context, o *domainsUpdateOptions, c *client.Cl
 	if _, err := c.Links.Domains.Update(ctx, o.ID, &o.Update); err != nil {
 		return err
 	}
-	return o.printer().done(okResult{ID: o.ID, Message: "Domain has been updated successfully."}, "domain %d updated", o.ID)
+	return o.printer().Done(okResult{ID: o.ID, Message: "Domain has been updated successfully."}, "domain %d updated", o.ID)
 }
 
 // runDomainsDelete deletes a domain.
@@ -135,5 +135,5 @@ func runDomainsDelete(ctx context.Context, g *Globals, c *client.Client, id int6
 	if _, err := c.Links.Domains.Delete(ctx, id); err != nil {
 		return err
 	}
-	return g.printer().done(okResult{ID: id, Message: "Domain has been deleted successfully."}, "domain %d deleted", id)
+	return g.printer().Done(okResult{ID: id, Message: "Domain has been deleted successfully."}, "domain %d deleted", id)
 }

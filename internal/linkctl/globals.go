@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
+	"github.com/seedhq/portal/internal/cliout"
 	"github.com/seedhq/portal/internal/config"
 	"github.com/seedhq/portal/pkg/client"
 )
@@ -23,9 +24,9 @@ const EnvPrefix = "LINKCTL"
 
 // Output formats.
 const (
-	outputAuto  = ""
-	outputTable = "table"
-	outputJSON  = "json"
+	outputAuto  = cliout.Auto
+	outputTable = cliout.Table
+	outputJSON  = cliout.JSON
 )
 
 // rateLimitRetries is how many times a 429 answer is waited out per call.

@@ -49,7 +49,7 @@ func newLinksCmd(g *Globals) *cobra.Command {
 				if _, err := c.Links.URLs.Delete(ctx, id); err != nil {
 					return err
 				}
-				return g.printer().done(okResult{ID: id, Message: "Link has been deleted successfully."}, "link %d deleted", id)
+				return g.printer().Done(okResult{ID: id, Message: "Link has been deleted successfully."}, "link %d deleted", id)
 			}),
 		},
 		newLinksImportCmd(g),
@@ -79,10 +79,10 @@ func runLinksList(ctx context.Context, g *Globals, c *client.Client, order strin
 	if err != nil {
 		return err
 	}
-	return g.printer().print(ls, func(t *table) {
-		t.row("ID", "SHORT URL", "LONG URL", "CLICKS", "EXPIRY", "DATE")
+	return g.printer().Print(ls, func(t *table) {
+		t.Row("ID", "SHORT URL", "LONG URL", "CLICKS", "EXPIRY", "DATE")
 		for _, l := range ls {
-			t.row(l.ID, l.ShortURL, l.LongURL, l.Clicks, l.Expiry, l.Date)
+			t.Row(l.ID, l.ShortURL, l.LongURL, l.Clicks, l.Expiry, l.Date)
 		}
 	})
 }
@@ -100,21 +100,21 @@ func runLinksGet(ctx context.Context, g *Globals, c *client.Client, id int64) er
 	if err != nil {
 		return err
 	}
-	return g.printer().print(linkWithStats{l, l.Stats}, func(t *table) {
-		t.row("ID", l.ID)
-		t.row("SHORT URL", l.ShortURL)
-		t.row("LONG URL", l.LongURL)
-		t.row("TITLE", l.Title)
-		t.row("DESCRIPTION", l.Description)
-		t.row("DOMAIN", l.Domain)
-		t.row("CAMPAIGN", l.Campaign)
-		t.row("CHANNELS", l.Channels)
-		t.row("PIXELS", l.Pixels)
-		t.row("EXPIRY", l.Expiry)
-		t.row("PASSWORD", l.Password)
-		t.row("CLICKS", l.Clicks)
-		t.row("UNIQUE CLICKS", l.UniqueClicks)
-		t.row("DATE", l.Date)
+	return g.printer().Print(linkWithStats{l, l.Stats}, func(t *table) {
+		t.Row("ID", l.ID)
+		t.Row("SHORT URL", l.ShortURL)
+		t.Row("LONG URL", l.LongURL)
+		t.Row("TITLE", l.Title)
+		t.Row("DESCRIPTION", l.Description)
+		t.Row("DOMAIN", l.Domain)
+		t.Row("CAMPAIGN", l.Campaign)
+		t.Row("CHANNELS", l.Channels)
+		t.Row("PIXELS", l.Pixels)
+		t.Row("EXPIRY", l.Expiry)
+		t.Row("PASSWORD", l.Password)
+		t.Row("CLICKS", l.Clicks)
+		t.Row("UNIQUE CLICKS", l.UniqueClicks)
+		t.Row("DATE", l.Date)
 	})
 }
 
@@ -155,7 +155,7 @@ func runLinksAdd(ctx context.Context, o *linksAddOptions, c *client.Client) erro
 	if err != nil {
 		return err
 	}
-	return o.printer().done(l, "link %d: %s", l.ID, l.ShortURL)
+	return o.printer().Done(l, "link %d: %s", l.ID, l.ShortURL)
 }
 
 // linksUpdateOptions are the options of "links update".
@@ -242,5 +242,5 @@ func runLinksUpdate(ctx context.Context, o *linksUpdateOptions, c *client.Client
 	if err != nil {
 		return err
 	}
-	return o.printer().done(l, "link %d updated: %s", l.ID, l.ShortURL)
+	return o.printer().Done(l, "link %d updated: %s", l.ID, l.ShortURL)
 }

@@ -247,14 +247,14 @@ func runLinksImport(ctx context.Context, o *linksImportOptions, c *client.Client
 		bar.add(err != nil)
 	}
 	bar.finish()
-	perr := o.printer().print(results, func(t *table) {
-		t.row("ROW", "URL", "ID", "SHORT URL", "ERROR")
+	perr := o.printer().Print(results, func(t *table) {
+		t.Row("ROW", "URL", "ID", "SHORT URL", "ERROR")
 		for _, r := range results {
 			id := any(r.ID)
 			if r.ID == 0 {
 				id = nil
 			}
-			t.row(r.Row, r.URL, id, r.ShortURL, r.Error)
+			t.Row(r.Row, r.URL, id, r.ShortURL, r.Error)
 		}
 	})
 	if perr != nil {
@@ -356,7 +356,7 @@ func runLinksExport(ctx context.Context, o *linksExportOptions, c *client.Client
 		if err := f.Close(); err != nil {
 			return err
 		}
-		return o.printer().done(map[string]any{"file": o.File, "links": n}, "%d links exported to %s", n, o.File)
+		return o.printer().Done(map[string]any{"file": o.File, "links": n}, "%d links exported to %s", n, o.File)
 	}
 	return nil
 }

@@ -27,10 +27,10 @@ func runOverlaysList(ctx context.Context, g *Globals, c *client.Client) error {
 	if err != nil {
 		return err
 	}
-	return g.printer().print(os, func(t *table) {
-		t.row("ID", "TYPE", "NAME", "DATE")
+	return g.printer().Print(os, func(t *table) {
+		t.Row("ID", "TYPE", "NAME", "DATE")
 		for _, o := range os {
-			t.row(o.ID, o.Type, o.Name, o.Date)
+			t.Row(o.ID, o.Type, o.Name, o.Date)
 		}
 	})
 }

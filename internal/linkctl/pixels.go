@@ -21,7 +21,7 @@ func newPixelsCmd(g *Globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return g.printer().done(idResult{ID: id}, "pixel %d added", id)
+			return g.printer().Done(idResult{ID: id}, "pixel %d added", id)
 		}),
 	}
 	addCmd.Flags().StringVar(&add.Type, "type", "", "vendor, such as gtmpixel or fbpixel (required)")
@@ -45,7 +45,7 @@ func newPixelsCmd(g *Globals) *cobra.Command {
 			if _, err := c.Links.Pixels.Update(ctx, id, upd); err != nil {
 				return err
 			}
-			return g.printer().done(okResult{ID: id, Message: "Pixel has been updated successfully."}, "pixel %d updated", id)
+			return g.printer().Done(okResult{ID: id, Message: "Pixel has been updated successfully."}, "pixel %d updated", id)
 		}),
 	}
 	updCmd.Flags().StringVar(&upd.Tag, "tag", "", "the vendor's tag id (required)")
@@ -80,7 +80,7 @@ func newPixelsCmd(g *Globals) *cobra.Command {
 				if _, err := c.Links.Pixels.Delete(ctx, id); err != nil {
 					return err
 				}
-				return g.printer().done(okResult{ID: id, Message: "Pixel has been deleted successfully."}, "pixel %d deleted", id)
+				return g.printer().Done(okResult{ID: id, Message: "Pixel has been deleted successfully."}, "pixel %d deleted", id)
 			}),
 		},
 	)
@@ -93,10 +93,10 @@ func runPixelsList(ctx context.Context, g *Globals, c *client.Client) error {
 	if err != nil {
 		return err
 	}
-	return g.printer().print(ps, func(t *table) {
-		t.row("ID", "TYPE", "NAME", "TAG", "DATE")
+	return g.printer().Print(ps, func(t *table) {
+		t.Row("ID", "TYPE", "NAME", "TAG", "DATE")
 		for _, p := range ps {
-			t.row(p.ID, p.Type, p.Name, p.Tag, p.Date)
+			t.Row(p.ID, p.Type, p.Name, p.Tag, p.Date)
 		}
 	})
 }

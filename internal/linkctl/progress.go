@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/seedhq/portal/internal/cliout"
 )
 
 // progress is a one-line progress bar redrawn with a carriage return; it
@@ -18,7 +20,7 @@ type progress struct {
 // newProgress returns a bar on w when w is a terminal, else nil (whose
 // methods do nothing).
 func newProgress(w io.Writer, total int) *progress {
-	if !isTerminal(w) || total <= 0 {
+	if !cliout.IsTerminal(w) || total <= 0 {
 		return nil
 	}
 	p := &progress{w: w, total: total}

@@ -52,7 +52,7 @@ func newQRCmd(g *Globals) *cobra.Command {
 				if _, err := c.Links.QR.Delete(ctx, id); err != nil {
 					return err
 				}
-				return g.printer().done(okResult{ID: id, Message: "QR has been deleted successfully."}, "QR code %d deleted", id)
+				return g.printer().Done(okResult{ID: id, Message: "QR has been deleted successfully."}, "QR code %d deleted", id)
 			}),
 		},
 		newQRDownloadCmd(g),
@@ -66,10 +66,10 @@ func runQRList(ctx context.Context, g *Globals, c *client.Client) error {
 	if err != nil {
 		return err
 	}
-	return g.printer().print(qs, func(t *table) {
-		t.row("ID", "NAME", "SCANS", "IMAGE", "DATE")
+	return g.printer().Print(qs, func(t *table) {
+		t.Row("ID", "NAME", "SCANS", "IMAGE", "DATE")
 		for _, q := range qs {
-			t.row(q.ID, q.Name, q.Scans, q.Link, q.Date)
+			t.Row(q.ID, q.Name, q.Scans, q.Link, q.Date)
 		}
 	})
 }
@@ -87,15 +87,15 @@ func runQRGet(ctx context.Context, g *Globals, c *client.Client, id int64) error
 	if err != nil {
 		return err
 	}
-	return g.printer().print(qrWithStats{q, q.Stats}, func(t *table) {
-		t.row("ID", q.ID)
-		t.row("NAME", q.Name)
-		t.row("TYPE", q.Type)
-		t.row("DATA", string(q.Data))
-		t.row("COLORS", q.Foreground+" on "+q.Background)
-		t.row("IMAGE", q.Link)
-		t.row("SCANS", q.Scans)
-		t.row("DATE", q.Date)
+	return g.printer().Print(qrWithStats{q, q.Stats}, func(t *table) {
+		t.Row("ID", q.ID)
+		t.Row("NAME", q.Name)
+		t.Row("TYPE", q.Type)
+		t.Row("DATA", string(q.Data))
+		t.Row("COLORS", q.Foreground+" on "+q.Background)
+		t.Row("IMAGE", q.Link)
+		t.Row("SCANS", q.Scans)
+		t.Row("DATE", q.Date)
 	})
 }
 
@@ -167,7 +167,7 @@ func runQRAdd(ctx context.Context, o *qrAddOptions, c *client.Client) error {
 	if err != nil {
 		return err
 	}
-	return o.printer().done(q, "QR code %d: %s", q.ID, q.Link)
+	return o.printer().Done(q, "QR code %d: %s", q.ID, q.Link)
 }
 
 // qrUpdateOptions are the options of "qr update".
@@ -221,7 +221,7 @@ func runQRUpdate(ctx context.Context, o *qrUpdateOptions, c *client.Client) erro
 	if _, err := c.Links.QR.Update(ctx, o.ID, &o.Update); err != nil {
 		return err
 	}
-	return o.printer().done(okResult{ID: o.ID, Message: "QR has been updated successfully."}, "QR code %d updated", o.ID)
+	return o.printer().Done(okResult{ID: o.ID, Message: "QR has been updated successfully."}, "QR code %d updated", o.ID)
 }
 
 // qrDownloadOptions are the options of "qr download".
@@ -316,6 +316,6 @@ func runQRDownload(ctx context.Context, o *qrDownloadOptions, c *client.Client) 
 	if err != nil {
 		return fmt.Errorf("write %s: %w", file, err)
 	}
-	return o.printer().done(map[string]any{"id": o.ID, "file": file, "bytes": n, "content_type": want},
+	return o.printer().Done(map[string]any{"id": o.ID, "file": file, "bytes": n, "content_type": want},
 		"QR code %d saved to %s (%d bytes)", o.ID, file, n)
 }

@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -51,16 +50,6 @@ type IO struct {
 	In     io.Reader
 	Out    io.Writer
 	ErrOut io.Writer
-}
-
-// isTerminal reports whether w is a terminal (a character device).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // usageError marks a mistake on the command line or in the settings; it

@@ -27,10 +27,10 @@ func runSplashList(ctx context.Context, g *Globals, c *client.Client) error {
 	if err != nil {
 		return err
 	}
-	return g.printer().print(ss, func(t *table) {
-		t.row("ID", "NAME", "DATE")
+	return g.printer().Print(ss, func(t *table) {
+		t.Row("ID", "NAME", "DATE")
 		for _, s := range ss {
-			t.row(s.ID, s.Name, s.Date)
+			t.Row(s.ID, s.Name, s.Date)
 		}
 	})
 }
