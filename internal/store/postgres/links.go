@@ -138,6 +138,11 @@ func mustOwn(ctx context.Context, q querier, name, what string, owner, id int64)
 // readPage counts the records with countSQL and reads page p of them with
 // listSQL (to which LIMIT and OFFSET are appended), both taking args. Run it
 // in a repeatable-read transaction so that both see one snapshot.
+// pagePlaceholder, in the listSQL of readPage, marks where LIMIT and OFFSET
+// go when not at the end: in an inner query that picks the page's rows
+// before costly columns are computed for them only.
+const pagePlaceholder = "{{page}}"
+
 func readPage[T any](ctx context.Context, q querier, p links.Page, countSQL, listSQL string, args []any,
 	scan func(pgx.Row) (T, error)) (links.List[T], error) {
 	l := links.List[T]{Page: p, Items: []T{}}
@@ -149,8 +154,12 @@ func readPage[T any](ctx context.Context, q querier, p links.Page, countSQL, lis
 		return l, nil
 	}
 	n := len(args)
-	rows, err := q.Query(ctx, fmt.Sprintf(`%s LIMIT $%d OFFSET $%d`, listSQL, n+1, n+2),
-		slices.Concat(args, []any{limit, offset})...)
+	page := fmt.Sprintf(`LIMIT $%d OFFSET $%d`, n+1, n+2)
+	query := listSQL + " " + page
+	if strings.Contains(listSQL, pagePlaceholder) {
+		query = strings.Replace(listSQL, pagePlaceholder, page, 1)
+	}
+	rows, err := q.Query(ctx, query, slices.Concat(args, []any{limit, offset})...)
 	if err != nil {
 		return l, err
 	}

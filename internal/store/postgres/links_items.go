@@ -396,7 +396,10 @@ func (s *Store) ListLinks(ctx context.Context, owner int64, f links.LinkFilter, 
 	err := s.readTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		l, err = readPage(ctx, tx, p, `SELECT count(*) FROM links_links l WHERE `+where,
-			`SELECT `+linkColumns+` FROM links_links l WHERE `+where+` ORDER BY `+order, args, scanLink)
+			// The page's rows are picked first: the pixel and channel arrays
+			// are computed for them only, not for the rows OFFSET skips.
+			`SELECT `+linkColumns+` FROM (SELECT * FROM links_links l WHERE `+where+` ORDER BY `+order+` `+pagePlaceholder+`) l ORDER BY `+order,
+			args, scanLink)
 		return err
 	})
 	if err != nil {
