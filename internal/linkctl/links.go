@@ -155,7 +155,7 @@ func runLinksAdd(ctx context.Context, o *linksAddOptions, c *client.Client) erro
 	if err != nil {
 		return err
 	}
-	return o.printer().Done(l, "link %d: %s", l.ID, l.ShortURL)
+	return o.printer().Done(shortURLResult{l.ID, l.ShortURL}, "link %d: %s", l.ID, l.ShortURL)
 }
 
 // linksUpdateOptions are the options of "links update".
@@ -242,5 +242,5 @@ func runLinksUpdate(ctx context.Context, o *linksUpdateOptions, c *client.Client
 	if err != nil {
 		return err
 	}
-	return o.printer().Done(l, "link %d updated: %s", l.ID, l.ShortURL)
+	return o.printer().Done(shortURLResult{l.ID, l.ShortURL}, "link %d updated: %s", l.ID, l.ShortURL)
 }

@@ -21,6 +21,13 @@ type idResult struct {
 	ID int64 `json:"id"`
 }
 
+// shortURLResult is the JSON result of creating or updating a short link:
+// the API answers its id and short URL only.
+type shortURLResult struct {
+	ID       int64  `json:"id"`
+	ShortURL string `json:"shorturl"`
+}
+
 // okResult is the JSON result of an update or a deletion.
 type okResult struct {
 	ID      int64  `json:"id"`
