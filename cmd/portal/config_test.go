@@ -151,6 +151,7 @@ func TestServeConfigErrors(t *testing.T) {
 		{"link host", nil, []string{"--link-host", "https://s.example.org"}, `link-host (--link-host, PORTAL_LINK_HOST)`},
 		{"link host path", map[string]string{"PORTAL_LINK_HOST": "s.example.org/x"}, nil, `link-host (--link-host, PORTAL_LINK_HOST)`},
 		{"visit secret", map[string]string{"PORTAL_VISIT_SECRET": "short"}, nil, `visit-secret (--visit-secret, PORTAL_VISIT_SECRET): must be at least 16 bytes`},
+		{"link home url", nil, []string{"--link-home-url", "ftp://example.org"}, `link-home-url (--link-home-url, PORTAL_LINK_HOME_URL)`},
 		{"country header", nil, []string{"--country-header", "CF IPCountry"}, `country-header (--country-header, PORTAL_COUNTRY_HEADER)`},
 	}
 	for _, tc := range cases {
@@ -274,5 +275,8 @@ func TestServeLinkHost(t *testing.T) {
 	o := mustServeOptions(t, "--visit-secret", " sixteen bytes!! ", "--country-header", "CF-IPCountry", "--geoip-db", "/x/GeoLite2-Country.mmdb")
 	if o.VisitSecret != " sixteen bytes!! " || o.CountryHeader != "CF-IPCountry" || o.GeoIPDB != "/x/GeoLite2-Country.mmdb" {
 		t.Errorf("options = %+v", o)
+	}
+	if o := mustServeOptions(t, "--link-home-url", "https://example.org/"); o.LinkHomeURL != "https://example.org/" {
+		t.Errorf("link-home-url = %q", o.LinkHomeURL)
 	}
 }

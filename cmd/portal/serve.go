@@ -62,6 +62,8 @@ type serveOptions struct {
 	GeoIPDB       string // GeoLite2/GeoIP2 .mmdb file; empty: none
 	// LinkCacheTTL keeps the redirector's look-ups in memory; 0: none.
 	LinkCacheTTL time.Duration
+	// LinkHomeURL is where the short host's root (/) redirects; "": the 404 page.
+	LinkHomeURL string
 }
 
 // linkBaseURL is the base URL of the short-link host, without a trailing
@@ -142,6 +144,7 @@ for up to --shutdown-timeout and closes the store.`,
 	f.String("link-host", "", "short-link host served by the redirector, e.g. s.example.org (default: the host of --base-url; empty base URL: any host)")
 	f.String("visit-secret", "", "secret (at least 16 bytes) keying the visitor hash of click statistics; default: generated once and kept in the store")
 	f.String("country-header", "", "request header set by a trusted proxy with the visitor's ISO country code, e.g. CF-IPCountry (default: none)")
+	f.String("link-home-url", "", "where a visit to the short-link host's root (/) is redirected (default: a 404 page)")
 	f.Duration("link-cache-ttl", 5*time.Second, "how long the redirector keeps looked-up links, domains, campaigns and QR codes in memory (0: no cache)")
 	f.String("geoip-db", "", "GeoLite2/GeoIP2 Country or City .mmdb file for the visitors' countries (optional)")
 	return cmd
@@ -166,6 +169,9 @@ func serveOptionsFrom(r *config.Reader) (serveOptions, error) {
 	}
 	if u := r.URL("base-url", "http", "https"); u != nil {
 		o.BaseURL = u.String()
+	}
+	if u := r.URL("link-home-url", "http", "https"); u != nil {
+		o.LinkHomeURL = u.String()
 	}
 	o.DatabaseURL = databaseURL(r, "database-url")
 	o.LogLevel, o.LogFormat = r.Log()
@@ -281,6 +287,7 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 			ShortHost: o.shortHost(),
 			Logger:    logger,
 			CacheTTL:  o.LinkCacheTTL,
+			HomeURL:   o.LinkHomeURL,
 		}
 		if linkBase != "" {
 			ro.PublicURL = func(*http.Request) string { return linkBase }
