@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -44,30 +43,9 @@ func TestLinkListLoad(t *testing.T) {
 }
 
 func runLinkLists(t *testing.T, bin, dbURL string) {
-	kind := "bolt"
-	if dbURL != "" {
-		kind = "postgres"
-	}
 	ctx := t.Context()
-	_, base := startPortal(t, bin, dbURL, filepath.Join(t.TempDir(), "data"))
-	op, err := client.NewClient(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	login, _, err := op.Exam.Auth.Login(ctx, "admin", adminPassword)
-	if err != nil {
-		t.Fatal(err)
-	}
-	op.SetToken(login.Token)
-	u, _, err := op.Exam.Admin.CreateLinkUser(ctx, &client.LinkUserRequest{Email: "lists@example.com", Username: "lists",
+	kind, base, key, c := startLinkPortal(t, bin, dbURL, &client.LinkUserRequest{Email: "lists@example.com", Username: "lists",
 		RateLimit: listRateLimit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.NewClient(base, client.WithLinkKey(u.Key))
-	if err != nil {
-		t.Fatal(err)
-	}
 
 	// Seed through the API, listSeeders at a time.
 	start := time.Now()
@@ -110,7 +88,7 @@ func runLinkLists(t *testing.T, bin, dbURL string) {
 	addr := strings.TrimPrefix(base, "http://")
 	request := func(path string) []byte {
 		return fmt.Appendf(nil, "GET %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nAccept: application/json\r\n\r\n",
-			path, addr, u.Key)
+			path, addr, key)
 	}
 	paged := func(list string) [][]byte {
 		reqs := make([][]byte, listRecords/10)

@@ -40,29 +40,8 @@ func TestRedirectLoad(t *testing.T) {
 }
 
 func runRedirects(t *testing.T, bin, dbURL string) {
-	kind := "bolt"
-	if dbURL != "" {
-		kind = "postgres"
-	}
 	ctx := t.Context()
-	_, base := startPortal(t, bin, dbURL, filepath.Join(t.TempDir(), "data"))
-	op, err := client.NewClient(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	login, _, err := op.Exam.Auth.Login(ctx, "admin", adminPassword)
-	if err != nil {
-		t.Fatal(err)
-	}
-	op.SetToken(login.Token)
-	u, _, err := op.Exam.Admin.CreateLinkUser(ctx, &client.LinkUserRequest{Email: "bench@example.com", Username: "bench"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.NewClient(base, client.WithLinkKey(u.Key))
-	if err != nil {
-		t.Fatal(err)
-	}
+	kind, base, _, c := startLinkPortal(t, bin, dbURL, &client.LinkUserRequest{Email: "bench@example.com", Username: "bench"})
 	l, _, err := c.Links.URLs.Add(ctx, &client.LinkURLRequest{URL: redirectLong, Custom: redirectAlias})
 	if err != nil {
 		t.Fatal(err)
@@ -108,4 +87,35 @@ func runRedirects(t *testing.T, bin, dbURL string) {
 	}
 	report("clicks saved after the redirect run", kind, fmt.Sprintf("%d (about %.0f%% of the redirects)", clicks,
 		100*float64(clicks)/(rate*redirectRun.Seconds())), "-", nil)
+}
+
+// startLinkPortal starts the real portal on dbURL ("" for bbolt), creates
+// the link user u through the operator API and returns the store's name,
+// the portal's base URL, the user's key and a client holding it.
+func startLinkPortal(t *testing.T, bin, dbURL string, u *client.LinkUserRequest) (kind, base, key string, c *client.Client) {
+	t.Helper()
+	kind = "bolt"
+	if dbURL != "" {
+		kind = "postgres"
+	}
+	ctx := t.Context()
+	_, base = startPortal(t, bin, dbURL, filepath.Join(t.TempDir(), "data"))
+	op, err := client.NewClient(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	login, _, err := op.Exam.Auth.Login(ctx, "admin", adminPassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op.SetToken(login.Token)
+	created, _, err := op.Exam.Admin.CreateLinkUser(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err = client.NewClient(base, client.WithLinkKey(created.Key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kind, base, created.Key, c
 }
