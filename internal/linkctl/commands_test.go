@@ -294,3 +294,24 @@ func TestImportExport(t *testing.T) {
 		}
 	}
 }
+
+// TestRateLimitExit: with --no-wait a 429 ends the command at once with
+// ExitRateLimited and says so.
+func TestRateLimitExit(t *testing.T) {
+	isolate(t)
+	p := mustStartPortal(t)
+	u, _, err := p.op.Exam.Admin.CreateLinkUser(context.Background(), &client.LinkUserRequest{
+		Email: "slow@example.com", Username: "slow", RateLimit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("LINKCTL_API_URL", p.URL)
+	t.Setenv("LINKCTL_API_KEY", u.Key)
+	for range 2 {
+		mustRun(t, "domains", "list", "--no-wait")
+	}
+	r := runCLI(t, "", "domains", "list", "--no-wait")
+	if r.code != ExitRateLimited || !strings.Contains(r.errOut, "RATE_LIMITED") {
+		t.Fatalf("third call within the minute: exit %d, stderr %q; want %d", r.code, r.errOut, ExitRateLimited)
+	}
+}

@@ -46,6 +46,8 @@ type Globals struct {
 	Limit      int
 	Page       int
 	Timeout    time.Duration
+	// NoWait fails at once on a 429 instead of waiting for the rate limit.
+	NoWait bool
 
 	// NewClient returns the API client; tests may replace it.
 	NewClient func() (*client.Client, error)
@@ -60,6 +62,7 @@ func (g *Globals) addFlags(root *cobra.Command) {
 	f.String(config.FlagConfig, "", "config file (env LINKCTL_CONFIG; default $XDG_CONFIG_HOME/linkctl/config.yaml)")
 	f.StringP("output", "o", "", "output format: table or json (env LINKCTL_OUTPUT; default: table on a terminal, else json)")
 	f.Bool("all", false, "lists: fetch every page")
+	f.Bool("no-wait", false, "fail at once (exit 5) when the rate limit is reached, instead of waiting for it")
 	f.Int("limit", 0, "lists: records per page, 1 to 1000 (default: the portal's, 10)")
 	f.Int("page", 0, "lists: the page to fetch, from 1")
 	f.Duration("timeout", 0, "time limit of the command (0: none)")
@@ -169,7 +172,7 @@ func (g *Globals) load(cmd *cobra.Command) error {
 	v.SetEnvPrefix(EnvPrefix)
 	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_", ".", "_"))
 	v.AutomaticEnv()
-	for _, name := range []string{"api-url", "api-key", "profile", "output", "all", "limit", "page", "timeout"} {
+	for _, name := range []string{"api-url", "api-key", "profile", "output", "all", "no-wait", "limit", "page", "timeout"} {
 		if err := v.BindPFlag(name, cmd.Flags().Lookup(name)); err != nil {
 			return fmt.Errorf("config: bind --%s: %w", name, err)
 		}
@@ -212,6 +215,7 @@ func (g *Globals) load(cmd *cobra.Command) error {
 		g.Output = r.OneOf("output", outputTable, outputJSON)
 	}
 	g.All = r.Bool("all")
+	g.NoWait = r.Bool("no-wait")
 	g.Limit = r.Int("limit", 0, 1000)
 	g.Page = r.Int("page", 0, 1<<30)
 	g.Timeout = r.Duration("timeout", 0, 24*time.Hour)
@@ -233,9 +237,13 @@ func (g *Globals) newClient() (*client.Client, error) {
 	if g.APIKey == "" {
 		return nil, usagef("no API key: set LINKCTL_API_KEY, --api-key or a profile (linkctl config set-profile)")
 	}
+	retries := rateLimitRetries
+	if g.NoWait {
+		retries = 0
+	}
 	return client.NewClient(g.APIURL,
 		client.WithLinkKey(g.APIKey),
-		client.WithRateLimitRetry(rateLimitRetries),
+		client.WithRateLimitRetry(retries),
 		client.WithUserAgent("linkctl/"+Version))
 }
 
