@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/seedhq/portal/internal/cliout"
 	"github.com/seedhq/portal/internal/config"
 	"github.com/seedhq/portal/pkg/client"
 )
@@ -220,23 +220,10 @@ func humanError(err error) string {
 		}
 		return msg
 	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Sprintf("no answer from the portal at %s in time (--timeout)", hostOf(ue.URL))
-		}
-		return fmt.Sprintf("cannot reach the portal at %s: %v", hostOf(ue.URL), ue.Err)
+	if msg, ok := cliout.NetworkError(err); ok {
+		return msg
 	}
 	return err.Error()
-}
-
-// hostOf returns the scheme and host of a URL string.
-func hostOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	return u.Scheme + "://" + u.Host
 }
 
 // exactArgs is cobra.ExactArgs with a message naming the arguments.

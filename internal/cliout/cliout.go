@@ -4,9 +4,12 @@
 package cliout
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -120,4 +123,27 @@ func formatTime(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339)
+}
+
+// NetworkError describes a request that never got an answer (the portal
+// down, a wrong address, a timeout) in words for people; ok is false when
+// err is not such an error.
+func NetworkError(err error) (msg string, ok bool) {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return "", false
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Sprintf("no answer from the portal at %s in time (--timeout)", hostOf(ue.URL)), true
+	}
+	return fmt.Sprintf("cannot reach the portal at %s: %v", hostOf(ue.URL), ue.Err), true
+}
+
+// hostOf returns the scheme and host of a URL string.
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return u.Scheme + "://" + u.Host
 }

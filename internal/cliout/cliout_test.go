@@ -2,6 +2,9 @@ package cliout
 
 import (
 	"bytes"
+	"errors"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -37,5 +40,16 @@ func TestPrinter(t *testing.T) {
 	p = NewPrinter(&b, Table)
 	if err := p.Print(nil, func(r *Rows) { r.Row("ID", "NAME"); r.Row(7, "") }); err != nil || b.String() != "ID  NAME\n7   -\n" {
 		t.Fatalf("table = %q, %v", b.String(), err)
+	}
+}
+
+func TestNetworkError(t *testing.T) {
+	_, err := http.Get("http://127.0.0.1:1/x")
+	msg, ok := NetworkError(err)
+	if !ok || !strings.HasPrefix(msg, "cannot reach the portal at http://127.0.0.1:1: ") {
+		t.Fatalf("NetworkError = %q, %v", msg, ok)
+	}
+	if _, ok := NetworkError(errors.New("other")); ok {
+		t.Fatal("a plain error counted as a network error")
 	}
 }

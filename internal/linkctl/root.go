@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"runtime"
 	"strconv"
 	"strings"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/seedhq/portal/internal/cliout"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -137,23 +137,10 @@ func humanError(err error) string {
 		}
 		return msg
 	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Sprintf("no answer from %s in time (--timeout)", hostOf(ue.URL))
-		}
-		return fmt.Sprintf("cannot reach %s: %v", hostOf(ue.URL), ue.Err)
+	if msg, ok := cliout.NetworkError(err); ok {
+		return msg
 	}
 	return err.Error()
-}
-
-// hostOf returns the scheme and host of a URL string.
-func hostOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	return u.Scheme + "://" + u.Host
 }
 
 // NewRootCmd builds the command tree of linkctl.
