@@ -90,18 +90,12 @@ func (t ownedTable[T]) getAny(ctx context.Context, q querier, id int64) (T, erro
 	return v, err
 }
 
-// list returns one page of the owner's records, newest first, its count and
-// rows read in one snapshot.
+// list returns one page of the owner's records, newest first, and their count.
 func (t ownedTable[T]) list(ctx context.Context, s *Store, owner int64, p links.Page) (links.List[T], error) {
-	var l links.List[T]
-	err := s.readTx(ctx, func(tx pgx.Tx) error {
-		var err error
-		l, err = readPage(ctx, tx, p,
-			`SELECT count(*) FROM `+t.name+` WHERE user_id = $1`,
-			`SELECT `+t.cols+` FROM `+t.name+` WHERE user_id = $1 ORDER BY id DESC`,
-			[]any{owner}, t.scan)
-		return err
-	})
+	l, err := readPage(ctx, s.pool, p,
+		`SELECT count(*) FROM `+t.name+` WHERE user_id = $1`,
+		`SELECT `+t.cols+`, `+pageTotal+` FROM `+t.name+` WHERE user_id = $1 ORDER BY id DESC`,
+		[]any{owner}, t.scan)
 	if err != nil {
 		return l, linkErr("list "+t.what+"s", err)
 	}
@@ -135,44 +129,61 @@ func mustOwn(ctx context.Context, q querier, name, what string, owner, id int64)
 	return nil
 }
 
-// readPage counts the records with countSQL and reads page p of them with
-// listSQL (to which LIMIT and OFFSET are appended), both taking args. Run it
-// in a repeatable-read transaction so that both see one snapshot.
+// pageTotal is the last column of every listSQL of readPage: the number of
+// rows the query matches before LIMIT and OFFSET, so that a page and its
+// total come from one statement (one snapshot, one round trip).
+const pageTotal = `count(*) OVER () AS page_total`
+
 // pagePlaceholder, in the listSQL of readPage, marks where LIMIT and OFFSET
 // go when not at the end: in an inner query that picks the page's rows
 // before costly columns are computed for them only.
 const pagePlaceholder = "{{page}}"
 
+// readPage reads page p with listSQL (LIMIT and OFFSET appended, or put in
+// place of pagePlaceholder), whose last column is pageTotal; args are the
+// arguments of listSQL and of countSQL, which counts the rows and answers
+// for a page past the end, where no row carries the total.
 func readPage[T any](ctx context.Context, q querier, p links.Page, countSQL, listSQL string, args []any,
 	scan func(pgx.Row) (T, error)) (links.List[T], error) {
 	l := links.List[T]{Page: p, Items: []T{}}
-	if err := q.QueryRow(ctx, countSQL, args...).Scan(&l.Total); err != nil {
-		return l, fmt.Errorf("count: %w", err)
-	}
-	limit, offset := max(p.Limit, 0), max(p.Offset(), 0)
-	if limit == 0 || offset >= l.Total {
-		return l, nil
-	}
-	n := len(args)
-	page := fmt.Sprintf(`LIMIT $%d OFFSET $%d`, n+1, n+2)
-	query := listSQL + " " + page
-	if strings.Contains(listSQL, pagePlaceholder) {
-		query = strings.Replace(listSQL, pagePlaceholder, page, 1)
-	}
-	rows, err := q.Query(ctx, query, slices.Concat(args, []any{limit, offset})...)
-	if err != nil {
-		return l, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		v, err := scan(rows)
+	if limit, offset := max(p.Limit, 0), max(p.Offset(), 0); limit > 0 {
+		n := len(args)
+		page := fmt.Sprintf(`LIMIT $%d OFFSET $%d`, n+1, n+2)
+		query := listSQL + " " + page
+		if strings.Contains(listSQL, pagePlaceholder) {
+			query = strings.Replace(listSQL, pagePlaceholder, page, 1)
+		}
+		rows, err := q.Query(ctx, query, slices.Concat(args, []any{limit, offset})...)
 		if err != nil {
 			return l, err
 		}
-		l.Items = append(l.Items, v)
+		defer rows.Close()
+		for rows.Next() {
+			v, err := scan(totalRow{rows, &l.Total})
+			if err != nil {
+				return l, err
+			}
+			l.Items = append(l.Items, v)
+		}
+		if err := rows.Err(); err != nil || len(l.Items) > 0 {
+			return l, err
+		}
 	}
-	return l, rows.Err()
+	if err := q.QueryRow(ctx, countSQL, args...).Scan(&l.Total); err != nil {
+		return l, fmt.Errorf("count: %w", err)
+	}
+	return l, nil
 }
+
+// totalRow is a row of readPage: its last column, pageTotal, goes to total
+// after the columns the record's scan function asks for.
+type totalRow struct {
+	pgx.Row
+	total *int
+}
+
+// Scan scans the record's columns and the total.
+func (r totalRow) Scan(dest ...any) error { return r.Row.Scan(append(dest, r.total)...) }
 
 // Users and API keys.
 
@@ -236,13 +247,8 @@ func (s *Store) GetLinkUser(ctx context.Context, id int64) (links.User, error) {
 
 // ListLinkUsers returns one page of users, newest first.
 func (s *Store) ListLinkUsers(ctx context.Context, p links.Page) (links.List[links.User], error) {
-	var l links.List[links.User]
-	err := s.readTx(ctx, func(tx pgx.Tx) error {
-		var err error
-		l, err = readPage(ctx, tx, p, `SELECT count(*) FROM links_users`,
-			`SELECT `+linkUserColumns+` FROM links_users ORDER BY id DESC`, nil, scanLinkUser)
-		return err
-	})
+	l, err := readPage(ctx, s.pool, p, `SELECT count(*) FROM links_users`,
+		`SELECT `+linkUserColumns+`, `+pageTotal+` FROM links_users ORDER BY id DESC`, nil, scanLinkUser)
 	if err != nil {
 		return l, linkErr("list link users", err)
 	}

@@ -242,7 +242,8 @@ func (s *Store) AssignChannelItem(ctx context.Context, owner, channelID int64, t
 // link or QR code, newest assignment first.
 const channelItemsSQL = `SELECT ci.link_id IS NOT NULL, COALESCE(ci.link_id, ci.qr_id),
 		CASE WHEN ci.link_id IS NOT NULL THEN CASE WHEN l.title = '' THEN l.alias ELSE l.title END ELSE q.name END,
-		COALESCE(l.alias, ''), COALESCE(l.domain_id, 0), COALESCE(l.created_at, q.created_at), ci.assigned_at
+		COALESCE(l.alias, ''), COALESCE(l.domain_id, 0), COALESCE(l.created_at, q.created_at), ci.assigned_at,
+		` + pageTotal + `
 	FROM links_channel_items ci
 	LEFT JOIN links_links l ON l.id = ci.link_id
 	LEFT JOIN links_qrcodes q ON q.id = ci.qr_id

@@ -392,16 +392,12 @@ func (s *Store) ListLinks(ctx context.Context, owner int64, f links.LinkFilter, 
 	if f.Order == links.OrderClicks {
 		order = `l.clicks DESC, l.id DESC`
 	}
-	var l links.List[links.ShortLink]
-	err := s.readTx(ctx, func(tx pgx.Tx) error {
-		var err error
-		l, err = readPage(ctx, tx, p, `SELECT count(*) FROM links_links l WHERE `+where,
-			// The page's rows are picked first: the pixel and channel arrays
-			// are computed for them only, not for the rows OFFSET skips.
-			`SELECT `+linkColumns+` FROM (SELECT * FROM links_links l WHERE `+where+` ORDER BY `+order+` `+pagePlaceholder+`) l ORDER BY `+order,
-			args, scanLink)
-		return err
-	})
+	l, err := readPage(ctx, s.pool, p, `SELECT count(*) FROM links_links l WHERE `+where,
+		// The page's rows are picked first: the pixel and channel arrays
+		// are computed for them only, not for the rows OFFSET skips.
+		`SELECT `+linkColumns+`, l.page_total FROM (SELECT *, `+pageTotal+` FROM links_links l WHERE `+where+
+			` ORDER BY `+order+` `+pagePlaceholder+`) l ORDER BY `+order,
+		args, scanLink)
 	if err != nil {
 		return l, linkErr("list links", err)
 	}
