@@ -192,12 +192,32 @@ func (s *Store) DeleteQR(ctx context.Context, owner, id int64) error {
 
 // Short links.
 
+// linkHead and linkTail are the columns of a link of links_links l around
+// its pixel and channel ids.
+const (
+	linkHead = `l.id, l.user_id, COALESCE(l.domain_id, 0), l.alias, l.long_url, l.title, l.description,
+	l.password_hash, l.expires_at, COALESCE(l.campaign_id, 0)`
+	linkTail = `l.clicks, l.unique_clicks, l.created_at, l.updated_at`
+)
+
 // linkColumns reads a link of links_links l with its pixel and channel ids.
-const linkColumns = `l.id, l.user_id, COALESCE(l.domain_id, 0), l.alias, l.long_url, l.title, l.description,
-	l.password_hash, l.expires_at, COALESCE(l.campaign_id, 0),
+const linkColumns = linkHead + `,
 	ARRAY(SELECT p.pixel_id FROM links_link_pixels p WHERE p.link_id = l.id ORDER BY p.pixel_id),
 	ARRAY(SELECT c.channel_id FROM links_channel_items c WHERE c.link_id = l.id ORDER BY c.channel_id),
-	l.clicks, l.unique_clicks, l.created_at, l.updated_at`
+	` + linkTail
+
+// listLinksSQL reads a page of links: the page's rows are picked first (at
+// pagePlaceholder), then their pixel and channel ids are gathered for the
+// whole page at once, not by one subquery per row.
+func listLinksSQL(where, order string) string {
+	return `WITH l AS (SELECT *, ` + pageTotal + ` FROM links_links l WHERE ` + where + ` ORDER BY ` + order + ` ` + pagePlaceholder + `)
+	SELECT ` + linkHead + `, COALESCE(px.ids, '{}'), COALESCE(ch.ids, '{}'), ` + linkTail + `, l.page_total FROM l
+	LEFT JOIN (SELECT link_id, array_agg(pixel_id ORDER BY pixel_id) AS ids FROM links_link_pixels
+		WHERE link_id IN (SELECT id FROM l) GROUP BY link_id) px ON px.link_id = l.id
+	LEFT JOIN (SELECT link_id, array_agg(channel_id ORDER BY channel_id) AS ids FROM links_channel_items
+		WHERE link_id IN (SELECT id FROM l) GROUP BY link_id) ch ON ch.link_id = l.id
+	ORDER BY ` + order
+}
 
 func scanLink(row pgx.Row) (links.ShortLink, error) {
 	var l links.ShortLink
@@ -393,11 +413,7 @@ func (s *Store) ListLinks(ctx context.Context, owner int64, f links.LinkFilter, 
 		order = `l.clicks DESC, l.id DESC`
 	}
 	l, err := readPage(ctx, s.pool, p, `SELECT count(*) FROM links_links l WHERE `+where,
-		// The page's rows are picked first: the pixel and channel arrays
-		// are computed for them only, not for the rows OFFSET skips.
-		`SELECT `+linkColumns+`, l.page_total FROM (SELECT *, `+pageTotal+` FROM links_links l WHERE `+where+
-			` ORDER BY `+order+` `+pagePlaceholder+`) l ORDER BY `+order,
-		args, scanLink)
+		listLinksSQL(where, order), args, scanLink)
 	if err != nil {
 		return l, linkErr("list links", err)
 	}

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -192,6 +193,7 @@ func testShortLinks(t *testing.T, s links.Store) {
 		t.Fatal("the old alias still resolves after UpdateLink")
 	}
 	mustLink(t, s, links.ShortLink{UserID: ana.ID, Alias: "promo"}) // freed
+	checkListedLinks(t, s, ana.ID)
 	mustOK(t, "DeletePixel", s.DeletePixel(ctx, ana.ID, px.ID))
 	got, err = s.GetLink(ctx, ana.ID, l.ID)
 	mustOK(t, "GetLink", err)
@@ -199,6 +201,19 @@ func testShortLinks(t *testing.T, s links.Store) {
 	list, err := s.ListLinks(ctx, ana.ID, links.LinkFilter{}, p1)
 	mustOK(t, "ListLinks", err)
 	check(t, "ana's links", list.Total, 3)
+}
+
+// checkListedLinks checks that every link of the owner's list is the record
+// GetLink returns, pixel and channel ids included.
+func checkListedLinks(t *testing.T, s links.Store, owner int64) {
+	t.Helper()
+	list, err := s.ListLinks(t.Context(), owner, links.LinkFilter{}, links.Page{Number: 1, Limit: links.MaxLimit})
+	mustOK(t, "ListLinks", err)
+	for _, l := range list.Items {
+		got, err := s.GetLink(t.Context(), owner, l.ID)
+		mustOK(t, "GetLink", err)
+		check(t, fmt.Sprintf("link %d as listed", l.ID), l, got)
+	}
 }
 
 func testLinkCampaigns(t *testing.T, s links.Store) {
@@ -269,6 +284,7 @@ func testLinkChannels(t *testing.T, s links.Store) {
 	got, err := s.GetLink(ctx, ana.ID, l.ID)
 	mustOK(t, "GetLink", err)
 	check(t, "channels of the link", got.ChannelIDs, []int64{ch.ID})
+	checkListedLinks(t, s, ana.ID)
 	_, err = s.ListChannelItems(ctx, budi.ID, ch.ID, p1)
 	wantErr(t, "ListChannelItems of another user's channel", err, links.ErrNotFound)
 
