@@ -34,6 +34,13 @@ type testPortal struct {
 // a fresh bbolt store; the short host is the server itself.
 func mustStartPortal(t *testing.T) *testPortal {
 	t.Helper()
+	return mustStartPortalWith(t, links.Config{})
+}
+
+// mustStartPortalWith is mustStartPortal with the link service's config,
+// e.g. a clock (links.Config.Now) that the rate limit counts windows by.
+func mustStartPortalWith(t *testing.T, linksCfg links.Config) *testPortal {
+	t.Helper()
 	oldExam, oldLinks := exam.BcryptCost, links.BcryptCost
 	exam.BcryptCost, links.BcryptCost = 4, 4
 	t.Cleanup(func() { exam.BcryptCost, links.BcryptCost = oldExam, oldLinks })
@@ -54,7 +61,7 @@ func mustStartPortal(t *testing.T) *testPortal {
 	}
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
-	api := httpapi.New(httpapi.Options{Exam: svc, Links: links.NewService(st, links.Config{}),
+	api := httpapi.New(httpapi.Options{Exam: svc, Links: links.NewService(st, linksCfg),
 		LinkBaseURL: base, Logger: logger, Registry: prometheus.NewRegistry()})
 	// The short links and QR images are served, as by portal serve, by the
 	// redirector on every path outside /api.

@@ -37,7 +37,9 @@ type importResult struct {
 type linksImportOptions struct {
 	*Globals
 	File string // "-" for stdin
-	// sleep waits for d or the context's end; tests may replace it.
+	// now and sleep are the clock the import paces itself by: time.Now
+	// and sleepCtx when nil. Tests replace them.
+	now   func() time.Time
 	sleep func(ctx context.Context, d time.Duration) error
 }
 
@@ -56,8 +58,9 @@ be imported again.
 Each row is reported (a table on a terminal, JSON otherwise); a failed row
 does not stop the import, but the exit status is 1 when any row failed. The
 import keeps to the API's rate limit: it waits for X-RateLimit-Reset when
-no request is left, and waits out 429 answers. On a terminal a progress bar
-is drawn on stderr.`,
+no request is left, and waits out 429 answers; with --no-wait it does not
+wait but stops at the first 429 (exit 5), the rows before it created. On a
+terminal a progress bar is drawn on stderr.`,
 		Args: exactArgs("FILE.csv"),
 		RunE: g.apiRun(func(ctx context.Context, c *client.Client, args []string) error {
 			o.File = args[0]
@@ -186,13 +189,13 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// pace waits, after an answer, until the rate-limit window resets when the
-// answer said no request is left in it.
-func pace(ctx context.Context, resp *client.Response, sleep func(context.Context, time.Duration) error) error {
+// pace waits, after an answer, until the rate-limit window resets (as now
+// tells the time) when the answer said no request is left in it.
+func pace(ctx context.Context, resp *client.Response, now func() time.Time, sleep func(context.Context, time.Duration) error) error {
 	if resp == nil || resp.Rate.Limit == 0 || resp.Rate.Remaining > 0 || resp.Rate.Reset.IsZero() {
 		return nil
 	}
-	if d := time.Until(resp.Rate.Reset); d > 0 {
+	if d := resp.Rate.Reset.Sub(now()); d > 0 {
 		return sleep(ctx, d+100*time.Millisecond)
 	}
 	return nil
@@ -213,7 +216,10 @@ func runLinksImport(ctx context.Context, o *linksImportOptions, c *client.Client
 	if err != nil {
 		return err
 	}
-	sleep := o.sleep
+	now, sleep := o.now, o.sleep
+	if now == nil {
+		now = time.Now
+	}
 	if sleep == nil {
 		sleep = sleepCtx
 	}
@@ -234,9 +240,17 @@ func runLinksImport(ctx context.Context, o *linksImportOptions, c *client.Client
 				bar.finish()
 				return ctx.Err()
 			}
-			if perr := pace(ctx, resp, sleep); perr != nil {
+			if o.NoWait && errors.Is(err, client.ErrRateLimited) {
+				// --no-wait: stop at the first 429 (exit 5); the rows
+				// before it are created, the rest are not tried.
 				bar.finish()
-				return perr
+				return fmt.Errorf("row %d: %w (%d of %d rows created before it)", row.line, err, len(results)-failed, len(rows))
+			}
+			if !o.NoWait {
+				if perr := pace(ctx, resp, now, sleep); perr != nil {
+					bar.finish()
+					return perr
+				}
 			}
 		}
 		if err != nil {

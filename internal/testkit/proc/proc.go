@@ -1,0 +1,392 @@
+// Package proc runs the module's real binaries in end-to-end tests: it
+// builds them once per test process with go build, starts them with their
+// output captured line by line, waits for a log line (such as the
+// "listening" line that gives a server's address), runs one-shot commands
+// to completion, and stops what it started. It is imported by tests only.
+//
+// A test package declares its binaries once and removes them in TestMain:
+//
+//	var bins = &proc.Binaries{Packages: []string{"github.com/seedhq/portal/cmd/portal"}}
+//
+//	func TestMain(m *testing.M) {
+//		code := m.Run()
+//		bins.Remove()
+//		os.Exit(code)
+//	}
+//
+//	func TestServe(t *testing.T) {
+//		p := proc.Start(t, bins.Path(t, "portal"), proc.Options{DropEnv: []string{"PORTAL_"}},
+//			"serve", "--listen", "127.0.0.1:0", "--data-dir", t.TempDir(), "--log-format", "json")
+//		url := "http://" + p.WaitListening(time.Minute)
+//		proc.WaitReady(t, url+"/readyz", 30*time.Second)
+//		...
+//		p.Stop()
+//	}
+package proc
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/seedhq/portal/internal/testkit"
+)
+
+// Binaries builds main packages with go build, once per test process, into
+// a temporary directory. Declare one per test package (a package variable)
+// and call Remove from TestMain.
+type Binaries struct {
+	// Packages are the main packages to build, as go build takes them:
+	// import paths, or directories relative to the test's package ("."
+	// is the package under test).
+	Packages []string
+	// BuildFlags are added to go build, e.g. "-race" or
+	// "-ldflags", "-X main.version=e2e-test".
+	BuildFlags []string
+
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// Path returns the path of the binary name, the last element of its
+// package's import path ("portal" for .../cmd/portal), building every
+// package on the first call; a failed build fails the test. With -short it
+// skips the test instead: end-to-end tests build and run processes.
+func (b *Binaries) Path(t testing.TB, name string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs binaries; skipped with -short")
+	}
+	b.once.Do(func() {
+		b.dir, b.err = os.MkdirTemp("", "testkit-bin-")
+		if b.err != nil {
+			return
+		}
+		args := append([]string{"build", "-o", b.dir + string(os.PathSeparator)}, b.BuildFlags...)
+		cmd := exec.Command("go", append(args, b.Packages...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go %s: %v\n%s", strings.Join(cmd.Args[1:], " "), err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	return filepath.Join(b.dir, name)
+}
+
+// Remove deletes the built binaries, if any; call it from TestMain after
+// m.Run.
+func (b *Binaries) Remove() {
+	if b.dir != "" {
+		os.RemoveAll(b.dir)
+	}
+}
+
+// Options say how Start and Run run a binary.
+type Options struct {
+	// Name names the process in messages; default the binary's base name.
+	Name string
+	// Env is added to the test's environment (after DropEnv), as
+	// "NAME=value".
+	Env []string
+	// DropEnv are prefixes ("PORTAL_") of the test's environment variables
+	// to leave out, so that a developer's own settings do not leak into
+	// the process under test.
+	DropEnv []string
+	// Dir is the working directory; default the test's.
+	Dir string
+	// Stdin is the process's standard input; default empty.
+	Stdin string
+	// OnLine, if not nil, sees every output line of a process started by
+	// Start as it comes (on another goroutine). Run ignores it.
+	OnLine func(line string)
+}
+
+// command builds the exec.Cmd of bin with o.
+func (o Options) command(ctx context.Context, bin string, args []string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = o.Dir
+	cmd.Stdin = strings.NewReader(o.Stdin)
+	for _, kv := range os.Environ() {
+		drop := false
+		for _, p := range o.DropEnv {
+			drop = drop || strings.HasPrefix(kv, p)
+		}
+		if !drop {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, o.Env...)
+	return cmd
+}
+
+func (o Options) name(bin string) string {
+	if o.Name != "" {
+		return o.Name
+	}
+	return filepath.Base(bin)
+}
+
+// Proc is a process started by Start. Its output (stdout and stderr
+// interleaved) is kept in full.
+type Proc struct {
+	Name string
+	Cmd  *exec.Cmd
+
+	t       testing.TB
+	out     *testkit.Buffer
+	done    chan struct{} // closed once the process has exited and its output is read
+	waitErr error
+}
+
+// Start starts bin with args. The process is killed at the test's cleanup
+// if it is still running, and its last output lines are logged when the
+// test failed.
+func Start(t testing.TB, bin string, o Options, args ...string) *Proc {
+	t.Helper()
+	cmd := o.command(context.Background(), bin, args)
+	p := &Proc{Name: o.name(bin), Cmd: cmd, t: t, out: &testkit.Buffer{}, done: make(chan struct{})}
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", p.Name, err)
+	}
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			p.out.Write([]byte(line + "\n"))
+			if o.OnLine != nil {
+				o.OnLine(line)
+			}
+		}
+		io.Copy(io.Discard, pr) // a line over 1 MiB: keep the process from blocking
+	}()
+	go func() {
+		p.waitErr = cmd.Wait()
+		pw.Close()
+		<-readDone // every line is kept before done closes
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		if p.Running() {
+			cmd.Process.Kill()
+			<-p.done
+		}
+		if t.Failed() {
+			t.Logf("%s (pid %d) output, last lines:\n%s", p.Name, cmd.Process.Pid, p.Tail(150))
+		}
+	})
+	return p
+}
+
+// Output returns everything the process has written so far.
+func (p *Proc) Output() string { return p.out.String() }
+
+// Tail returns the last n lines of the output.
+func (p *Proc) Tail(n int) string {
+	lines := strings.Split(strings.TrimRight(p.out.String(), "\n"), "\n")
+	if len(lines) > n {
+		lines = append([]string{fmt.Sprintf("... %d lines before", len(lines)-n)}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// LogLines returns the output lines that are JSON objects (a slog JSON
+// log), decoded, in order.
+func (p *Proc) LogLines() []map[string]any {
+	var out []map[string]any
+	for _, line := range strings.Split(p.out.String(), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// FindLog returns the first JSON log line whose "msg" is msg, or nil.
+func (p *Proc) FindLog(msg string) map[string]any {
+	for _, m := range p.LogLines() {
+		if m["msg"] == msg {
+			return m
+		}
+	}
+	return nil
+}
+
+// WaitLog waits for a JSON log line whose "msg" is msg and returns it; it
+// fails the test when the process exits first or after timeout.
+func (p *Proc) WaitLog(msg string, timeout time.Duration) map[string]any {
+	p.t.Helper()
+	deadline := time.After(timeout)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if m := p.FindLog(msg); m != nil {
+			return m
+		}
+		select {
+		case <-p.done:
+			if m := p.FindLog(msg); m != nil {
+				return m
+			}
+			p.t.Fatalf("%s exited (%v) before logging %q\n%s", p.Name, p.waitErr, msg, p.Tail(50))
+		case <-deadline:
+			p.t.Fatalf("%s did not log %q within %s\n%s", p.Name, msg, timeout, p.Tail(50))
+		case <-tick.C:
+		}
+	}
+}
+
+// WaitListening waits for the JSON log line {"msg":"listening",
+// "addr":"host:port"} that the module's servers write once their listener
+// is open (e.g. on "127.0.0.1:0"), and returns the address.
+func (p *Proc) WaitListening(timeout time.Duration) string {
+	p.t.Helper()
+	m := p.WaitLog("listening", timeout)
+	addr, _ := m["addr"].(string)
+	if addr == "" {
+		p.t.Fatalf("%s: \"listening\" log line without addr: %v", p.Name, m)
+	}
+	return addr
+}
+
+// Running reports whether the process has not exited yet.
+func (p *Proc) Running() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Done is closed once the process has exited and its output is read.
+func (p *Proc) Done() <-chan struct{} { return p.done }
+
+// Signal sends sig to the process.
+func (p *Proc) Signal(sig os.Signal) {
+	p.t.Helper()
+	if err := p.Cmd.Process.Signal(sig); err != nil {
+		p.t.Fatalf("%s: signal %v: %v", p.Name, sig, err)
+	}
+}
+
+// Wait waits for the process to exit and returns its exit status (-1 when
+// a signal ended it); it fails the test after timeout.
+func (p *Proc) Wait(timeout time.Duration) int {
+	p.t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(timeout):
+		p.t.Fatalf("%s did not exit within %s\n%s", p.Name, timeout, p.Tail(50))
+	}
+	var ee *exec.ExitError
+	if errors.As(p.waitErr, &ee) {
+		return ee.ExitCode()
+	}
+	if p.waitErr != nil {
+		p.t.Fatalf("%s: wait: %v", p.Name, p.waitErr)
+	}
+	return 0
+}
+
+// Stop sends SIGTERM and fails the test unless the process exits with
+// status 0 within a minute.
+func (p *Proc) Stop() {
+	p.t.Helper()
+	p.Signal(syscall.SIGTERM)
+	if code := p.Wait(time.Minute); code != 0 {
+		p.t.Fatalf("%s exited with status %d after SIGTERM\n%s", p.Name, code, p.Tail(50))
+	}
+}
+
+// Kill sends SIGKILL and waits for the process to be gone.
+func (p *Proc) Kill() {
+	p.t.Helper()
+	p.Cmd.Process.Kill()
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		p.t.Fatalf("%s survived SIGKILL", p.Name)
+	}
+}
+
+// Result is the outcome of Run.
+type Result struct {
+	Code           int // exit status
+	Stdout, Stderr string
+}
+
+func (r Result) String() string {
+	return fmt.Sprintf("exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+}
+
+// Run runs bin with args to completion, two minutes at most, and returns
+// its exit status and output. It fails the test only when the process
+// cannot be run or does not finish in time; a non-zero status is the
+// caller's to check.
+func Run(t testing.TB, bin string, o Options, args ...string) Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := o.command(ctx, bin, args)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	res := Result{Stdout: out.String(), Stderr: errOut.String()}
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		t.Fatalf("%s %s: not finished within 2 minutes\n%s", o.name(bin), strings.Join(args, " "), res)
+	case errors.As(err, &ee):
+		res.Code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("run %s %s: %v", o.name(bin), strings.Join(args, " "), err)
+	}
+	return res
+}
+
+// WaitReady polls url with GET until it answers 200 (a server's /readyz),
+// failing the test after timeout.
+func WaitReady(t testing.TB, url string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		resp, err := http.Get(url)
+		last := fmt.Sprint(err)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+			last = resp.Status
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not answer 200 within %s (last: %s)", url, timeout, last)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
