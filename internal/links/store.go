@@ -104,8 +104,9 @@ type CampaignStore interface {
 	// UpdateCampaign applies fn to the owner's campaign; ErrSlugTaken when
 	// the new slug is another campaign's.
 	UpdateCampaign(ctx context.Context, owner, id int64, fn func(*Campaign) error) (Campaign, error)
-	// DeleteCampaign removes the owner's campaign; its links keep existing
-	// with CampaignID 0.
+	// DeleteCampaign removes the owner's campaign and its recorded visits
+	// (see VisitStore); its links keep existing with CampaignID 0, and their
+	// own visits.
 	DeleteCampaign(ctx context.Context, owner, id int64) error
 	// AssignCampaignLink sets the CampaignID of the owner's link to the
 	// owner's campaign; ErrNotFound when either is missing or another user's.
@@ -161,7 +162,8 @@ type QRStore interface {
 	ListQRs(ctx context.Context, owner int64, p Page) (List[QRCode], error)
 	// UpdateQR applies fn to the owner's QR code (LinkID is checked as on create).
 	UpdateQR(ctx context.Context, owner, id int64, fn func(*QRCode) error) (QRCode, error)
-	// DeleteQR removes the owner's QR code and unassigns it from channels.
+	// DeleteQR removes the owner's QR code and its recorded visits (see
+	// VisitStore) and unassigns it from channels.
 	DeleteQR(ctx context.Context, owner, id int64) error
 }
 
@@ -188,8 +190,9 @@ type LinkStore interface {
 	// UpdateLink applies fn to the owner's link; Clicks and UniqueClicks
 	// changes by fn are ignored.
 	UpdateLink(ctx context.Context, owner, id int64, fn func(*ShortLink) error) (ShortLink, error)
-	// DeleteLink removes the owner's link and unassigns it from channels; QR
-	// codes pointing through it keep existing with LinkID 0.
+	// DeleteLink removes the owner's link and its recorded visits (see
+	// VisitStore) and unassigns it from channels; QR codes pointing through
+	// it keep existing with LinkID 0, and their own visits.
 	DeleteLink(ctx context.Context, owner, id int64) error
 }
 
@@ -212,6 +215,12 @@ const VisitStatsTop = 10
 // VisitStore keeps the visits of short links, QR codes and campaigns
 // recorded by visits.Recorder (it is a visits.Sink) and the statistics
 // drawn from them.
+//
+// Visits go with their target: DeleteLink, DeleteQR and DeleteCampaign
+// remove the target's stored visits and the visitors seen for it, in the
+// transaction removing the target, and visits saved after that are dropped
+// as visits of a missing target. Nothing of a deleted target's visits stays
+// stored.
 type VisitStore interface {
 	// SaveVisits stores vs in one transaction (all or nothing) and does not
 	// keep vs. For each non-bot visit it adds 1 to the target's counter

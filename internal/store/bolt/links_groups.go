@@ -8,6 +8,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/seedhq/portal/internal/links"
+	"github.com/seedhq/portal/internal/links/visits"
 )
 
 // CreateCampaign stores c; links.ErrSlugTaken when its slug is used.
@@ -79,7 +80,8 @@ func (s *Store) UpdateCampaign(ctx context.Context, owner, id int64, fn func(*li
 	return c, err
 }
 
-// DeleteCampaign removes the owner's campaign, leaving its links without one.
+// DeleteCampaign removes the owner's campaign and its visits, leaving its
+// links without one (they keep their own visits).
 func (s *Store) DeleteCampaign(ctx context.Context, owner, id int64) error {
 	return s.update(ctx, "delete campaign", func(tx *bbolt.Tx) error {
 		c, err := getOwned[links.Campaign](tx, tCampaigns, owner, id)
@@ -112,6 +114,9 @@ func (s *Store) DeleteCampaign(ctx context.Context, owner, id int64) error {
 			if err := tx.Bucket(bucketLinkCampaignsBySlg).Delete([]byte(c.Slug)); err != nil {
 				return err
 			}
+		}
+		if err := deleteVisits(tx, visits.KindCampaign, id); err != nil {
+			return err
 		}
 		return tCampaigns.remove(tx, owner, id)
 	})

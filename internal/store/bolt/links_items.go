@@ -9,6 +9,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/seedhq/portal/internal/links"
+	"github.com/seedhq/portal/internal/links/visits"
 )
 
 // CreatePixel stores px.
@@ -139,7 +140,8 @@ func (s *Store) UpdateQR(ctx context.Context, owner, id int64, fn func(*links.QR
 	return q, err
 }
 
-// DeleteQR removes the owner's QR code and its channel assignments.
+// DeleteQR removes the owner's QR code, its channel assignments and its
+// visits.
 func (s *Store) DeleteQR(ctx context.Context, owner, id int64) error {
 	return s.update(ctx, "delete QR code", func(tx *bbolt.Tx) error {
 		q, err := getOwned[links.QRCode](tx, tQRs, owner, id)
@@ -153,6 +155,9 @@ func (s *Store) DeleteQR(ctx context.Context, owner, id int64) error {
 			if err := tx.Bucket(bucketLinkQRsByLink).Delete(id8(q.LinkID, id)); err != nil {
 				return err
 			}
+		}
+		if err := deleteVisits(tx, visits.KindQR, id); err != nil {
+			return err
 		}
 		return tQRs.remove(tx, owner, id)
 	})
@@ -365,8 +370,8 @@ func (s *Store) UpdateLink(ctx context.Context, owner, id int64, fn func(*links.
 	return l, err
 }
 
-// DeleteLink removes the owner's link, its indexes and channel assignments;
-// QR codes through it lose their LinkID.
+// DeleteLink removes the owner's link, its indexes, channel assignments and
+// visits; QR codes through it lose their LinkID.
 func (s *Store) DeleteLink(ctx context.Context, owner, id int64) error {
 	return s.update(ctx, "delete link", func(tx *bbolt.Tx) error {
 		l, err := getOwned[links.ShortLink](tx, tLinks, owner, id)
@@ -403,6 +408,9 @@ func (s *Store) DeleteLink(ctx context.Context, owner, id int64) error {
 			if err := qrIdx.Delete(k); err != nil {
 				return err
 			}
+		}
+		if err := deleteVisits(tx, visits.KindLink, id); err != nil {
+			return err
 		}
 		return tLinks.remove(tx, owner, id)
 	})

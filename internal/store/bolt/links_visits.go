@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -133,6 +134,26 @@ func visitKey(kind string, id int64, parts ...[]byte) []byte {
 		k = append(k, p...)
 	}
 	return k
+}
+
+// deleteVisits removes the visits and the seen visitors of the target of the
+// kind: every key with its prefix (kind byte, target id) in bucketLinkVisits
+// and bucketLinkVisitUniques. DeleteLink, DeleteQR and DeleteCampaign call
+// it in the transaction removing the target, so that a target's visits go
+// with it.
+func deleteVisits(tx *bbolt.Tx, kind string, id int64) error {
+	prefix := visitKey(kind, id)
+	for _, name := range [][]byte{bucketLinkVisits, bucketLinkVisitUniques} {
+		// Seek again after each Delete: a cursor's Next after Delete may
+		// skip the key that moved into the deleted one's place.
+		c := tx.Bucket(name).Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
+			if err := c.Delete(); err != nil {
+				return fmt.Errorf("delete %s visits: %w", kind, err)
+			}
+		}
+	}
+	return nil
 }
 
 // visitDay returns the number of UTC days since the Unix epoch of a time

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/seedhq/portal/internal/links"
+	"github.com/seedhq/portal/internal/links/visits"
 )
 
 // This file holds the link domain's campaigns and channels.
@@ -101,10 +102,17 @@ func (s *Store) UpdateCampaign(ctx context.Context, owner, id int64, fn func(*li
 	return c, nil
 }
 
-// DeleteCampaign removes the owner's campaign; its links stay, without a
-// campaign (the foreign key sets their campaign_id to NULL).
+// DeleteCampaign removes the owner's campaign and its visits; its links
+// stay, without a campaign (the foreign key sets their campaign_id to NULL),
+// and keep their own visits.
 func (s *Store) DeleteCampaign(ctx context.Context, owner, id int64) error {
-	if err := tCampaigns.remove(ctx, s.pool, owner, id); err != nil {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := tCampaigns.remove(ctx, tx, owner, id); err != nil {
+			return err
+		}
+		return deleteVisits(ctx, tx, visits.KindCampaign, id)
+	})
+	if err != nil {
 		return linkErr("delete campaign", err)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/seedhq/portal/internal/links"
+	"github.com/seedhq/portal/internal/links/visits"
 )
 
 // This file holds the link domain's pixels, QR codes and short links.
@@ -181,10 +182,16 @@ func (s *Store) UpdateQR(ctx context.Context, owner, id int64, fn func(*links.QR
 	return q, nil
 }
 
-// DeleteQR removes the owner's QR code; its channel assignments go with it
-// (ON DELETE CASCADE).
+// DeleteQR removes the owner's QR code and its visits; its channel
+// assignments go with it (ON DELETE CASCADE).
 func (s *Store) DeleteQR(ctx context.Context, owner, id int64) error {
-	if err := tQRs.remove(ctx, s.pool, owner, id); err != nil {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := tQRs.remove(ctx, tx, owner, id); err != nil {
+			return err
+		}
+		return deleteVisits(ctx, tx, visits.KindQR, id)
+	})
+	if err != nil {
 		return linkErr("delete QR code", err)
 	}
 	return nil
@@ -461,10 +468,17 @@ func (s *Store) UpdateLink(ctx context.Context, owner, id int64, fn func(*links.
 	return out, nil
 }
 
-// DeleteLink removes the owner's link. Its pixel and channel assignments go
-// with it and QR codes pointing through it lose their LinkID (foreign keys).
+// DeleteLink removes the owner's link and its visits. Its pixel and channel
+// assignments go with it and QR codes pointing through it lose their LinkID
+// (foreign keys).
 func (s *Store) DeleteLink(ctx context.Context, owner, id int64) error {
-	if err := (ownedTable[links.ShortLink]{name: "links_links", what: "link"}).remove(ctx, s.pool, owner, id); err != nil {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := (ownedTable[links.ShortLink]{name: "links_links", what: "link"}).remove(ctx, tx, owner, id); err != nil {
+			return err
+		}
+		return deleteVisits(ctx, tx, visits.KindLink, id)
+	})
+	if err != nil {
 		return linkErr("delete link", err)
 	}
 	return nil

@@ -15,13 +15,29 @@ import (
 )
 
 // This file holds links.VisitStore: the tables of
-// migrations/0003_link_visits.sql.
+// migrations/0003_link_visits.sql. Deleting a link, QR code or campaign
+// deletes its visits in the same transaction (deleteVisits).
 
 // visitTargets maps a visit kind to its target table and the word naming it.
 var visitTargets = map[string]struct{ table, what string }{
 	visits.KindLink:     {"links_links", "link"},
 	visits.KindQR:       {"links_qrcodes", "QR code"},
 	visits.KindCampaign: {"links_campaigns", "campaign"},
+}
+
+// deleteVisits removes the visits and the seen visitors of the target of the
+// kind, in tx: DeleteLink, DeleteQR and DeleteCampaign call it after removing
+// the target, so that a target's visits go with it. The target's row is then
+// locked by the delete, and SaveVisits locks the rows of its targets (FOR KEY
+// SHARE) before writing their visits: a concurrent SaveVisits either
+// committed first, and this statement, under READ COMMITTED, sees and removes
+// its visits, or waits and then finds the target gone and drops them.
+func deleteVisits(ctx context.Context, tx pgx.Tx, kind string, id int64) error {
+	if _, err := tx.Exec(ctx, `WITH u AS (DELETE FROM links_visit_uniques WHERE kind = $1 AND target_id = $2)
+		DELETE FROM links_visits WHERE kind = $1 AND target_id = $2`, kind, id); err != nil {
+		return fmt.Errorf("delete %s visits: %w", kind, err)
+	}
+	return nil
 }
 
 // visitDay returns the number of UTC days since the Unix epoch of t.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ func init() {
 	linksSuite = append(linksSuite,
 		linksTest{"Visits", testLinkVisits},
 		linksTest{"VisitsFailuresWriteNothing", testLinkVisitsFailures},
+		linksTest{"VisitsGoWithTheirTarget", testLinkVisitsDeleted},
 	)
 }
 
@@ -204,3 +206,98 @@ func testLinkVisitsFailures(t *testing.T, s links.Store) {
 	al, _, _, _ = state()
 	check(t, "link counters after a good save", [2]int64{al.Clicks, al.UniqueClicks}, [2]int64{2, 2})
 }
+
+// VisitTarget names the target of visits: a kind of internal/links/visits
+// (KindLink, KindQR, KindCampaign) and the target's id.
+type VisitTarget struct {
+	Kind string
+	ID   int64
+}
+
+// DeleteVisitedTargets records visits (with unique visitors and a bot) of a
+// short link, a QR code and a campaign of one user and of a further link of
+// that user, deletes the first three with DeleteLink, DeleteQR and
+// DeleteCampaign, and saves visits of the deleted targets again (which the
+// store drops). It fails the test unless the deleted targets' statistics
+// answer links.ErrNotFound and the kept link's statistics, counters and
+// seen visitors are untouched.
+//
+// It returns the deleted targets and the kept link, so that a store's own
+// test can check at the storage level that nothing of the deleted targets'
+// visits remains while the kept link's do: the links.Store methods cannot
+// see visits of a target that no longer exists, and ids are never reused.
+func DeleteVisitedTargets(t *testing.T, s links.Store) (deleted []VisitTarget, kept VisitTarget) {
+	t.Helper()
+	ctx := t.Context()
+	ana := mustLinkUser(t, s, "ana")
+	// The kept link is created first, so that on stores numbering each kind
+	// from 1 it shares its id with the deleted QR code and campaign: deleting
+	// their visits must match the kind, not only the id.
+	keep := mustLink(t, s, links.ShortLink{UserID: ana.ID, Alias: "keep"})
+	l := mustLink(t, s, links.ShortLink{UserID: ana.ID, Alias: "gone"})
+	q, err := s.CreateQR(ctx, links.QRCode{UserID: ana.ID, Name: "q", Type: links.QRText, Data: []byte(`"x"`),
+		CreatedAt: at(0), UpdatedAt: at(0)})
+	mustOK(t, "CreateQR", err)
+	c, err := s.CreateCampaign(ctx, links.Campaign{UserID: ana.ID, Name: "Summer", CreatedAt: at(0)})
+	mustOK(t, "CreateCampaign", err)
+	deleted = []VisitTarget{{visits.KindLink, l.ID}, {visits.KindQR, q.ID}, {visits.KindCampaign, c.ID}}
+	kept = VisitTarget{visits.KindLink, keep.ID}
+
+	d1 := time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC).In(wib)
+	d2 := d1.Add(24 * time.Hour)
+	// Every target gets the same visits, so that the kept link shares each
+	// day and visitor of its unique visitors with the deleted targets.
+	of := func(tg VisitTarget) []visits.Visit {
+		return []visits.Visit{
+			visit(tg.Kind, tg.ID, d1, "a", "US", "", "Chrome", "Windows", ""),
+			visit(tg.Kind, tg.ID, d1.Add(time.Minute), "a", "US", "", "Chrome", "Windows", ""),
+			visit(tg.Kind, tg.ID, d1, "b", "GB", "t.co", "Safari", "iOS", visits.SocialTwitter),
+			visit(tg.Kind, tg.ID, d2, "a", "ID", "google.com", "Firefox", "Linux", ""),
+			visit(tg.Kind, tg.ID, d1, "", "", "", "", "", ""),
+			botVisit(tg.Kind, tg.ID, d1, "z"),
+		}
+	}
+	keepVisits := of(kept)
+	batch := slices.Clone(keepVisits)
+	for _, tg := range deleted {
+		batch = append(batch, of(tg)...)
+	}
+	mustOK(t, "SaveVisits", s.SaveVisits(ctx, batch))
+	for _, tg := range deleted {
+		_, err := s.VisitStats(ctx, ana.ID, tg.Kind, tg.ID)
+		mustOK(t, fmt.Sprintf("VisitStats %s %d before the delete", tg.Kind, tg.ID), err)
+	}
+	before, err := s.GetLink(ctx, ana.ID, keep.ID)
+	mustOK(t, "GetLink kept", err)
+	check(t, "kept link Clicks, UniqueClicks", [2]int64{before.Clicks, before.UniqueClicks}, [2]int64{5, 4})
+	stats := checkVisitStats(t, s, ana.ID, kept.Kind, kept.ID, keepVisits, "")
+
+	mustOK(t, "DeleteLink", s.DeleteLink(ctx, ana.ID, l.ID))
+	mustOK(t, "DeleteQR", s.DeleteQR(ctx, ana.ID, q.ID))
+	mustOK(t, "DeleteCampaign", s.DeleteCampaign(ctx, ana.ID, c.ID))
+	var late []visits.Visit
+	for _, tg := range deleted {
+		_, err := s.VisitStats(ctx, ana.ID, tg.Kind, tg.ID)
+		wantErr(t, fmt.Sprintf("VisitStats %s %d after the delete", tg.Kind, tg.ID), err, links.ErrNotFound)
+		late = append(late, of(tg)...)
+	}
+	mustOK(t, "SaveVisits of deleted targets", s.SaveVisits(ctx, late))
+
+	after, err := s.GetLink(ctx, ana.ID, keep.ID)
+	mustOK(t, "GetLink kept after the deletes", err)
+	check(t, "kept link after the deletes", after, before)
+	check(t, "kept link statistics after the deletes",
+		checkVisitStats(t, s, ana.ID, kept.Kind, kept.ID, keepVisits, ""), stats)
+
+	// The kept link's seen visitors are kept too: "a" on d1 is no new unique.
+	again := visit(kept.Kind, kept.ID, d1.Add(time.Hour), "a", "US", "", "Chrome", "Windows", "")
+	mustOK(t, "SaveVisits kept", s.SaveVisits(ctx, []visits.Visit{again}))
+	after, err = s.GetLink(ctx, ana.ID, keep.ID)
+	mustOK(t, "GetLink kept after a repeated visitor", err)
+	check(t, "kept link Clicks, UniqueClicks after a repeated visitor",
+		[2]int64{after.Clicks, after.UniqueClicks}, [2]int64{6, 4})
+	checkVisitStats(t, s, ana.ID, kept.Kind, kept.ID, append(keepVisits, again), "")
+	return deleted, kept
+}
+
+func testLinkVisitsDeleted(t *testing.T, s links.Store) { DeleteVisitedTargets(t, s) }
