@@ -22,6 +22,7 @@ import (
 
 	"github.com/seedhq/portal/internal/agent"
 	"github.com/seedhq/portal/internal/store/pgtest"
+	"github.com/seedhq/portal/internal/testkit/proc"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -231,7 +232,7 @@ func runEndToEnd(t *testing.T, cfg portalConfig) {
 	}
 
 	// The exact values stored, the cleared answer included.
-	p.stop()
+	p.Stop()
 	stored := map[string]map[string]string{}
 	for u, qs := range want {
 		stored[u] = map[string]string{}
@@ -251,33 +252,12 @@ func runEndToEnd(t *testing.T, cfg portalConfig) {
 // exactly once.
 func TestPortalDown(t *testing.T) {
 	t.Parallel()
-	mustBuild(t)
-	cfg := portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata"), Listen: freeAddr(t)}
-	p := startPortal(t, cfg)
-	users := []string{"sw1", "sw2", "sw3", "sw4"}
-	sch := setupSchool(t, p, users, shortAnswerExam("Bahasa Indonesia", 5))
-	examID := sch.exams[0].ID
-
-	lab := enrollLab(t, p.URL, sch)
-	lab.start()
-	lab.waitPackage()
-	token := lab.proctorToken()
-	st := map[string]*student{}
-	for _, u := range users {
-		st[u] = newStudent(t, lab, sch, u)
-	}
-
 	// Online: one answer each for sw1 and sw2, pushed.
-	for _, u := range []string{"sw1", "sw2"} {
-		st[u].mustLogin(token)
-		st[u].mustStart(examID)
-		st[u].mustSave(examID, "k01", "online")
-	}
-	lab.waitStatus(30*time.Second, "online answers pushed", func(s agent.Status) bool { return s.AnswersPending == 0 && s.Sync.LastReceipt != nil })
-	online := 2
+	o := startOnline(t, "Bahasa Indonesia", []string{"sw1", "sw2", "sw3", "sw4"}, "online")
+	cfg, p, sch, examID, lab, token, st, online := o.cfg, o.p, o.sch, o.examID, o.lab, o.token, o.st, o.online
 
 	// The portal goes away.
-	p.stop()
+	p.Stop()
 	down := time.Now()
 	offline := 0
 	for _, sv := range []struct{ u, q, a string }{
@@ -295,7 +275,7 @@ func TestPortalDown(t *testing.T) {
 	}
 
 	// push --now fails, clearly, and keeps everything.
-	var pushRes runResult
+	var pushRes proc.Result
 	var pushTook time.Duration
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -366,13 +346,58 @@ func TestPortalDown(t *testing.T) {
 		return len(mons) == 1 && mons[0].Status == client.MonitorOnline && mons[0].ConnectedStudents >= 1, jsonString(mons)
 	})
 	lab.stop()
-	p.stop()
+	p.Stop()
 	checkStored(t, cfg, examID, sch, map[string]map[string]string{
 		"sw1": {"k01": "online", "k02": "final", "k03": "final"},
 		"sw2": {"k01": "online", "k02": "final", "k03": "nope"},
 		"sw3": {"k01": "final"},
 		"sw4": {"k01": "final", "k02": "final"},
 	})
+}
+
+// onlineLab is the start of the scenarios in which the portal goes away
+// (startOnline): a portal, a school, an enrolled labagent, students on their
+// devices and the first answers pushed.
+type onlineLab struct {
+	cfg    portalConfig
+	p      *portalProc
+	sch    *school
+	examID string
+	lab    *labAgent
+	token  string              // the proctor's session token
+	st     map[string]*student // by username, each on a device of their own
+	online int                 // answers saved and pushed
+}
+
+// startOnline starts a portal on a fixed free address (so that it can
+// come back on it) and sets up a school with users and a 5-question
+// short-answer exam titled title; it enrols and starts labagent, has
+// users[0] and users[1] sign in, start the exam and save answer to k01, and
+// returns once labagent has pushed those two answers.
+func startOnline(t *testing.T, title string, users []string, answer string) *onlineLab {
+	t.Helper()
+	mustBuild(t)
+	o := &onlineLab{cfg: portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata"), Listen: freeAddr(t)}}
+	o.p = startPortal(t, o.cfg)
+	o.sch = setupSchool(t, o.p, users, shortAnswerExam(title, 5))
+	o.examID = o.sch.exams[0].ID
+
+	o.lab = enrollLab(t, o.p.URL, o.sch)
+	o.lab.start()
+	o.lab.waitPackage()
+	o.token = o.lab.proctorToken()
+	o.st = map[string]*student{}
+	for _, u := range users {
+		o.st[u] = newStudent(t, o.lab, o.sch, u)
+	}
+	for _, u := range users[:2] {
+		o.st[u].mustLogin(o.token)
+		o.st[u].mustStart(o.examID)
+		o.st[u].mustSave(o.examID, "k01", answer)
+		o.online++
+	}
+	o.lab.waitStatus(30*time.Second, "online answers pushed", func(s agent.Status) bool { return s.AnswersPending == 0 && s.Sync.LastReceipt != nil })
+	return o
 }
 
 // checkStored checks that the portal's store holds exactly want (username ->
@@ -575,7 +600,7 @@ func TestKillNine(t *testing.T) {
 
 	// Bulk: 20,000 answers queued while the portal is down, then pushed
 	// with kills in the middle.
-	p.stop()
+	p.Stop()
 	bulk := make([]*student, nBulk)
 	for i := range bulk {
 		bulk[i] = newStudent(t, lab, sch, users[nStorm+i])
@@ -633,12 +658,12 @@ func TestKillNine(t *testing.T) {
 			return false
 		}
 		lostKey = r.Header.Get("Idempotency-Key")
-		lab.proc().cmd.Process.Kill()
+		lab.proc().Cmd.Process.Kill()
 		return true
 	})
 	lab.startNoWait()
 	select {
-	case <-lab.proc().done:
+	case <-lab.proc().Done():
 	case <-time.After(60 * time.Second):
 		t.Fatal("no push reached the portal within 60s")
 	}
@@ -671,12 +696,12 @@ func TestKillNine(t *testing.T) {
 	}
 	// A kill as a push leaves labagent, before the portal sees it.
 	proxy.hooks(func(*http.Request) bool {
-		lab.proc().cmd.Process.Kill()
+		lab.proc().Cmd.Process.Kill()
 		return true
 	}, nil)
 	lab.startNoWait()
 	select {
-	case <-lab.proc().done:
+	case <-lab.proc().Done():
 	case <-time.After(60 * time.Second):
 		t.Fatal("no push within 60s")
 	}
@@ -720,7 +745,7 @@ func TestKillNine(t *testing.T) {
 		}
 	}
 	lab.stop()
-	p.stop()
+	p.Stop()
 	stored := storedAnswers(t, cfg, examID)
 	if len(stored) != len(want) {
 		t.Errorf("%d answers stored, want %d", len(stored), len(want))
@@ -738,31 +763,11 @@ func TestKillNine(t *testing.T) {
 // batches are duplicates, and nothing is stored twice.
 func TestExportImport(t *testing.T) {
 	t.Parallel()
-	mustBuild(t)
-	cfg := portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata"), Listen: freeAddr(t)}
-	p := startPortal(t, cfg)
-	users := []string{"ex1", "ex2", "ex3"}
-	sch := setupSchool(t, p, users, shortAnswerExam("Kimia", 5))
-	examID := sch.exams[0].ID
-
-	lab := enrollLab(t, p.URL, sch)
-	lab.start()
-	lab.waitPackage()
-	token := lab.proctorToken()
-	st := map[string]*student{}
-	for _, u := range users {
-		st[u] = newStudent(t, lab, sch, u)
-	}
-	for _, u := range []string{"ex1", "ex2"} {
-		st[u].mustLogin(token)
-		st[u].mustStart(examID)
-		st[u].mustSave(examID, "k01", "final")
-	}
-	lab.waitStatus(30*time.Second, "online answers pushed", func(s agent.Status) bool { return s.AnswersPending == 0 && s.Sync.LastReceipt != nil })
-	online := 2
+	o := startOnline(t, "Kimia", []string{"ex1", "ex2", "ex3"}, "final")
+	cfg, p, sch, examID, lab, token, st, online := o.cfg, o.p, o.sch, o.examID, o.lab, o.token, o.st, o.online
 
 	// The portal is unreachable until after the exam.
-	p.stop()
+	p.Stop()
 	st["ex3"].mustLogin(token)
 	st["ex3"].mustStart(examID)
 	offline := 0
@@ -885,7 +890,7 @@ func TestExportImport(t *testing.T) {
 		t.Errorf("export with nothing waiting wrote a file (stat: %v)", err)
 	}
 
-	p.stop()
+	p.Stop()
 	checkStored(t, cfg, examID, sch, map[string]map[string]string{
 		"ex1": {"k01": "final", "k02": "final", "k03": "final"},
 		"ex2": {"k01": "final", "k02": "final"},
@@ -963,7 +968,7 @@ func TestAnswerOrderAcrossSkewChange(t *testing.T) {
 	s.mustFinish(examID)
 	lab.waitStatus(30*time.Second, "pushed", func(st agent.Status) bool { return st.AnswersPending == 0 })
 	lab.stop()
-	p.stop()
+	p.Stop()
 	if got := storedAnswers(t, cfg, examID)[storeKey{sch.members["ani"], "k01"}].Answer; got != last {
 		t.Errorf("the portal stored %q, but the student's last answer (shown by labagent) is %q", got, last)
 	}

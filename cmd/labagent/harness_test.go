@@ -6,9 +6,7 @@ package main
 // labagent's LAN API as students and a proctor would.
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,20 +19,17 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
-
-	"github.com/seedhq/portal/internal/testkit"
 
 	"github.com/seedhq/portal/internal/agent"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/store/bolt"
 	"github.com/seedhq/portal/internal/store/postgres"
+	"github.com/seedhq/portal/internal/testkit/proc"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -50,214 +45,35 @@ const (
 	e2eHeartbeat = 5 * time.Second
 )
 
-// The binaries under test, built once per test process, without -race even
-// when the tests run with -race (the processes are black boxes here; the
-// race detector would only slow them down).
-var (
-	buildOnce sync.Once
-	buildDir  string
-	buildErr  error
-)
+// bins are the binaries under test, built once per test process, without
+// -race even when the tests run with -race (the processes are black boxes
+// here; the race detector would only slow them down).
+var bins = &proc.Binaries{
+	Packages:   []string{".", "../portal"},
+	BuildFlags: []string{"-ldflags", "-X main.version=" + e2eVersion},
+}
+
+// dropEnv keeps a developer's PORTAL_* and LABAGENT_* settings away from the
+// processes under test.
+var dropEnv = []string{"PORTAL_", "LABAGENT_"}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
+	bins.Remove()
 	os.Exit(code)
 }
 
-// mustBuild builds cmd/portal and cmd/labagent and returns their paths.
+// mustBuild builds cmd/portal and cmd/labagent (once) and returns their
+// paths; with -short it skips the test.
 func mustBuild(t testing.TB) (portalBin, labagentBin string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds and runs the portal and labagent binaries; skipped with -short")
-	}
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "labagent-e2e-bin-")
-		if buildErr != nil {
-			return
-		}
-		cmd := exec.Command("go", "build", "-o", buildDir+string(os.PathSeparator),
-			"-ldflags", "-X main.version="+e2eVersion, ".", "../portal")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return filepath.Join(buildDir, "portal"), filepath.Join(buildDir, "labagent")
-}
-
-// cleanEnv is the test's environment without PORTAL_* and LABAGENT_*
-// variables, so that a developer's settings do not leak into the processes.
-func cleanEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PORTAL_") && !strings.HasPrefix(kv, "LABAGENT_") {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
-
-// proc is a running process whose output (stdout and stderr, line by line)
-// is kept.
-type proc struct {
-	t       testing.TB
-	name    string
-	cmd     *exec.Cmd
-	logs    *testkit.Buffer
-	done    chan struct{} // closed once the process has exited and its output is read
-	waitErr error
-}
-
-// startProc starts bin with args; onLine (may be nil) sees every output
-// line. The process is killed at cleanup if still running, and the end of
-// its output is logged when the test failed.
-func startProc(t testing.TB, name, bin string, env []string, onLine func(string), args ...string) *proc {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(cleanEnv(), env...)
-	p := &proc{t: t, name: name, cmd: cmd, logs: &testkit.Buffer{}, done: make(chan struct{})}
-	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = pw, pw
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", name, err)
-	}
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		sc := bufio.NewScanner(pr)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			p.logs.Write([]byte(line + "\n"))
-			if onLine != nil {
-				onLine(line)
-			}
-		}
-		io.Copy(io.Discard, pr)
-	}()
-	go func() {
-		p.waitErr = cmd.Wait()
-		pw.Close()
-		<-readDone
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		if p.running() {
-			cmd.Process.Kill()
-			<-p.done
-		}
-		if t.Failed() {
-			t.Logf("%s (pid %d) output, last lines:\n%s", name, cmd.Process.Pid, p.tail(150))
-		}
-	})
-	return p
-}
-
-func (p *proc) running() bool {
-	select {
-	case <-p.done:
-		return false
-	default:
-		return true
-	}
-}
-
-// tail returns the last n lines of the output.
-func (p *proc) tail(n int) string {
-	lines := strings.Split(strings.TrimRight(p.logs.String(), "\n"), "\n")
-	if len(lines) > n {
-		lines = append([]string{fmt.Sprintf("... %d lines before", len(lines)-n)}, lines[len(lines)-n:]...)
-	}
-	return strings.Join(lines, "\n")
-}
-
-// logLines returns the JSON log lines written so far.
-func (p *proc) logLines() []map[string]any {
-	var out []map[string]any
-	for _, line := range strings.Split(p.logs.String(), "\n") {
-		var m map[string]any
-		if json.Unmarshal([]byte(line), &m) == nil {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// exitCode waits for the process to exit and returns its status (-1 when
-// killed by a signal).
-func (p *proc) exitCode(timeout time.Duration) int {
-	p.t.Helper()
-	select {
-	case <-p.done:
-	case <-time.After(timeout):
-		p.t.Fatalf("%s did not exit within %s\n%s", p.name, timeout, p.tail(50))
-	}
-	var ee *exec.ExitError
-	if errors.As(p.waitErr, &ee) {
-		return ee.ExitCode()
-	}
-	if p.waitErr != nil {
-		p.t.Fatalf("%s: wait: %v", p.name, p.waitErr)
-	}
-	return 0
-}
-
-// stop sends SIGTERM and checks a clean exit (status 0).
-func (p *proc) stop() {
-	p.t.Helper()
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		p.t.Fatalf("%s: SIGTERM: %v", p.name, err)
-	}
-	if code := p.exitCode(60 * time.Second); code != 0 {
-		p.t.Fatalf("%s exited with status %d after SIGTERM\n%s", p.name, code, p.tail(50))
-	}
-}
-
-// kill9 sends SIGKILL and waits for the process to be gone.
-func (p *proc) kill9() {
-	p.t.Helper()
-	p.cmd.Process.Signal(syscall.SIGKILL)
-	select {
-	case <-p.done:
-	case <-time.After(30 * time.Second):
-		p.t.Fatalf("%s survived SIGKILL", p.name)
-	}
-}
-
-// runResult is the outcome of one command.
-type runResult struct {
-	Code           int
-	Stdout, Stderr string
-}
-
-func (r runResult) String() string {
-	return fmt.Sprintf("exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+	return bins.Path(t, "portal"), bins.Path(t, "labagent")
 }
 
 // runBin runs bin with args and env to completion (2 minutes at most).
-func runBin(t testing.TB, bin string, env []string, args ...string) runResult {
+func runBin(t testing.TB, bin string, env []string, args ...string) proc.Result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(cleanEnv(), env...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	res := runResult{Stdout: out.String(), Stderr: errOut.String()}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		res.Code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("run %s %v: %v", filepath.Base(bin), args, err)
-	}
-	return res
+	return proc.Run(t, bin, proc.Options{Env: env, DropEnv: dropEnv}, args...)
 }
 
 // eventually calls cond until it reports true, failing the test after
@@ -306,7 +122,8 @@ type portalConfig struct {
 
 // portalProc is a running "portal serve".
 type portalProc struct {
-	*proc
+	*proc.Proc
+	t        testing.TB
 	cfg      portalConfig
 	Addr     string
 	URL      string
@@ -333,56 +150,33 @@ func startPortal(t testing.TB, cfg portalConfig) *portalProc {
 		args = append(args, "--database-url", cfg.DBURL)
 		env = append(env, "PORTAL_ADMIN_PASSWORD="+e2ePostgresPassword)
 	}
-	addrc := make(chan string, 1)
-	onLine := func(line string) {
-		var m struct {
-			Msg  string `json:"msg"`
-			Addr string `json:"addr"`
-		}
-		if json.Unmarshal([]byte(line), &m) == nil && m.Msg == "listening" && m.Addr != "" {
-			select {
-			case addrc <- m.Addr:
-			default:
-			}
-		}
-	}
-	p := &portalProc{proc: startProc(t, "portal", bin, env, onLine, args...), cfg: cfg}
-	select {
-	case p.Addr = <-addrc:
-	case <-p.done:
-		t.Fatalf("portal exited before listening: %v\n%s", p.waitErr, p.tail(50))
-	case <-time.After(60 * time.Second):
-		t.Fatalf("portal did not log \"listening\" within 60s\n%s", p.tail(50))
-	}
-	p.URL = "http://" + p.Addr
-	eventually(t, 30*time.Second, "portal /readyz", func() (bool, string) {
-		resp, err := http.Get(p.URL + "/readyz")
-		if err != nil {
-			return false, err.Error()
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, resp.Status
-	})
+	return readyPortal(t, proc.Start(t, bin, proc.Options{Env: env, DropEnv: dropEnv}, args...), cfg)
+}
+
+// readyPortal waits until the "portal serve" process p, started with cfg,
+// listens and answers /readyz, and reads the operator's password.
+func readyPortal(t testing.TB, p *proc.Proc, cfg portalConfig) *portalProc {
+	t.Helper()
+	pp := &portalProc{Proc: p, t: t, cfg: cfg, Addr: p.WaitListening(60 * time.Second)}
+	pp.URL = "http://" + pp.Addr
+	proc.WaitReady(t, pp.URL+"/readyz", 30*time.Second)
 	if cfg.DBURL != "" {
-		p.Password = e2ePostgresPassword
+		pp.Password = e2ePostgresPassword
 	} else {
 		b, err := os.ReadFile(filepath.Join(cfg.DataDir, "initial-admin-password"))
 		if err != nil {
 			t.Fatalf("initial admin password: %v", err)
 		}
-		p.Password = strings.TrimSpace(string(b))
+		pp.Password = strings.TrimSpace(string(b))
 	}
-	return p
+	return pp
 }
 
-// restart starts the portal again with the same configuration (data and,
-// when it was fixed, address).
+// restart starts the portal again, stopped or killed, with the same
+// arguments (data and, when it was fixed, address).
 func (p *portalProc) restart() *portalProc {
 	p.t.Helper()
-	if p.running() {
-		p.t.Fatal("restart of a running portal")
-	}
-	return startPortal(p.t, p.cfg)
+	return readyPortal(p.t, p.Restart(), p.cfg)
 }
 
 // operator returns a client signed in as admin.
@@ -401,7 +195,7 @@ func (p *portalProc) operator() *client.Client {
 }
 
 // admin runs "portal admin args..." against the portal.
-func (p *portalProc) admin(args ...string) runResult {
+func (p *portalProc) admin(args ...string) proc.Result {
 	p.t.Helper()
 	bin, _ := mustBuild(p.t)
 	return runBin(p.t, bin, []string{"PORTAL_URL=" + p.URL, "PORTAL_ADMIN_PASSWORD=" + p.Password},
@@ -621,7 +415,7 @@ type labAgent struct {
 	dir string
 
 	mu      sync.Mutex
-	run     *proc
+	run     *proc.Proc
 	lan     string // host:port of the student pages
 	control agent.Control
 }
@@ -645,7 +439,7 @@ func enrollLab(t testing.TB, portalURL string, s *school) *labAgent {
 }
 
 // cli runs "labagent args... --data-dir <dir>".
-func (l *labAgent) cli(args ...string) runResult {
+func (l *labAgent) cli(args ...string) proc.Result {
 	l.t.Helper()
 	return runBin(l.t, l.bin, nil, append(args, "--data-dir", l.dir)...)
 }
@@ -657,18 +451,18 @@ func (l *labAgent) start() {
 	l.waitReady(l.startNoWait())
 }
 
-// startNoWait starts "labagent run" and returns at once.
-func (l *labAgent) startNoWait() *proc {
+// startNoWait starts "labagent run" and returns at once; a run after the
+// first one (stopped or killed) restarts it with the same arguments.
+func (l *labAgent) startNoWait() *proc.Proc {
 	l.t.Helper()
-	l.mu.Lock()
-	if l.run != nil && l.run.running() {
-		l.mu.Unlock()
-		l.t.Fatal("labagent is already running")
+	var p *proc.Proc
+	if prev := l.proc(); prev != nil {
+		p = prev.Restart() // fails the test if labagent is still running
+	} else {
+		p = proc.Start(l.t, l.bin, proc.Options{DropEnv: dropEnv}, "run", "--data-dir", l.dir,
+			"--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0",
+			"--pull-interval", "5s", "--log-format", "json")
 	}
-	l.mu.Unlock()
-	p := startProc(l.t, "labagent", l.bin, nil, nil, "run", "--data-dir", l.dir,
-		"--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0",
-		"--pull-interval", "5s", "--log-format", "json")
 	l.mu.Lock()
 	l.run = p // from now on kill9 and proc reach this process
 	l.mu.Unlock()
@@ -677,14 +471,14 @@ func (l *labAgent) startNoWait() *proc {
 
 // waitReady waits until the run p has written its control file and
 // answers on the LAN.
-func (l *labAgent) waitReady(p *proc) {
+func (l *labAgent) waitReady(p *proc.Proc) {
 	l.t.Helper()
-	pid := p.cmd.Process.Pid
+	pid := p.Cmd.Process.Pid
 	var ctl *agent.Control
 	// A control file left by a killed run names another pid: wait for ours.
 	eventually(l.t, 30*time.Second, "labagent control file", func() (bool, string) {
-		if !p.running() {
-			l.t.Fatalf("labagent run exited: %v\n%s", p.waitErr, p.tail(50))
+		if !p.Running() {
+			l.t.Fatalf("labagent run exited: %v\n%s", p.Err(), p.Tail(50))
 		}
 		c, err := agent.ReadControl(l.dir)
 		if err != nil {
@@ -696,21 +490,14 @@ func (l *labAgent) waitReady(p *proc) {
 		ctl = c
 		return true, ""
 	})
-	eventually(l.t, 30*time.Second, "labagent /healthz", func() (bool, string) {
-		resp, err := http.Get("http://" + ctl.LANAddr + "/healthz")
-		if err != nil {
-			return false, err.Error()
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, resp.Status
-	})
+	proc.WaitReady(l.t, "http://"+ctl.LANAddr+"/healthz", 30*time.Second)
 	l.mu.Lock()
 	l.lan, l.control = ctl.LANAddr, *ctl
 	l.mu.Unlock()
 }
 
 // proc returns the current "labagent run" process.
-func (l *labAgent) proc() *proc {
+func (l *labAgent) proc() *proc.Proc {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.run
@@ -726,14 +513,14 @@ func (l *labAgent) lanURL() string {
 // stop sends SIGTERM, checks a clean exit and that the control file is gone.
 func (l *labAgent) stop() {
 	l.t.Helper()
-	l.proc().stop()
+	l.proc().Stop()
 	if _, err := os.Stat(filepath.Join(l.dir, agent.ControlFile)); !errors.Is(err, os.ErrNotExist) {
 		l.t.Errorf("control file left after a clean stop (stat: %v)", err)
 	}
 }
 
 // kill9 kills "labagent run" with SIGKILL.
-func (l *labAgent) kill9() { l.proc().kill9() }
+func (l *labAgent) kill9() { l.proc().Kill() }
 
 // status runs "labagent status --output json".
 func (l *labAgent) status() agent.Status {

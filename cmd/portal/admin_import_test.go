@@ -18,7 +18,7 @@ import (
 func TestAdminImportAnswers(t *testing.T) {
 	t.Parallel()
 	p := mustStartPortal(t, filepath.Join(t.TempDir(), "data"), []string{"PORTAL_ADMIN_PASSWORD=cli-test-password"})
-	defer p.mustStop()
+	defer p.Stop()
 	dir := t.TempDir()
 	a := &adminCLI{t: t, env: []string{"PORTAL_URL=" + p.URL, "PORTAL_ADMIN_PASSWORD=cli-test-password"}}
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seedhq/portal/internal/testkit/proc"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -19,7 +20,7 @@ type adminCLI struct {
 }
 
 // run runs "portal admin args..." and returns what it printed.
-func (a *adminCLI) run(args ...string) runResult {
+func (a *adminCLI) run(args ...string) proc.Result {
 	a.t.Helper()
 	return runPortal(a.t, a.env, "", append([]string{"admin"}, args...)...)
 }
@@ -57,7 +58,7 @@ func (a *adminCLI) mustFail(code int, want string, args ...string) {
 func TestAdminCommands(t *testing.T) {
 	t.Parallel()
 	p := mustStartPortal(t, filepath.Join(t.TempDir(), "data"), []string{"PORTAL_ADMIN_PASSWORD=cli-test-password"})
-	defer p.mustStop()
+	defer p.Stop()
 	dir := t.TempDir()
 
 	// Credentials: a wrong password, none at all, then a token from login.

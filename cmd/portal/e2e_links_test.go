@@ -30,8 +30,8 @@ func TestLinksEndToEndBolt(t *testing.T) {
 	const password = "e2e-links-Password"
 	p := mustStartPortal(t, dataDir, []string{"PORTAL_ADMIN_PASSWORD=" + password})
 	runLinksScenario(t, p, password)
-	p.mustStop()
-	if m := p.findLog("visit recorder stopped"); m == nil {
+	p.Stop()
+	if m := p.FindLog("visit recorder stopped"); m == nil {
 		t.Error("no \"visit recorder stopped\" log line at shutdown")
 	}
 }
@@ -48,7 +48,7 @@ func TestLinksEndToEndPostgres(t *testing.T) {
 	const password = "e2e-links-Password"
 	p := mustStartPortal(t, dataDir, []string{"PORTAL_ADMIN_PASSWORD=" + password}, "--database-url", dbURL)
 	runLinksScenario(t, p, password)
-	p.mustStop()
+	p.Stop()
 }
 
 // runLinksScenario creates a link user, a short link and a link QR code

@@ -45,7 +45,7 @@ func TestEndToEndBolt(t *testing.T) {
 	// creates no account and serves what the first one stored.
 	before, _ := os.ReadFile(filepath.Join(dataDir, adminPasswordFileName))
 	p2 := mustStartPortal(t, dataDir, nil)
-	if m := p2.findLog("created the first operator account with a generated password; read it from the file, then change or delete it"); m != nil {
+	if m := p2.FindLog("created the first operator account with a generated password; read it from the file, then change or delete it"); m != nil {
 		t.Errorf("second start created an account again: %v", m)
 	}
 	after, _ := os.ReadFile(filepath.Join(dataDir, adminPasswordFileName))
@@ -61,7 +61,7 @@ func TestEndToEndBolt(t *testing.T) {
 	if len(res.Results) != 2 {
 		t.Errorf("results after restart: %d students, want 2", len(res.Results))
 	}
-	p2.mustStop()
+	p2.Stop()
 }
 
 // TestEndToEndPostgres runs the real binary on a fresh PostgreSQL database,
@@ -75,7 +75,7 @@ func TestEndToEndPostgres(t *testing.T) {
 	dataDir := filepath.Join(t.TempDir(), "data")
 	const password = "e2e-postgres-Password"
 	p := mustStartPortal(t, dataDir, []string{"PORTAL_ADMIN_PASSWORD=" + password}, "--database-url", dbURL)
-	if m := p.mustWaitLog("store opened"); m["kind"] != "postgres" {
+	if m := p.WaitLog("store opened", 30*time.Second); m["kind"] != "postgres" {
 		t.Fatalf("store opened: %v, want kind postgres", m)
 	}
 	if _, err := os.Stat(filepath.Join(dataDir, adminPasswordFileName)); !errors.Is(err, os.ErrNotExist) {
@@ -84,7 +84,7 @@ func TestEndToEndPostgres(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dataDir, boltFileName)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a bbolt file was created on PostgreSQL (stat: %v)", err)
 	}
-	if strings.Contains(p.logs.String(), password) {
+	if strings.Contains(p.Output(), password) {
 		t.Error("the admin password appears in the log")
 	}
 	s := runScenario(t, p, password)
@@ -120,11 +120,11 @@ func mustReadAdminPassword(t *testing.T, p *portalProc) string {
 	if len(password) < 12 {
 		t.Fatalf("generated password %q is too short", password)
 	}
-	m := p.findLog("created the first operator account with a generated password; read it from the file, then change or delete it")
+	m := p.FindLog("created the first operator account with a generated password; read it from the file, then change or delete it")
 	if m == nil || m["password_file"] != path || m["username"] != "admin" {
 		t.Errorf("no log line naming the password file %s: %v", path, m)
 	}
-	if strings.Contains(p.logs.String(), password) {
+	if strings.Contains(p.Output(), password) {
 		t.Error("the generated admin password appears in the log")
 	}
 	return password
@@ -433,8 +433,8 @@ func checkShutdownFinishesInFlight(t *testing.T, p *portalProc, s *scenario) {
 		t.Fatalf("write first half: %v", err)
 	}
 
-	p.signal(syscall.SIGTERM)
-	p.mustWaitLog("shutting down")
+	p.Signal(syscall.SIGTERM)
+	p.WaitLog("shutting down", 30*time.Second)
 	// New connections are refused once the listener is closed.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -449,8 +449,8 @@ func checkShutdownFinishesInFlight(t *testing.T, p *portalProc, s *scenario) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	select {
-	case <-p.done:
-		t.Fatalf("the portal exited with a request in flight\n%s", p.logs.String())
+	case <-p.Done():
+		t.Fatalf("the portal exited with a request in flight\n%s", p.Output())
 	case <-time.After(300 * time.Millisecond):
 	}
 
@@ -466,11 +466,11 @@ func checkShutdownFinishesInFlight(t *testing.T, p *portalProc, s *scenario) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"success":true`) {
 		t.Errorf("in-flight push: status %d, body %s; want 200", resp.StatusCode, b)
 	}
-	if code := p.wait(60 * time.Second); code != 0 {
-		t.Fatalf("exit status %d after SIGTERM, want 0\n%s", code, p.logs.String())
+	if code := p.Wait(60 * time.Second); code != 0 {
+		t.Fatalf("exit status %d after SIGTERM, want 0\n%s", code, p.Output())
 	}
 	for _, msg := range []string{"server stopped", "store closed"} {
-		if p.findLog(msg) == nil {
+		if p.FindLog(msg) == nil {
 			t.Errorf("no %q log line", msg)
 		}
 	}

@@ -37,6 +37,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -152,6 +153,9 @@ type Proc struct {
 	Cmd  *exec.Cmd
 
 	t       testing.TB
+	bin     string   // what Start ran, for Restart
+	opts    Options  // how
+	args    []string // with which arguments
 	out     *testkit.Buffer
 	done    chan struct{} // closed once the process has exited and its output is read
 	waitErr error
@@ -163,7 +167,8 @@ type Proc struct {
 func Start(t testing.TB, bin string, o Options, args ...string) *Proc {
 	t.Helper()
 	cmd := o.command(context.Background(), bin, args)
-	p := &Proc{Name: o.name(bin), Cmd: cmd, t: t, out: &testkit.Buffer{}, done: make(chan struct{})}
+	p := &Proc{Name: o.name(bin), Cmd: cmd, t: t, bin: bin, opts: o, args: slices.Clone(args),
+		out: &testkit.Buffer{}, done: make(chan struct{})}
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	if err := cmd.Start(); err != nil {
@@ -199,6 +204,18 @@ func Start(t testing.TB, bin string, o Options, args ...string) *Proc {
 		}
 	})
 	return p
+}
+
+// Restart starts the binary again with the same options and arguments,
+// e.g. a server coming back on the data and the fixed address it had, and
+// returns the new process, which Start's cleanup covers as well. It fails
+// the test if p is still running.
+func (p *Proc) Restart() *Proc {
+	p.t.Helper()
+	if p.Running() {
+		p.t.Fatalf("%s (pid %d): restart while it is still running", p.Name, p.Cmd.Process.Pid)
+	}
+	return Start(p.t, p.bin, p.opts, p.args...)
 }
 
 // Output returns everything the process has written so far.
@@ -286,6 +303,18 @@ func (p *Proc) Running() bool {
 // Done is closed once the process has exited and its output is read.
 func (p *Proc) Done() <-chan struct{} { return p.done }
 
+// Err returns how the process ended, as exec.Cmd.Wait reported it: nil
+// for exit status 0, an *exec.ExitError for another status or a signal
+// ("signal: killed"). It is nil while the process runs.
+func (p *Proc) Err() error {
+	select {
+	case <-p.done:
+		return p.waitErr
+	default:
+		return nil
+	}
+}
+
 // Signal sends sig to the process.
 func (p *Proc) Signal(sig os.Signal) {
 	p.t.Helper()
@@ -303,6 +332,12 @@ func (p *Proc) Wait(timeout time.Duration) int {
 	case <-time.After(timeout):
 		p.t.Fatalf("%s did not exit within %s\n%s", p.Name, timeout, p.Tail(50))
 	}
+	return p.exitCode()
+}
+
+// exitCode is the exit status of the process, which has exited.
+func (p *Proc) exitCode() int {
+	p.t.Helper()
 	var ee *exec.ExitError
 	if errors.As(p.waitErr, &ee) {
 		return ee.ExitCode()
@@ -323,15 +358,18 @@ func (p *Proc) Stop() {
 	}
 }
 
-// Kill sends SIGKILL and waits for the process to be gone.
-func (p *Proc) Kill() {
+// Kill sends SIGKILL (kill -9), waits for the process to be gone and
+// returns its exit status as Wait does: -1 when the signal ended it, the
+// status it had exited with when it was gone before the signal came.
+func (p *Proc) Kill() int {
 	p.t.Helper()
-	p.Cmd.Process.Kill()
+	p.Cmd.Process.Kill() // fails only when the process is gone already
 	select {
 	case <-p.done:
 	case <-time.After(30 * time.Second):
 		p.t.Fatalf("%s survived SIGKILL", p.Name)
 	}
+	return p.exitCode()
 }
 
 // Result is the outcome of Run.

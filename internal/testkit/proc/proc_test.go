@@ -1,8 +1,10 @@
 package proc
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"sync/atomic"
@@ -20,7 +22,8 @@ func TestMain(m *testing.M) {
 		term := make(chan os.Signal, 1)
 		signal.Notify(term, syscall.SIGTERM)
 		fmt.Println("plain text first")
-		fmt.Fprintf(os.Stderr, "{\"msg\":\"listening\",\"addr\":\"127.0.0.1:4321\",\"env\":%q}\n", os.Getenv("PROC_TEST_SECRET"))
+		fmt.Fprintf(os.Stderr, "{\"msg\":\"listening\",\"addr\":\"127.0.0.1:4321\",\"env\":%q,\"args\":%q}\n",
+			os.Getenv("PROC_TEST_SECRET"), strings.Join(os.Args[1:], " "))
 		<-term
 		fmt.Println(`{"msg":"stopped"}`)
 		os.Exit(0)
@@ -65,5 +68,51 @@ func TestRun(t *testing.T) {
 	r := Run(t, os.Args[0], Options{Env: []string{"PROC_TEST_CHILD=command"}, Stdin: "hello"})
 	if r.Code != 3 || r.Stdout != "in=hello" || r.Stderr != "to stderr" {
 		t.Errorf("Run = %s", r)
+	}
+}
+
+func TestRestart(t *testing.T) {
+	t.Setenv("PROC_TEST_SECRET", "leaked")
+	o := Options{Name: "child", Env: []string{"PROC_TEST_CHILD=server"}, DropEnv: []string{"PROC_TEST_SECRET"}}
+	args := []string{"serve", "--data", "d"}
+	p := Start(t, os.Args[0], o, args...)
+	p.WaitListening(10 * time.Second)
+	p.Stop()
+	args[2] = "changed by the caller" // Start keeps its own copy
+	q := p.Restart()
+	m := q.WaitLog("listening", 10*time.Second)
+	if q == p || q.Cmd.Process.Pid == p.Cmd.Process.Pid || q.Name != "child" || !q.Running() {
+		t.Errorf("Restart = %s pid %d running %v; was %s pid %d", q.Name, q.Cmd.Process.Pid, q.Running(), p.Name, p.Cmd.Process.Pid)
+	}
+	if m["args"] != "serve --data d" || m["env"] != "" {
+		t.Errorf("the restarted process got args %q, dropped variable %q", m["args"], m["env"])
+	}
+	if n := strings.Count(p.Output(), "listening"); n != 1 {
+		t.Errorf("the first process's output holds %d listening lines, want 1 (its own)", n)
+	}
+	q.Stop()
+}
+
+func TestKillErr(t *testing.T) {
+	p := Start(t, os.Args[0], Options{Env: []string{"PROC_TEST_CHILD=server"}})
+	p.WaitListening(10 * time.Second)
+	if err := p.Err(); err != nil {
+		t.Errorf("Err of a running process = %v", err)
+	}
+	if code := p.Kill(); code != -1 {
+		t.Errorf("Kill = %d, want -1 (ended by the signal)", code)
+	}
+	var ee *exec.ExitError
+	if err := p.Err(); !errors.As(err, &ee) || !strings.Contains(err.Error(), "killed") || p.Running() {
+		t.Errorf("after Kill: Err %v, running %v", err, p.Running())
+	}
+
+	// A process gone before the signal: Kill reports the status it exited with.
+	c := Start(t, os.Args[0], Options{Env: []string{"PROC_TEST_CHILD=command"}, Stdin: "x"})
+	if code := c.Wait(10 * time.Second); code != 3 {
+		t.Fatalf("Wait = %d, want 3", code)
+	}
+	if code := c.Kill(); code != 3 || c.Err() == nil {
+		t.Errorf("Kill of an exited process = %d (Err %v), want 3", code, c.Err())
 	}
 }
