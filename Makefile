@@ -72,8 +72,10 @@ pgcheck: ## probe the test PostgreSQL; loud when unreachable, fatal when CI=true
 	if [ "$${CI:-}" = true ]; then echo "CI=true: failing."; exit 1; fi
 
 .PHONY: test
-test: lint pgcheck ## lint, then every test with -race (PostgreSQL too when reachable)
+test: lint pgcheck ## lint, then every test with -race (PostgreSQL too when reachable), then the race-free ones
 	$(GO) test -race -count=1 ./...
+	@echo "Tests that the race detector would distort (memory and allocation figures), without -race:"
+	$(GO) test -count=1 -run '^(TestPackageReadersMemory|TestRecordDoesNotAllocate)$$' -v ./internal/store/postgres ./internal/links/visits
 
 .PHONY: bench
 bench: pgcheck ## micro benchmarks, then the load runs on PostgreSQL and bbolt (docs/benchmarks.md)
