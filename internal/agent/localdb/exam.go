@@ -10,6 +10,7 @@ import (
 
 	"go.etcd.io/bbolt"
 
+	"github.com/seedhq/portal/internal/jsonx"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -342,7 +343,7 @@ func forEachJSON[T any](b *bbolt.Bucket, prefix []byte, fn func(k []byte, v T) e
 	c := b.Cursor()
 	for k, raw := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, raw = c.Next() {
 		var v T
-		if err := json.Unmarshal(raw, &v); err != nil {
+		if err := jsonx.Unmarshal(raw, &v); err != nil {
 			return fmt.Errorf("localdb: decode %q: %w", k, err)
 		}
 		if err := fn(k, v); err != nil {

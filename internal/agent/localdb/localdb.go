@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/seedhq/portal/internal/jsonx"
 	"go.etcd.io/bbolt"
 )
 
@@ -228,7 +229,7 @@ func getJSON(b *bbolt.Bucket, key []byte, v any) (bool, error) {
 	if raw == nil {
 		return false, nil
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
+	if err := jsonx.Unmarshal(raw, v); err != nil {
 		return false, fmt.Errorf("localdb: decode %q: %w", key, err)
 	}
 	return true, nil

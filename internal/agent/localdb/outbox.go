@@ -10,6 +10,7 @@ import (
 
 	"go.etcd.io/bbolt"
 
+	"github.com/seedhq/portal/internal/jsonx"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -135,7 +136,7 @@ func (d *DB) loadBatch(r batchRecord) (Batch, error) {
 		c := tx.Bucket(bucketOutbox).Cursor()
 		for k, raw := c.Seek(seqKey(r.First)); k != nil && binary.BigEndian.Uint64(k) <= r.Last; k, raw = c.Next() {
 			var a client.Answer
-			if err := json.Unmarshal(raw, &a); err != nil {
+			if err := jsonx.Unmarshal(raw, &a); err != nil {
 				return fmt.Errorf("localdb: decode outbox %x: %w", k, err)
 			}
 			b.Answers = append(b.Answers, a)
@@ -163,7 +164,7 @@ func (d *DB) sealOne(ctx context.Context, max int, now time.Time) (*batchRecord,
 		from := uint64(0)
 		if k, raw := tx.Bucket(bucketBatches).Cursor().Last(); k != nil {
 			var last batchRecord
-			if err := json.Unmarshal(raw, &last); err != nil {
+			if err := jsonx.Unmarshal(raw, &last); err != nil {
 				return fmt.Errorf("localdb: decode batch %x: %w", k, err)
 			}
 			from = last.Last + 1
@@ -296,7 +297,7 @@ func batchSize(raw []byte) (int, error) {
 		return 0, nil
 	}
 	var r batchRecord
-	if err := json.Unmarshal(raw, &r); err != nil {
+	if err := jsonx.Unmarshal(raw, &r); err != nil {
 		return 0, fmt.Errorf("localdb: decode batch: %w", err)
 	}
 	if r.Acked {

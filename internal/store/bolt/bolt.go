@@ -22,11 +22,10 @@ import (
 	"sync"
 	"time"
 
-	jsonv2 "github.com/go-json-experiment/json"
-
 	"go.etcd.io/bbolt"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/jsonx"
 )
 
 var _ exam.Store = (*Store)(nil)
@@ -198,7 +197,7 @@ func getJSON(b *bbolt.Bucket, key []byte, v any) (bool, error) {
 	if data == nil {
 		return false, nil
 	}
-	if err := jsonv2.Unmarshal(data, v); err != nil {
+	if err := jsonx.Unmarshal(data, v); err != nil {
 		return false, fmt.Errorf("decode record %q: %w", key, err)
 	}
 	return true, nil
@@ -215,7 +214,7 @@ func putJSON(b *bbolt.Bucket, key []byte, v any) error {
 
 // decodeJSON decodes one value read from a cursor.
 func decodeJSON(k, v []byte, dst any) error {
-	if err := jsonv2.Unmarshal(v, dst); err != nil {
+	if err := jsonx.Unmarshal(v, dst); err != nil {
 		return fmt.Errorf("decode record %q: %w", k, err)
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/jsonx"
 )
 
 // examRecord is an exam without its questions, which are kept apart (in
@@ -72,7 +72,7 @@ func (s *Store) GetExam(ctx context.Context, id string) (exam.Exam, error) {
 		}
 		e = rec.exam()
 		if data := tx.Bucket(bucketExamQuestions).Get([]byte(id)); data != nil {
-			if err := json.Unmarshal(data, &e.Questions); err != nil {
+			if err := jsonx.Unmarshal(data, &e.Questions); err != nil {
 				return fmt.Errorf("decode questions of exam %q: %w", id, err)
 			}
 		}

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"go.etcd.io/bbolt"
 
+	"github.com/seedhq/portal/internal/jsonx"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/visits"
 )
@@ -255,7 +255,7 @@ func (s *Store) VisitStats(ctx context.Context, owner int64, kind string, id int
 		}
 		return scanPrefix(tx.Bucket(bucketLinkVisits), visitKey(kind, id), func(k, v []byte) (bool, error) {
 			var rec visitRec
-			if err := json.Unmarshal(v, &rec); err != nil {
+			if err := jsonx.Unmarshal(v, &rec); err != nil {
 				return false, fmt.Errorf("decode visit %x: %w", k, err)
 			}
 			acc.Add(visits.Visit{Kind: kind, ID: id, OwnerID: rec.Owner, At: time.UnixMicro(rec.At).UTC(),

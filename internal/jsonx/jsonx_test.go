@@ -1,0 +1,40 @@
+package jsonx
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// record has the field kinds whose decoding differs between encoding/json
+// and the v2 defaults.
+type record struct {
+	Name     string        `json:"name"`
+	Timeout  time.Duration `json:"timeout"`
+	At       time.Time     `json:"at"`
+	Tags     []string      `json:"tags"`
+	Raw      []byte        `json:"raw"`
+	Untagged int
+	Any      any `json:"any"`
+}
+
+func TestUnmarshalMatchesEncodingJSON(t *testing.T) {
+	for _, in := range []string{
+		`{"name":"a","timeout":1500000000,"at":"2026-11-23T10:00:00.123456Z","tags":["x"],"raw":"AQI=","Untagged":3,"any":{"n":1}}`,
+		`{"NAME":"case-insensitive","untagged":4,"tags":null,"raw":null}`,
+		`{"name":"dup","name":"last wins"}`,
+		`{"unknown":true}`,
+	} {
+		var want, got record
+		werr := json.Unmarshal([]byte(in), &want)
+		gerr := Unmarshal([]byte(in), &got)
+		if (werr == nil) != (gerr == nil) || !reflect.DeepEqual(got, want) {
+			t.Errorf("Unmarshal(%s) = %+v, %v; encoding/json gives %+v, %v", in, got, gerr, want, werr)
+		}
+	}
+	var r record
+	if err := Unmarshal([]byte(`{"timeout":"1s"}`), &r); err == nil {
+		t.Error("a duration as a string decoded, as encoding/json refuses")
+	}
+}
