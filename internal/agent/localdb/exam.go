@@ -137,6 +137,9 @@ func (d *DB) Attempts() ([]Attempt, error) {
 func (d *DB) FinishAttempt(ctx context.Context, examID, memberID string, at time.Time, reason string) (Attempt, error) {
 	var out Attempt
 	err := d.update(ctx, func(tx *bbolt.Tx) error {
+		// Decode into a zero value: the function runs again when its commit
+		// group fails, and a decode fills only the fields present.
+		out = Attempt{}
 		b := tx.Bucket(bucketAttempts)
 		found, err := getJSON(b, attemptKey(examID, memberID), &out)
 		if err != nil {
@@ -160,6 +163,7 @@ func (d *DB) FinishAttempt(ctx context.Context, examID, memberID string, at time
 func (d *DB) ExtendAttempt(ctx context.Context, e Extension) (Attempt, error) {
 	var out Attempt
 	err := d.update(ctx, func(tx *bbolt.Tx) error {
+		out = Attempt{} // as in FinishAttempt: the function may run twice
 		b := tx.Bucket(bucketAttempts)
 		found, err := getJSON(b, attemptKey(e.ExamID, e.MemberID), &out)
 		if err != nil {
@@ -215,45 +219,103 @@ func (d *DB) Extensions() ([]Extension, error) {
 // never stamped at or before the previous answer to the same question: a
 // clock-skew correction that moves portal time back (a new handshake, NTP)
 // gets the previous stamp plus one microsecond, the portal's precision.
+//
+// The save is worked out (checks, stamp, encoding) from a read transaction
+// in the caller's goroutine; the shared commit only checks that the attempt
+// and the previous answer are still the ones it was worked out from (or
+// works it out again) and writes. Every save of the lab waits for that
+// commit, so it must do as little as it can.
 func (d *DB) SaveAnswer(ctx context.Context, examID, memberID, questionID, answer string, at time.Time) (time.Time, error) {
-	at = at.UTC()
-	key := answerKey(examID, memberID, questionID)
-	var stamped time.Time
+	p := &savePlan{examID: examID, memberID: memberID, questionID: questionID, answer: answer, at: at.UTC(),
+		key: answerKey(examID, memberID, questionID), attempt: attemptKey(examID, memberID)}
+	if err := d.view(p.plan); err != nil {
+		return time.Time{}, err
+	}
 	err := d.update(ctx, func(tx *bbolt.Tx) error {
-		if err := checkOpen(tx, examID, memberID, at); err != nil {
-			return err
+		if !p.current(tx) {
+			// Changed since it was read (a save of the same question in
+			// this commit, a finish, an extension): work it out again.
+			if err := p.plan(tx); err != nil {
+				return err
+			}
 		}
-		ab := tx.Bucket(bucketAnswers)
-		stamped = at
-		var prev Answer
-		if _, err := getJSON(ab, key, &prev); err != nil {
-			return err
-		}
-		if floor := prev.AnsweredAt.Truncate(time.Microsecond).Add(time.Microsecond); stamped.Before(floor) {
-			stamped = floor
-		}
-		val, err := json.Marshal(Answer{Answer: answer, AnsweredAt: stamped})
-		if err != nil {
-			return fmt.Errorf("localdb: encode answer: %w", err)
-		}
-		rec, err := json.Marshal(client.Answer{ExamID: examID, MemberID: memberID, QuestionID: questionID, Answer: answer, AnsweredAt: stamped})
-		if err != nil {
-			return fmt.Errorf("localdb: encode answer: %w", err)
-		}
-		if err := ab.Put(key, val); err != nil {
-			return err
-		}
-		ob := tx.Bucket(bucketOutbox)
-		seq, err := ob.NextSequence()
-		if err != nil {
-			return err
-		}
-		if err := ob.Put(seqKey(seq), rec); err != nil {
-			return err
-		}
-		return addPending(tx, 1)
+		return p.write(tx)
 	})
-	return stamped, err
+	if err != nil {
+		return time.Time{}, err
+	}
+	return p.stamped, nil
+}
+
+// savePlan is one save of SaveAnswer worked out from the attempt and the
+// previous answer as read: the stamp and the encoded records.
+type savePlan struct {
+	examID, memberID, questionID, answer string
+	at                                   time.Time
+	key, attempt                         []byte // keys of the answer and the attempt
+
+	ok                  bool   // worked out: the last plan succeeded
+	attemptRaw, prevRaw []byte // the records read (nil: none)
+	stamped             time.Time
+	val, rec            []byte // the answer record and the outbox entry
+}
+
+// plan reads the attempt and the previous answer in tx and works the save
+// out; it fails as the save must (ErrNoAttempt, ErrAttemptFinished,
+// ErrTimeUp).
+func (p *savePlan) plan(tx *bbolt.Tx) error {
+	// A refused plan is never current: run again (the commit group it was
+	// in failed), it is worked out again.
+	p.ok = false
+	p.attemptRaw = bytes.Clone(tx.Bucket(bucketAttempts).Get(p.attempt))
+	p.prevRaw = bytes.Clone(tx.Bucket(bucketAnswers).Get(p.key))
+	if err := openErr(p.attempt, p.attemptRaw, p.at); err != nil {
+		return err
+	}
+	p.stamped = p.at
+	if p.prevRaw != nil {
+		var prev Answer
+		if err := jsonx.Unmarshal(p.prevRaw, &prev); err != nil {
+			return fmt.Errorf("localdb: decode %q: %w", p.key, err)
+		}
+		if floor := prev.AnsweredAt.Truncate(time.Microsecond).Add(time.Microsecond); p.stamped.Before(floor) {
+			p.stamped = floor
+		}
+	}
+	var err error
+	if p.val, err = json.Marshal(Answer{Answer: p.answer, AnsweredAt: p.stamped}); err != nil {
+		return fmt.Errorf("localdb: encode answer: %w", err)
+	}
+	p.rec, err = json.Marshal(client.Answer{ExamID: p.examID, MemberID: p.memberID, QuestionID: p.questionID,
+		Answer: p.answer, AnsweredAt: p.stamped})
+	if err != nil {
+		return fmt.Errorf("localdb: encode answer: %w", err)
+	}
+	p.ok = true
+	return nil
+}
+
+// current reports whether the plan was worked out and the attempt and the
+// previous answer in tx are still those it was worked out from.
+func (p *savePlan) current(tx *bbolt.Tx) bool {
+	return p.ok && bytes.Equal(tx.Bucket(bucketAttempts).Get(p.attempt), p.attemptRaw) &&
+		bytes.Equal(tx.Bucket(bucketAnswers).Get(p.key), p.prevRaw)
+}
+
+// write stores the answer, queues its outbox entry and counts it pending.
+func (p *savePlan) write(tx *bbolt.Tx) error {
+	if err := tx.Bucket(bucketAnswers).Put(p.key, p.val); err != nil {
+		return err
+	}
+	ob := tx.Bucket(bucketOutbox)
+	seq, err := ob.NextSequence()
+	if err != nil {
+		return err
+	}
+	if err := ob.Put(seqKey(seq), p.rec); err != nil {
+		return err
+	}
+	return addPending(tx, 1)
 }
 
 // SetFlag marks or unmarks a question as unsure. Flags stay on labagent.
@@ -271,17 +333,25 @@ func (d *DB) SetFlag(ctx context.Context, examID, memberID, questionID string, f
 }
 
 func checkOpen(tx *bbolt.Tx, examID, memberID string, at time.Time) error {
-	// Only what the rule needs: this runs inside every save's commit.
+	key := attemptKey(examID, memberID)
+	return openErr(key, tx.Bucket(bucketAttempts).Get(key), at)
+}
+
+// openErr tells whether the attempt record raw (nil: none) under key takes
+// writes at time at.
+func openErr(key, raw []byte, at time.Time) error {
+	if raw == nil {
+		return ErrNoAttempt
+	}
+	// Only what the rule needs: this runs for every save.
 	var a struct {
 		Deadline   time.Time `json:"deadline"`
 		FinishedAt time.Time `json:"finished_at"`
 	}
-	found, err := getJSON(tx.Bucket(bucketAttempts), attemptKey(examID, memberID), &a)
+	if err := jsonx.Unmarshal(raw, &a); err != nil {
+		return fmt.Errorf("localdb: decode %q: %w", key, err)
+	}
 	switch {
-	case err != nil:
-		return err
-	case !found:
-		return ErrNoAttempt
 	case !a.FinishedAt.IsZero():
 		return ErrAttemptFinished
 	case at.After(a.Deadline):

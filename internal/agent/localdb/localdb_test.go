@@ -289,3 +289,146 @@ func TestStampsOnlyMoveForward(t *testing.T) {
 		t.Fatalf("outbox = %+v, %v", batches, err)
 	}
 }
+
+// TestConcurrentSavesOfOneQuestion: saves of one question at once share
+// commits, each worked out before its commit from a previous answer that
+// the others change; every one is stamped after the one before it in the
+// outbox, and the answer held is the last one queued.
+func TestConcurrentSavesOfOneQuestion(t *testing.T) {
+	db := open(t, filepath.Join(t.TempDir(), localdb.FileName))
+	ctx := t.Context()
+	if _, err := db.StartAttempt(ctx, localdb.Attempt{ExamID: "e", MemberID: "m", StartedAt: t0, Deadline: t0.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 200
+	var wg sync.WaitGroup
+	stamps := make(chan time.Time, n)
+	for i := range n {
+		wg.Go(func() {
+			at, err := db.SaveAnswer(ctx, "e", "m", "q", fmt.Sprint(i), t0.Add(time.Minute))
+			if err != nil {
+				t.Error(err)
+			}
+			stamps <- at
+		})
+	}
+	wg.Wait()
+	close(stamps)
+	seen := map[time.Time]bool{}
+	for at := range stamps {
+		if seen[at] {
+			t.Fatalf("two saves stamped %v", at)
+		}
+		seen[at] = true
+	}
+	batches, err := db.SealAll(ctx, 10_000, t0)
+	if err != nil || len(batches) != 1 || len(batches[0].Answers) != n {
+		t.Fatalf("outbox = %d batches, %v", len(batches), err)
+	}
+	as := batches[0].Answers
+	for i := 1; i < n; i++ {
+		if !as[i].AnsweredAt.After(as[i-1].AnsweredAt) {
+			t.Fatalf("outbox entry %d stamped %v, not after entry %d (%v)", i, as[i].AnsweredAt, i-1, as[i-1].AnsweredAt)
+		}
+	}
+	held, err := db.Answers("e", "m")
+	if err != nil || held["q"].Answer != as[n-1].Answer || !held["q"].AnsweredAt.Equal(as[n-1].AnsweredAt) {
+		t.Fatalf("answer held %+v (%v), last queued %+v", held["q"], err, as[n-1])
+	}
+}
+
+// TestSavesRacingFinish: students keep saving while the attempt is
+// finished; saves worked out before the finish and committed after it are
+// refused, and the answers held are exactly those whose saves succeeded.
+func TestSavesRacingFinish(t *testing.T) {
+	db := open(t, filepath.Join(t.TempDir(), localdb.FileName))
+	ctx := t.Context()
+	for round := range 5 {
+		member := fmt.Sprint("m", round)
+		if _, err := db.StartAttempt(ctx, localdb.Attempt{ExamID: "e", MemberID: member, StartedAt: t0, Deadline: t0.Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		const workers = 8
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		saved := map[string]bool{}
+		for w := range workers {
+			wg.Go(func() {
+				// Save question after question until the attempt is finished.
+				for q := w; ; q += workers {
+					if q > 100_000 {
+						t.Error("saves still accepted long after the finish")
+						return
+					}
+					_, err := db.SaveAnswer(ctx, "e", member, fmt.Sprint(q), "x", t0.Add(time.Minute))
+					if errors.Is(err, localdb.ErrAttemptFinished) {
+						return
+					}
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					mu.Lock()
+					saved[fmt.Sprint(q)] = true
+					mu.Unlock()
+				}
+			})
+		}
+		time.Sleep(5 * time.Millisecond)
+		if _, err := db.FinishAttempt(ctx, "e", member, t0.Add(time.Minute), "finished"); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
+		held, err := db.Answers("e", member)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for q := range held {
+			if !saved[q] {
+				t.Errorf("round %d: answer to %s held, but its save was refused", round, q)
+			}
+		}
+		for q := range saved {
+			if _, ok := held[q]; !ok {
+				t.Errorf("round %d: answer to %s acknowledged, but not held", round, q)
+			}
+		}
+	}
+}
+
+// TestWritesRerunAfterAFailedGroup: when a write of a commit group fails,
+// the others run again in commits of their own; an extension that ran in
+// the failed group must count once, not twice.
+func TestWritesRerunAfterAFailedGroup(t *testing.T) {
+	db := open(t, filepath.Join(t.TempDir(), localdb.FileName))
+	ctx := t.Context()
+	const n = 200
+	for i := range n {
+		if _, err := db.StartAttempt(ctx, localdb.Attempt{ExamID: "e", MemberID: fmt.Sprint(i), StartedAt: t0, Deadline: t0.Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			if _, err := db.ExtendAttempt(ctx, localdb.Extension{ExamID: "e", MemberID: fmt.Sprint(i), Minutes: 5, At: t0}); err != nil {
+				t.Error(err)
+			}
+		})
+		wg.Go(func() { // fails its group
+			if err := db.SetFlag(ctx, "e", "nobody", "q", true, t0); !errors.Is(err, localdb.ErrNoAttempt) {
+				t.Errorf("flag without attempt = %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	as, err := db.Attempts()
+	if err != nil || len(as) != n {
+		t.Fatalf("%d attempts, %v", len(as), err)
+	}
+	for _, a := range as {
+		if a.ExtendedMinutes != 5 || !a.Deadline.Equal(t0.Add(time.Hour+5*time.Minute)) {
+			t.Errorf("member %s after one extension of 5 minutes: extended %d minutes, deadline %v", a.MemberID, a.ExtendedMinutes, a.Deadline)
+		}
+	}
+}
