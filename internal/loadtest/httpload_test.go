@@ -24,7 +24,8 @@ type loadConn struct {
 }
 
 // driveHTTP has every connection send its requests for dur, back to back
-// (pace 0) or one every pace (starting at spread offsets), reading each
+// (pace 0) or one every pace (starting at spread offsets; an open loop whose
+// latency runs from each request's scheduled time), reading each
 // response and failing the test unless its status is want. It returns
 // requests per second and the p50 and p99 latency in milliseconds. Like wrk,
 // it speaks HTTP/1.1 on raw keep-alive connections with requests formatted
@@ -50,11 +51,15 @@ func driveHTTP(t *testing.T, conns []loadConn, want int, pace, dur time.Duration
 			}
 			lat[i] = make([]time.Duration, 0, 1<<14)
 			for n := i; !stop.Load(); n++ {
+				t0 := time.Now()
 				if pace > 0 {
+					// Latency counts from the scheduled send time, so that
+					// a slow answer that delays the next request is not
+					// hidden (no coordinated omission).
+					t0 = next
 					time.Sleep(time.Until(next))
 					next = next.Add(pace)
 				}
-				t0 := time.Now()
 				if _, err := conn.Write(c.reqs[n%len(c.reqs)]); err != nil {
 					t.Error(err)
 					return

@@ -29,8 +29,9 @@ const (
 // TestLinkListLoad measures the latency of the link API's list endpoints
 // for one user holding 1,000 short links, 1,000 QR codes and 1,000 pixels,
 // on the real portal binary (bbolt and PostgreSQL), each endpoint for 5 s
-// on 1 keep-alive connection, then on listConns. Target (issue 4): p99 under
-// 10 ms. Each request passes the full API path: key look-up, the per-user
+// on 1 keep-alive connection, on listConns back to back (saturated, for
+// throughput) and on listConns at half the saturated rate. Target (issue
+// 4): p99 under 10 ms, for a request alone and at half the saturated rate. Each request passes the full API path: key look-up, the per-user
 // rate-limit counter (a store write) and the list query.
 func TestLinkListLoad(t *testing.T) {
 	if os.Getenv("PORTAL_LOADTEST") == "0" {
@@ -106,19 +107,28 @@ func runLinkLists(t *testing.T, bin, dbURL string) {
 		{"GET /api/qr?limit=10&page=1..100", paged("qr")},
 		{"GET /api/pixels?limit=10&page=1..100", paged("pixels")},
 	} {
-		// One connection: the latency of a request alone. listConns
-		// connections: the CPUs saturated (closed loop), so that latency
-		// includes the wait for a CPU.
-		for _, n := range []int{1, listConns} {
+		// Three runs: one connection (the latency of a request alone);
+		// listConns connections back to back (a closed loop that saturates
+		// both CPUs, so latency there is mostly queueing: throughput, for
+		// information); then listConns connections at half that throughput,
+		// an open loop (the latency under a heavy but sustainable load).
+		ms := float64(listTarget.Microseconds()) / 1000
+		target := fmt.Sprintf("p99 < %.0f ms", ms)
+		drive := func(n int, pace time.Duration) (rate, p50, p99 float64) {
 			conns := make([]loadConn, n)
 			for i := range conns {
 				conns[i] = loadConn{addr: addr, reqs: ep.reqs}
 			}
-			rate, p50, p99 := driveHTTP(t, conns, http.StatusOK, 0, listRun)
-			ms := float64(listTarget.Microseconds()) / 1000
-			report(ep.name, kind,
-				fmt.Sprintf("%.0f/s, p50 %.2f ms, p99 %.2f ms (%d conns)", rate, p50, p99, n),
-				fmt.Sprintf("p99 < %.0f ms", ms), ptr(p99 < ms))
+			return driveHTTP(t, conns, http.StatusOK, pace, listRun)
 		}
+		rate, p50, p99 := drive(1, 0)
+		report(ep.name, kind, fmt.Sprintf("%.0f/s, p50 %.2f ms, p99 %.2f ms (1 conn)", rate, p50, p99), target, ptr(p99 < ms))
+		sat, p50, p99 := drive(listConns, 0)
+		report(ep.name, kind, fmt.Sprintf("%.0f/s, p50 %.2f ms, p99 %.2f ms (%d conns, saturated)", sat, p50, p99, listConns),
+			"- (throughput)", nil)
+		offered := sat / 2
+		rate, p50, p99 = drive(listConns, time.Duration(float64(listConns)/offered*float64(time.Second)))
+		report(ep.name, kind, fmt.Sprintf("%.0f/s offered %.0f/s, p50 %.2f ms, p99 %.2f ms (%d conns, half the saturated rate)",
+			rate, offered, p50, p99, listConns), target, ptr(p99 < ms))
 	}
 }
