@@ -109,7 +109,14 @@ func getOwned[T any](tx *bbolt.Tx, t table, owner, id int64) (T, error) {
 	if err := t.mustOwn(tx, owner, id); err != nil {
 		return v, err
 	}
-	ok, err := getJSON(tx.Bucket(t.rec), id8(id), &v)
+	return readIndexed[T](tx.Bucket(t.rec), t, id)
+}
+
+// readIndexed decodes record id of t from recs, its record bucket, for an
+// id read from an index (so the record must exist).
+func readIndexed[T any](recs *bbolt.Bucket, t table, id int64) (T, error) {
+	var v T
+	ok, err := getJSON(recs, id8(id), &v)
 	if err == nil && !ok {
 		err = fmt.Errorf("%s %d is indexed but missing", t.what, id)
 	}
@@ -176,7 +183,9 @@ func listOwned[T any](s *Store, ctx context.Context, t table, owner int64, p lin
 	var l links.List[T]
 	err := s.view(ctx, "list "+t.what+"s", func(tx *bbolt.Tx) error {
 		var err error
-		l, err = pageOf(t.ownedIDs(tx, owner), p, func(id int64) (T, error) { return getOwned[T](tx, t, owner, id) })
+		// The ids come from the owner's index: no ownership check per record.
+		recs := tx.Bucket(t.rec)
+		l, err = pageOf(t.ownedIDs(tx, owner), p, func(id int64) (T, error) { return readIndexed[T](recs, t, id) })
 		return err
 	})
 	return l, err

@@ -275,11 +275,12 @@ func unassignItem(tx *bbolt.Tx, channelID int64, t links.ItemType, itemID int64)
 	return byItem.Delete(k)
 }
 
-// itemChannels returns the ids of the channels the item is assigned to, ascending.
-func itemChannels(tx *bbolt.Tx, t links.ItemType, itemID int64) ([]int64, error) {
+// itemChannels returns the ids of the channels the item is assigned to,
+// ascending, from byItem (the bucketLinkItemsByItem index).
+func itemChannels(byItem *bbolt.Bucket, t links.ItemType, itemID int64) ([]int64, error) {
 	prefix := itemKey(t, itemID, 0)
 	var out []int64
-	err := scanPrefix(tx.Bucket(bucketLinkItemsByItem), prefix, func(k, _ []byte) (bool, error) {
+	err := scanPrefix(byItem, prefix, func(k, _ []byte) (bool, error) {
 		out = append(out, readID(k[len(prefix):]))
 		return true, nil
 	})
@@ -288,7 +289,7 @@ func itemChannels(tx *bbolt.Tx, t links.ItemType, itemID int64) ([]int64, error)
 
 // unassignEverywhere removes the item from every channel.
 func unassignEverywhere(tx *bbolt.Tx, t links.ItemType, itemID int64) error {
-	chs, err := itemChannels(tx, t, itemID)
+	chs, err := itemChannels(tx.Bucket(bucketLinkItemsByItem), t, itemID)
 	if err != nil {
 		return err
 	}

@@ -212,11 +212,28 @@ func putLink(tx *bbolt.Tx, l links.ShortLink) error {
 
 // readLink reads the owner's link with its channel ids.
 func readLink(tx *bbolt.Tx, owner, id int64) (links.ShortLink, error) {
-	l, err := getOwned[links.ShortLink](tx, tLinks, owner, id)
+	if err := tLinks.mustOwn(tx, owner, id); err != nil {
+		return links.ShortLink{}, err
+	}
+	return newLinkReader(tx).read(id)
+}
+
+// linkReader reads links with their channel ids in one transaction, its
+// buckets looked up once: for the ids of an owner's index, whose ownership
+// needs no check per link.
+type linkReader struct{ recs, byItem *bbolt.Bucket }
+
+func newLinkReader(tx *bbolt.Tx) linkReader {
+	return linkReader{tx.Bucket(bucketLinkLinks), tx.Bucket(bucketLinkItemsByItem)}
+}
+
+// read returns link id with its channel ids.
+func (r linkReader) read(id int64) (links.ShortLink, error) {
+	l, err := readIndexed[links.ShortLink](r.recs, tLinks, id)
 	if err != nil {
 		return l, err
 	}
-	l.ChannelIDs, err = itemChannels(tx, links.ItemLink, id)
+	l.ChannelIDs, err = itemChannels(r.byItem, links.ItemLink, id)
 	return l, err
 }
 
@@ -297,10 +314,11 @@ func (s *Store) ListLinks(ctx context.Context, owner int64, f links.LinkFilter, 
 			idx := tx.Bucket(bucketLinkLinksByCamp)
 			ids = slices.DeleteFunc(ids, func(id int64) bool { return idx.Get(id8(f.CampaignID, id)) == nil })
 		}
+		recs := tx.Bucket(bucketLinkLinks)
 		if f.Order == links.OrderClicks {
 			all := make([]links.ShortLink, 0, len(ids))
 			for _, id := range ids {
-				v, err := getOwned[links.ShortLink](tx, tLinks, owner, id)
+				v, err := readIndexed[links.ShortLink](recs, tLinks, id)
 				if err != nil {
 					return err
 				}
@@ -312,7 +330,7 @@ func (s *Store) ListLinks(ctx context.Context, owner int64, f links.LinkFilter, 
 			}
 		}
 		var err error
-		l, err = pageOf(ids, p, func(id int64) (links.ShortLink, error) { return readLink(tx, owner, id) })
+		l, err = pageOf(ids, p, newLinkReader(tx).read)
 		return err
 	})
 	return l, err
