@@ -1,12 +1,14 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -36,19 +38,35 @@ func utcPtr(t *time.Time) *time.Time {
 	return &u
 }
 
-// writeJSON writes v as JSON with the given status.
+// bodyBuffers are the response buffers of writeJSON, reused so that a long
+// list is not encoded into a buffer grown (and zeroed) afresh each time.
+var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBody is the largest buffer kept for reuse (a few lists of 1,000
+// records); larger ones are left to the garbage collector.
+const maxPooledBody = 4 << 20
+
+// writeJSON writes v as JSON, followed by a newline, with the given status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
+	buf := bodyBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledBody {
+			buf.Reset()
+			bodyBuffers.Put(buf)
+		}
+	}()
+	buf.Reset()
+	if err := json.NewEncoder(buf).Encode(v); err != nil {
 		// Only a bug can get here (every response type marshals).
 		status = http.StatusInternalServerError
-		body = []byte(`{"success":false,"error":"internal error: response could not be encoded","code":"INTERNAL"}`)
+		buf.Reset()
+		buf.WriteString(`{"success":false,"error":"internal error: response could not be encoded","code":"INTERNAL"}` + "\n")
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)+1))
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
-	w.Write(append(body, '\n'))
+	w.Write(buf.Bytes())
 }
 
 // decodeJSON decodes the request body, which must be exactly one JSON value
