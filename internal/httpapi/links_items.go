@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -132,20 +133,8 @@ func (s *server) linkListQRs(w http.ResponseWriter, r *http.Request) {
 // linkGetQR handles GET /api/qr/{id}: the record in details, its scan
 // statistics in data.
 func (s *server) linkGetQR(w http.ResponseWriter, r *http.Request) {
-	id, err := linkID(r, "id", "QR code")
-	if err != nil {
-		s.linkError(w, r, err)
-		return
-	}
-	owner := linkUser(r).ID
-	q, err := s.links.GetQR(r.Context(), owner, id)
-	if err != nil {
-		s.linkError(w, r, err)
-		return
-	}
-	st, err := s.links.QRStats(r.Context(), owner, id)
-	if err != nil {
-		s.linkError(w, r, err)
+	q, st, ok := getWithStats(s, w, r, "QR code", s.links.GetQR, s.links.QRStats)
+	if !ok {
 		return
 	}
 	writeJSON(w, http.StatusOK, struct {
@@ -154,6 +143,30 @@ func (s *server) linkGetQR(w http.ResponseWriter, r *http.Request) {
 		Data    visits.Stats  `json:"data"`
 	}{0, linkQRDetails{linkQRView: s.newLinkQRView(r, q), Type: string(q.Type), Data: q.Data,
 		Background: q.Background, Foreground: q.Foreground, Logo: q.Logo}, st})
+}
+
+// getWithStats reads the user's record {id} with get and its statistics
+// with stats (GET /api/qr/{id} and /api/url/{id}); on an error it answers
+// it and reports false.
+func getWithStats[T any](s *server, w http.ResponseWriter, r *http.Request, what string,
+	get func(context.Context, int64, int64) (T, error),
+	stats func(context.Context, int64, int64) (visits.Stats, error)) (T, visits.Stats, bool) {
+	var (
+		rec T
+		st  visits.Stats
+	)
+	id, err := linkID(r, "id", what)
+	if err == nil {
+		owner := linkUser(r).ID
+		if rec, err = get(r.Context(), owner, id); err == nil {
+			st, err = stats(r.Context(), owner, id)
+		}
+	}
+	if err != nil {
+		s.linkError(w, r, err)
+		return rec, st, false
+	}
+	return rec, st, true
 }
 
 type linkQRRequest struct {
@@ -317,23 +330,11 @@ func (s *server) linkListURLs(w http.ResponseWriter, r *http.Request) {
 // linkGetURL handles GET /api/url/{id}: the record in details and its
 // statistics in data.
 func (s *server) linkGetURL(w http.ResponseWriter, r *http.Request) {
-	id, err := linkID(r, "id", "link")
-	if err != nil {
-		s.linkError(w, r, err)
+	l, st, ok := getWithStats(s, w, r, "link", s.links.GetLink, s.links.LinkStats)
+	if !ok {
 		return
 	}
-	owner := linkUser(r).ID
-	l, err := s.links.GetLink(r.Context(), owner, id)
-	if err != nil {
-		s.linkError(w, r, err)
-		return
-	}
-	st, err := s.links.LinkStats(r.Context(), owner, id)
-	if err != nil {
-		s.linkError(w, r, err)
-		return
-	}
-	domains, err := s.domainURLs(r.Context(), owner)
+	domains, err := s.domainURLs(r.Context(), linkUser(r).ID)
 	if err != nil {
 		s.linkError(w, r, err)
 		return
