@@ -165,9 +165,9 @@ func (t table) ownedIDs(tx *bbolt.Tx, owner int64) []int64 {
 
 // pageOf returns the page p of ids, read with get.
 func pageOf[T any](ids []int64, p links.Page, get func(int64) (T, error)) (links.List[T], error) {
-	l := links.List[T]{Total: len(ids), Page: p, Items: []T{}}
 	start := min(p.Offset(), len(ids))
 	end := min(start+p.Limit, len(ids))
+	l := links.List[T]{Total: len(ids), Page: p, Items: make([]T, 0, end-start)}
 	for _, id := range ids[start:end] {
 		v, err := get(id)
 		if err != nil {

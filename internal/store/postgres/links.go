@@ -147,6 +147,7 @@ func readPage[T any](ctx context.Context, q querier, p links.Page, countSQL, lis
 	scan func(pgx.Row) (T, error)) (links.List[T], error) {
 	l := links.List[T]{Page: p, Items: []T{}}
 	if limit, offset := max(p.Limit, 0), max(p.Offset(), 0); limit > 0 {
+		l.Items = make([]T, 0, min(limit, links.MaxLimit))
 		n := len(args)
 		page := fmt.Sprintf(`LIMIT $%d OFFSET $%d`, n+1, n+2)
 		query := listSQL + " " + page
