@@ -159,8 +159,9 @@ func readPage[T any](ctx context.Context, q querier, p links.Page, countSQL, lis
 			return l, err
 		}
 		defer rows.Close()
+		row := &totalRow{Row: rows, total: &l.Total}
 		for rows.Next() {
-			v, err := scan(totalRow{rows, &l.Total})
+			v, err := scan(row)
 			if err != nil {
 				return l, err
 			}
@@ -176,15 +177,19 @@ func readPage[T any](ctx context.Context, q querier, p links.Page, countSQL, lis
 	return l, nil
 }
 
-// totalRow is a row of readPage: its last column, pageTotal, goes to total
-// after the columns the record's scan function asks for.
+// totalRow is the current row of readPage: its last column, pageTotal, goes
+// to total after the columns the record's scan function asks for.
 type totalRow struct {
 	pgx.Row
 	total *int
+	dest  []any // reused from row to row
 }
 
 // Scan scans the record's columns and the total.
-func (r totalRow) Scan(dest ...any) error { return r.Row.Scan(append(dest, r.total)...) }
+func (r *totalRow) Scan(dest ...any) error {
+	r.dest = append(append(r.dest[:0], dest...), r.total)
+	return r.Row.Scan(r.dest...)
+}
 
 // Users and API keys.
 
