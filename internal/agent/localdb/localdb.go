@@ -24,6 +24,7 @@ import (
 
 	"github.com/seedhq/portal/internal/jsonx"
 	"go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // FileName is the name of the state file in labagent's data directory.
@@ -97,7 +98,7 @@ func Open(path string, o Options) (*DB, error) {
 		// there it stays at bbolt's default.
 		InitialMmapSize: initialMmapSize})
 	if err != nil {
-		if errors.Is(err, bbolt.ErrTimeout) {
+		if errors.Is(err, berrors.ErrTimeout) {
 			return nil, fmt.Errorf("%w (%s)", ErrLocked, path)
 		}
 		return nil, fmt.Errorf("localdb: open %s: %w", path, err)

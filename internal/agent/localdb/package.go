@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // PackageMeta describes the exam package labagent holds.
@@ -168,7 +169,7 @@ func (d *DB) ResetDownload(ctx context.Context) error {
 }
 
 func resetDownload(tx *bbolt.Tx) error {
-	if err := tx.DeleteBucket(bucketDownload); err != nil && !errors.Is(err, bbolt.ErrBucketNotFound) {
+	if err := tx.DeleteBucket(bucketDownload); err != nil && !errors.Is(err, berrors.ErrBucketNotFound) {
 		return err
 	}
 	_, err := tx.CreateBucket(bucketDownload)

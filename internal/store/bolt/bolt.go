@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/jsonx"
@@ -122,7 +123,7 @@ func Open(path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("bolt: open: package directory: %w", err)
 	}
 	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: o.timeout, NoSync: o.noSync})
-	if errors.Is(err, bbolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("bolt: open %s: the file is locked by another process: %w", path, err)
 	}
 	if err != nil {
