@@ -264,8 +264,8 @@ type savePlan struct {
 // out; it fails as the save must (ErrNoAttempt, ErrAttemptFinished,
 // ErrTimeUp).
 func (p *savePlan) plan(tx *bbolt.Tx) error {
-	// A refused plan is never current: run again (the commit group it was
-	// in failed), it is worked out again.
+	// Not current until it succeeds: a save refused inside a commit group
+	// that then failed is worked out again when it reruns alone.
 	p.ok = false
 	p.attemptRaw = bytes.Clone(tx.Bucket(bucketAttempts).Get(p.attempt))
 	p.prevRaw = bytes.Clone(tx.Bucket(bucketAnswers).Get(p.key))
