@@ -41,12 +41,7 @@ func (s *server) createAPIKey(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusCreated, struct {
-		Success bool       `json:"success"`
-		Data    apiKeyView `json:"data"`
-		Key     string     `json:"key"`
-	}{true, newAPIKeyView(k), key})
+	writeSecret(w, http.StatusCreated, withKey[apiKeyView]{true, newAPIKeyView(k), key})
 }
 
 // listAPIKeys handles GET /api/v1/admin/api-keys: every key, newest first.

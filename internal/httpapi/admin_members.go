@@ -77,12 +77,11 @@ func (s *server) resetExamPassword(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	writeData(w, http.StatusOK, struct {
+	writeSecret(w, http.StatusOK, dataBody{Success: true, Data: struct {
 		MemberID     string `json:"member_id"`
 		Username     string `json:"username"`
 		ExamPassword string `json:"exam_password"`
-	}{c.MemberID, c.Username, c.ExamPassword})
+	}{c.MemberID, c.Username, c.ExamPassword}})
 }
 
 // memberInputJSON is one member of a JSON import.

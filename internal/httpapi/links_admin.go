@@ -53,12 +53,7 @@ func (s *server) adminCreateLinkUser(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusCreated, struct {
-		Success bool         `json:"success"`
-		Data    linkUserView `json:"data"`
-		Key     string       `json:"key"`
-	}{true, newLinkUserView(u), key})
+	writeSecret(w, http.StatusCreated, withKey[linkUserView]{true, newLinkUserView(u), key})
 }
 
 // adminListLinkUsers handles GET /api/v1/admin/link-users?page=&limit=:
@@ -111,8 +106,7 @@ func (s *server) adminRotateLinkKey(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, struct {
+	writeSecret(w, http.StatusOK, struct {
 		Success bool   `json:"success"`
 		UserID  int64  `json:"user_id"`
 		Key     string `json:"key"`

@@ -90,9 +90,13 @@ func (h *linksHarness) newLinkUser(username string, rateLimit int) linkUser {
 		} `json:"data"`
 		Key string `json:"key"`
 	}
-	h.op("POST", "/api/v1/admin/link-users", map[string]any{
+	r := h.op("POST", "/api/v1/admin/link-users", map[string]any{
 		"email": username + "@example.com", "username": username, "plan": "pro", "rate_limit": rateLimit,
-	}).expect(201).decode(&res)
+	}).expect(201)
+	if cc := r.header.Get("Cache-Control"); cc != "no-store" {
+		h.t.Errorf("a response with a new API key has Cache-Control %q, want no-store", cc)
+	}
+	r.decode(&res)
 	if !res.Success || res.Data.ID <= 0 || !strings.HasPrefix(res.Key, links.KeyPrefix) || res.Data.Username != username {
 		h.t.Fatalf("create link user = %+v", res)
 	}

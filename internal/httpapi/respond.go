@@ -23,6 +23,21 @@ func writeData(w http.ResponseWriter, status int, data any) {
 	writeJSON(w, status, dataBody{Success: true, Data: data})
 }
 
+// withKey is the body of a creation that returns a secret key, shown once:
+// {"success":true,"data":<the record>,"key":"..."}.
+type withKey[T any] struct {
+	Success bool   `json:"success"`
+	Data    T      `json:"data"`
+	Key     string `json:"key"`
+}
+
+// writeSecret writes v, a body carrying a secret shown once (an API key, a
+// password), as JSON that no cache may keep.
+func writeSecret(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, status, v)
+}
+
 // okBody is the body of successful operations that return nothing else.
 type okBody struct {
 	Success bool   `json:"success"`
