@@ -181,7 +181,7 @@ a file written with -o is readable by its owner only.`,
 		}),
 	}
 	cmd.Flags().StringVar(&opts.NPSN, "npsn", "", "school NPSN (required)")
-	cmd.Flags().StringVar(&opts.Format, "format", "csv", "csv or json")
+	cmd.Flags().StringVar(&opts.Format, "format", "", "csv or json (default csv, json with --output json)")
 	cmd.Flags().StringVarP(&opts.Out, "out", "o", "", "write to this file (mode 0600) instead of standard output")
 	_ = cmd.MarkFlagRequired("npsn")
 	return cmd
@@ -189,8 +189,15 @@ a file written with -o is readable by its owner only.`,
 
 // runLoginCards fetches the cards in the chosen format.
 func runLoginCards(ctx context.Context, c *client.Client, opts *loginCardsOptions) (err error) {
-	if opts.Format != "csv" && opts.Format != "json" {
+	switch {
+	case opts.Format == "" && opts.Output == outputJSON:
+		opts.Format = "json"
+	case opts.Format == "":
+		opts.Format = "csv"
+	case opts.Format != "csv" && opts.Format != "json":
 		return &usageError{fmt.Errorf("--format: %q is not csv or json", opts.Format)}
+	case opts.Format == "csv" && opts.Output == outputJSON:
+		return &usageError{errors.New("--format csv contradicts --output json: give one of them")}
 	}
 	var w io.Writer = opts.out
 	var buf bytes.Buffer

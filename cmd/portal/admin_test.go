@@ -179,10 +179,14 @@ func TestAdminCommands(t *testing.T) {
 		t.Errorf("login cards:\n%s", cards)
 	}
 	var cardList []client.LoginCard
-	a.mustJSON(&cardList, "login-cards", "--npsn", e2eNPSN, "--format", "json")
+	a.mustJSON(&cardList, "login-cards", "--npsn", e2eNPSN) // --output json alone selects JSON
 	if len(cardList) != 3 {
 		t.Fatalf("login cards json: %+v", cardList)
 	}
+	if out := a.mustRun("login-cards", "--npsn", e2eNPSN, "--format", "json"); !strings.HasPrefix(strings.TrimSpace(out), "[") {
+		t.Errorf("login-cards --format json:\n%s", out)
+	}
+	a.mustFail(2, "contradicts --output json", "login-cards", "--npsn", e2eNPSN, "--format", "csv", "--output", "json")
 	var pw client.ExamPassword
 	a.mustJSON(&pw, "member", "reset-password", cardList[0].MemberID)
 	if pw.ExamPassword == "" || pw.ExamPassword == cardList[0].ExamPassword {
