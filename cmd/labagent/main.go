@@ -3,7 +3,8 @@
 // the school's licence against the portal's public key, performs the first
 // handshake and writes the agent's configuration; "labagent run" serves the
 // exam on the LAN and syncs with the portal; "labagent status", "push --now"
-// and "export" inspect it and get the answers out.
+// and "export" inspect it and get the answers out. On Windows, "labagent
+// service install" runs it as a Windows service.
 //
 // Flags win over LABAGENT_* environment variables, which win over the file
 // given with --config.
@@ -30,6 +31,9 @@ var version = "dev"
 const envPrefix = "LABAGENT"
 
 func main() {
+	if code, ok := runAsService(os.Args[1:]); ok {
+		os.Exit(code)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
@@ -49,6 +53,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.PersistentFlags().String("data-dir", "./labagent-data", "directory of the agent's state and configuration")
 	root.AddCommand(newEnrollCmd(stdout), newHardwareIDCmd(stdout), newRunCmd(stderr), newStatusCmd(stdout),
 		newPushCmd(stdout, stderr), newExportCmd(stdout))
+	if svc := newServiceCmd(stdout); svc != nil {
+		root.AddCommand(svc) // Windows
+	}
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
