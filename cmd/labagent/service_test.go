@@ -15,7 +15,7 @@ type states struct {
 }
 
 func (s *states) report(st svcState) { s.mu.Lock(); s.got = append(s.got, st); s.mu.Unlock() }
-func (s *states) all() []svcState   { s.mu.Lock(); defer s.mu.Unlock(); return slices.Clone(s.got) }
+func (s *states) all() []svcState    { s.mu.Lock(); defer s.mu.Unlock(); return slices.Clone(s.got) }
 
 func TestServeServiceStop(t *testing.T) {
 	requests := make(chan svcRequest)
