@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/agent"
+	"github.com/seedhq/portal/internal/agent/localdb"
 	"github.com/seedhq/portal/internal/store/pgtest"
 	"github.com/seedhq/portal/internal/testkit/proc"
 	"github.com/seedhq/portal/pkg/client"
@@ -224,11 +225,12 @@ func runEndToEnd(t *testing.T, cfg portalConfig) {
 	// A clean stop; status then reads the state file.
 	lab.stop()
 	st = lab.status()
-	if st.Running || st.AnswersPending != 0 || st.AnswersSaved != 13 || st.Sync.LastReceipt == nil {
+	if st.Running || st.AnswersPending != 0 || st.AnswersSaved != 13 || st.Sync.LastReceipt == nil ||
+		st.Disk == nil || st.Disk.FreeBytes == 0 || st.Disk.Low != (st.Disk.FreeBytes < localdb.LowSpace) {
 		t.Errorf("status of the stopped labagent: %s", jsonString(st))
 	}
 	if res := lab.cli("status"); res.Code != 0 || !strings.Contains(res.Stdout, "0 waiting to be pushed") ||
-		!strings.Contains(res.Stdout, e2eServerCode) {
+		!strings.Contains(res.Stdout, e2eServerCode) || !strings.Contains(res.Stdout, "GB free") {
 		t.Errorf("labagent status (table): %s", res)
 	}
 

@@ -167,6 +167,13 @@ func printStatus(w io.Writer, st agent.Status) {
 	if s.LastError != "" {
 		fmt.Fprintf(tw, "last error\t%s (%s)\n", s.LastError, when(s.LastErrorAt))
 	}
+	if st.Disk != nil {
+		disk := fmt.Sprintf("%.1f GB free", float64(st.Disk.FreeBytes)/1e9)
+		if st.Disk.Low {
+			disk += "  LOW: free space, or saves will fail once it is gone"
+		}
+		fmt.Fprintf(tw, "disk\t%s\n", disk)
+	}
 	tw.Flush()
 	if len(st.Exams) > 0 {
 		fmt.Fprintln(w)

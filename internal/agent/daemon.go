@@ -162,6 +162,7 @@ func Run(ctx context.Context, o RunOptions) error {
 	wg.Go(func() { serve(control, ctlLn, "control") })
 	wg.Go(func() { srv.RunTimers(runCtx) })
 	wg.Go(func() { syncer.Run(runCtx) })
+	wg.Go(func() { watchDisk(runCtx, db.FreeSpace, log, time.Minute) })
 	log.Info("labagent running", "server_code", cfg.ServerCode, "students", "http://"+ctl.LANAddr+"/",
 		"proctor", "http://"+ctl.LANAddr+"/proctor", "control", ctl.ControlAddr, "version", o.Version)
 
@@ -179,6 +180,35 @@ func Run(ctx context.Context, o RunOptions) error {
 	control.Shutdown(shutCtx)
 	wg.Wait()
 	return runErr
+}
+
+// watchDisk checks the free space of the disk holding the state file every
+// period and logs a warning when it is low (localdb.LowSpace) or cannot be
+// read, then once an hour while that lasts: saves fail once the disk is
+// full.
+func watchDisk(ctx context.Context, free func() (localdb.Space, error), log *slog.Logger, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	var warned time.Time
+	for {
+		switch space, err := free(); {
+		case err == nil && !space.Low:
+			warned = time.Time{}
+		case time.Since(warned) < time.Hour:
+		case err != nil:
+			log.Warn("cannot read the free disk space", "err", err)
+			warned = time.Now()
+		default:
+			log.Warn("the disk holding labagent's state is nearly full: free some space, or saves will fail once it is full",
+				"free_bytes", space.FreeBytes)
+			warned = time.Now()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // proctorPassword returns the configured password, or the one kept in the

@@ -38,6 +38,9 @@ type Status struct {
 	// AnswersPending the saves not yet acknowledged by the portal.
 	AnswersSaved   int `json:"answers_saved"`
 	AnswersPending int `json:"answers_pending"`
+	// Disk is the free space of the disk holding the state file (absent
+	// when it could not be read).
+	Disk *localdb.Space `json:"disk,omitempty"`
 }
 
 // ExamWindow is one exam of the package held.
@@ -63,6 +66,9 @@ func collectStatus(cfg *Config, db *localdb.DB, syncer *Syncer, p *client.Packag
 	}
 	if c, err := db.Counts(); err == nil {
 		st.SignedIn, st.Attempts, st.AnswersSaved, st.AnswersPending = c.Sessions, c.Attempts, c.Answers, c.Pending
+	}
+	if space, err := db.FreeSpace(); err == nil {
+		st.Disk = &space
 	}
 	return st
 }

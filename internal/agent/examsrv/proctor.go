@@ -96,6 +96,7 @@ func (s *Server) handleProctorState(w http.ResponseWriter, _ *http.Request) {
 	if s.o.SyncStatus != nil {
 		syncState = s.o.SyncStatus()
 	}
+	space, err := s.db.FreeSpace()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := map[string]any{
@@ -103,6 +104,11 @@ func (s *Server) handleProctorState(w http.ResponseWriter, _ *http.Request) {
 		"token": map[string]any{"value": token, "rotates_at": rotates.UTC()},
 		"sync":  syncState, "exams": []any{}, "students": []proctorStudent{},
 		"package_ready": s.pkg != nil,
+	}
+	if err != nil {
+		s.log.Warn("free disk space", "err", err)
+	} else {
+		out["disk"] = space
 	}
 	if s.pkg == nil {
 		writeJSON(w, http.StatusOK, out)

@@ -352,6 +352,8 @@ var (
 	errTimeUp           = apperr.New(apperr.Conflict, "TIME_UP", "the time for this exam is up")
 	errExamNotFound     = apperr.New(apperr.NotFound, "NOT_FOUND", "no such exam for you")
 	errQuestionNotFound = apperr.New(apperr.NotFound, "NOT_FOUND", "no such question in this exam")
+	errDiskFull         = apperr.New(apperr.Unavailable, "DISK_FULL",
+		"the lab server's disk is full, so this was not saved: tell the proctor (the page tries again by itself)")
 )
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -388,6 +390,11 @@ func writeErr(w http.ResponseWriter, err error) {
 
 // fail logs internal errors and answers err.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, localdb.ErrDiskFull) {
+		s.log.ErrorContext(r.Context(), "a write was refused: the disk is full", "method", r.Method, "path", r.URL.Path, "err", err)
+		writeErr(w, errDiskFull)
+		return
+	}
 	if apperr.From(err) == nil && !errors.As(err, new(*http.MaxBytesError)) {
 		s.log.ErrorContext(r.Context(), "internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 	}

@@ -455,6 +455,7 @@ func TestTimeUpAndExtension(t *testing.T) {
 
 	var st struct {
 		Seated   int
+		Disk     localdb.Space
 		Students []struct {
 			ID       string
 			SignedIn bool `json:"signed_in"`
@@ -466,6 +467,9 @@ func TestTimeUpAndExtension(t *testing.T) {
 		}
 	}
 	p.mustOK("GET", "/api/proctor/state", nil, &st)
+	if st.Disk.FreeBytes == 0 || st.Disk.Low != (st.Disk.FreeBytes < localdb.LowSpace) {
+		t.Errorf("proctor state: disk %+v", st.Disk)
+	}
 	if st.Seated != 1 || len(st.Students) != 1 || !st.Students[0].SignedIn || len(st.Students[0].Attempts) != 1 ||
 		st.Students[0].Attempts[0].Answered != 2 || st.Students[0].Attempts[0].Total != 14 || st.Students[0].Attempts[0].Finished {
 		t.Fatalf("proctor state = %+v", st)

@@ -166,7 +166,7 @@ func (d *DB) update(ctx context.Context, fn func(*bbolt.Tx) error) error {
 	}
 	// Once queued the write will happen: wait for its outcome even if ctx
 	// ends, so that the caller never reports a write that then lands.
-	return <-c.err
+	return storageErr(<-c.err)
 }
 
 // committer applies the queued writes: everything queued while a commit runs

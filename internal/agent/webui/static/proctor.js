@@ -8,7 +8,7 @@
  *   #dashboard                                      shown once signed in
  *   #session-token, #token-rotates, #rotate-token   session token, its rotation, "Token baru"
  *   #seated, #max-students, #server-time            seats
- *   #sync-state                                     sync state (dl; dd[data-field=<sync key>])
+ *   #sync-state                                     sync state and free disk space (dl; dd[data-field=<sync key> or disk])
  *   #students-table, #students-body                 students; one tr.student-row per attempt
  *                                                   (or per student without attempts) with
  *                                                   data-student-id and data-exam-id
@@ -187,7 +187,7 @@
     renderToken(st.token || {});
     setText($('seated'), st.seated || 0);
     setText($('max-students'), st.max_students || 0);
-    renderSync(st.sync || {});
+    renderSync(st.sync || {}, st.disk);
     renderStudents(st);
   }
 
@@ -202,7 +202,8 @@
 
   var SYNC = { online: 'Terhubung', syncing: 'Sedang sinkronisasi', offline: 'Tidak terhubung (offline)' };
 
-  function renderSync(s) {
+  // renderSync shows the sync state s and the free space disk (may be absent).
+  function renderSync(s, disk) {
     var dl = $('sync-state');
     clear(dl);
     function row(key, label, value, bad) {
@@ -223,6 +224,10 @@
     var lic = parseTime(s.license_expires_at);
     var soon = lic && lic.getTime() - now() < 7 * 86400000;
     row('license_expires_at', 'Lisensi berlaku sampai', lic ? fmtDate(lic) : '', !!soon);
+    if (disk) {
+      var gb = (disk.free_bytes / 1e9).toFixed(1) + ' GB';
+      row('disk', 'Ruang disk server', disk.low ? gb + ' \u2014 hampir penuh: kosongkan ruang, atau jawaban tidak dapat disimpan' : gb, !!disk.low);
+    }
   }
 
   function examTitles(st) {
