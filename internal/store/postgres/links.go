@@ -509,18 +509,12 @@ RETURNING count`
 // database, so every portal instance sharing it shares them.
 //
 // Every API request makes this write, so it does not wait for the WAL to
-// reach the disk (synchronous_commit off for its transaction only): a crash
-// of the database may forget the last counts of a window, which only lets
-// a few more requests through. BEGIN, SET, the upsert and COMMIT go in one
-// round trip.
+// reach the disk (lazyCommit): a crash of the database may forget the last
+// counts of a window, which only lets a few more requests through.
 func (s *Store) HitRateLimit(ctx context.Context, key string, window time.Time, limit int) (int, error) {
 	var n int
-	b := &pgx.Batch{}
-	b.Queue(`BEGIN`)
-	b.Queue(`SET LOCAL synchronous_commit TO OFF`)
-	b.Queue(hitRateLimitSQL, key, window.Truncate(time.Second), limit).QueryRow(func(row pgx.Row) error { return row.Scan(&n) })
-	b.Queue(`COMMIT`)
-	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+	err := s.lazyCommit(ctx, hitRateLimitSQL, []any{key, window.Truncate(time.Second), limit}, func(row pgx.Row) error { return row.Scan(&n) })
+	if err != nil {
 		return 0, linkErr("hit rate limit", err)
 	}
 	return n, nil

@@ -104,6 +104,24 @@ func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 	return pgx.BeginFunc(ctx, s.pool, fn)
 }
 
+// lazyCommit runs one statement that returns one row (scanned by scan) in a
+// transaction that does not wait for its WAL to reach the disk
+// (synchronous_commit off for that transaction only), with BEGIN, the
+// statement and COMMIT in one round trip. It is for frequent writes of
+// state that the next write replaces (a rate-limit count, a lab server's
+// last heartbeat): a crash of the database may lose the last fraction of a
+// second of them, and never leaves anything half-written. When the
+// statement fails the transaction is rolled back (the pool discards a
+// connection left in a failed transaction).
+func (s *Store) lazyCommit(ctx context.Context, sql string, args []any, scan func(pgx.Row) error) error {
+	b := &pgx.Batch{}
+	b.Queue(`BEGIN`)
+	b.Queue(`SET LOCAL synchronous_commit TO OFF`)
+	b.Queue(sql, args...).QueryRow(scan)
+	b.Queue(`COMMIT`)
+	return s.pool.SendBatch(ctx, b).Close()
+}
+
 // readTx runs fn in a read-only repeatable-read transaction, so that its
 // several queries see one snapshot.
 func (s *Store) readTx(ctx context.Context, fn func(pgx.Tx) error) error {

@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/store/pgtest"
 )
@@ -641,5 +644,41 @@ func TestExamsRoundTrip(t *testing.T) {
 	mustOK(t, "DeleteExam", st.DeleteExam(ctx, "e1"))
 	if rev, _ := st.ContentRevision(ctx); rev != 2 {
 		t.Fatalf("revision = %d, want 2", rev)
+	}
+}
+
+// TestLazyCommit: the write is committed and visible; a failing statement
+// reports its error, keeps nothing, and leaves no connection stuck in the
+// failed transaction (the next writes on a one-connection pool work).
+func TestLazyCommit(t *testing.T) {
+	st := mustOpen(t)
+	ctx := t.Context()
+	cfg := st.pool.Config()
+	cfg.MaxConns = 1 // one connection: a stuck one would fail every next write
+	one, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.pool.Close()
+	st.pool = one // closed by mustOpen's cleanup
+	if _, err := st.pool.Exec(ctx, `CREATE TABLE lazy (k text PRIMARY KEY, n integer NOT NULL CHECK (n < 10))`); err != nil {
+		t.Fatal(err)
+	}
+	const upsert = `INSERT INTO lazy (k, n) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET n = excluded.n RETURNING n`
+	var n int
+	scan := func(row pgx.Row) error { return row.Scan(&n) }
+	if err := st.lazyCommit(ctx, upsert, []any{"a", 1}, scan); err != nil || n != 1 {
+		t.Fatalf("lazyCommit = %d, %v", n, err)
+	}
+	if err := st.lazyCommit(ctx, upsert, []any{"a", 99}, scan); err == nil {
+		t.Fatal("a write breaking the CHECK constraint succeeded")
+	}
+	for i := 2; i < 5; i++ {
+		if err := st.lazyCommit(ctx, upsert, []any{"a", i}, scan); err != nil || n != i {
+			t.Fatalf("lazyCommit after a failed one = %d, %v", n, err)
+		}
+	}
+	if err := st.pool.QueryRow(ctx, `SELECT n FROM lazy WHERE k = 'a'`).Scan(&n); err != nil || n != 4 {
+		t.Fatalf("stored n = %d, %v; want 4", n, err)
 	}
 }

@@ -247,9 +247,13 @@ func scanMonitor(row pgx.Row) (exam.Monitor, error) {
 
 // UpsertMonitor writes the record of m.ServerCode in one statement: it
 // creates it with m.ID when absent, otherwise replaces every field but ID.
-// It returns the stored record.
+// It returns the stored record. Every lab server's heartbeat makes this
+// write, and the next heartbeat replaces it, so it does not wait for the
+// WAL to reach the disk (lazyCommit): a crash of the database may lose the
+// last fraction of a second of heartbeats.
 func (s *Store) UpsertMonitor(ctx context.Context, m exam.Monitor) (exam.Monitor, error) {
-	out, err := scanMonitor(s.pool.QueryRow(ctx, `INSERT INTO monitors AS m (`+monitorColumns+`)
+	var out exam.Monitor
+	err := s.lazyCommit(ctx, `INSERT INTO monitors AS m (`+monitorColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 		ON CONFLICT (server_code) DO UPDATE SET
 			npsn = excluded.npsn, school_name = excluded.school_name, hardware_id = excluded.hardware_id,
@@ -258,8 +262,9 @@ func (s *Store) UpsertMonitor(ctx context.Context, m exam.Monitor) (exam.Monitor
 			client_version = excluded.client_version, last_ping_at = excluded.last_ping_at,
 			updated_at = excluded.updated_at
 		RETURNING `+monitorColumns,
-		m.ID, m.ServerCode, m.NPSN, m.SchoolName, m.HardwareID, string(m.Status), m.ActiveExamsCount,
-		m.ConnectedStudents, m.ClientIP, m.ClientVersion, m.LastPingAt, m.UpdatedAt))
+		[]any{m.ID, m.ServerCode, m.NPSN, m.SchoolName, m.HardwareID, string(m.Status), m.ActiveExamsCount,
+			m.ConnectedStudents, m.ClientIP, m.ClientVersion, m.LastPingAt, m.UpdatedAt},
+		func(row pgx.Row) (err error) { out, err = scanMonitor(row); return err })
 	if err != nil {
 		return exam.Monitor{}, fmt.Errorf("postgres: upsert monitor: %w", err)
 	}
