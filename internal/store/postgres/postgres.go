@@ -29,6 +29,8 @@ import (
 // Store is the PostgreSQL store. It is safe for concurrent use.
 type Store struct {
 	pool *pgxpool.Pool
+	// lazy has connections with synchronous_commit off: see lazyCommit.
+	lazy *pgxpool.Pool
 
 	// blobGrace is how long an unreferenced package blob is kept before
 	// SavePackage removes it, so that downloads in progress can finish.
@@ -51,8 +53,9 @@ func defaultMaxConns() int32 {
 // Open connects to the PostgreSQL database at url (a postgres:// URL or a
 // key=value connection string) and checks that it answers. The pool holds at
 // most pool_max_conns connections when the URL sets it, else
-// max(8, 2×GOMAXPROCS) capped at 32. Open does not apply migrations: call
-// Migrate. The caller must Close the store.
+// max(8, 2×GOMAXPROCS) capped at 32; a second pool of at most half as many
+// (at least 2) serves the writes of lazyCommit. Open does not apply
+// migrations: call Migrate. The caller must Close the store.
 func Open(ctx context.Context, url string) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -79,14 +82,23 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
-	return &Store{pool: pool, blobGrace: DefaultBlobGrace}, nil
+	lazyCfg := cfg.Copy()
+	lazyCfg.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
+	lazyCfg.MaxConns = max(2, cfg.MaxConns/2)
+	lazy, err := pgxpool.NewWithConfig(ctx, lazyCfg)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: open: %w", err)
+	}
+	return &Store{pool: pool, lazy: lazy, blobGrace: DefaultBlobGrace}, nil
 }
 
-// Close closes every connection of the pool, waiting for the ones in use to
+// Close closes every connection of the pools, waiting for the ones in use to
 // be released. It always returns nil; the error is there so that Store
 // satisfies the io.Closer-like interface of the portal's wiring.
 func (s *Store) Close() error {
 	s.pool.Close()
+	s.lazy.Close()
 	return nil
 }
 
@@ -104,22 +116,14 @@ func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 	return pgx.BeginFunc(ctx, s.pool, fn)
 }
 
-// lazyCommit runs one statement that returns one row (scanned by scan) in a
-// transaction that does not wait for its WAL to reach the disk
-// (synchronous_commit off for that transaction only), with BEGIN, the
-// statement and COMMIT in one round trip. It is for frequent writes of
-// state that the next write replaces (a rate-limit count, a lab server's
-// last heartbeat): a crash of the database may lose the last fraction of a
-// second of them, and never leaves anything half-written. When the
-// statement fails the transaction is rolled back (the pool discards a
-// connection left in a failed transaction).
+// lazyCommit runs one statement that returns one row (scanned by scan) on
+// a connection with synchronous_commit off: its commit does not wait for
+// the WAL to reach the disk. It is for frequent writes of state that the
+// next write replaces (a rate-limit count, a lab server's last heartbeat):
+// a crash of the database may lose the last fraction of a second of them,
+// and never leaves anything half-written.
 func (s *Store) lazyCommit(ctx context.Context, sql string, args []any, scan func(pgx.Row) error) error {
-	b := &pgx.Batch{}
-	b.Queue(`BEGIN`)
-	b.Queue(`SET LOCAL synchronous_commit TO OFF`)
-	b.Queue(sql, args...).QueryRow(scan)
-	b.Queue(`COMMIT`)
-	return s.pool.SendBatch(ctx, b).Close()
+	return scan(s.lazy.QueryRow(ctx, sql, args...))
 }
 
 // readTx runs fn in a read-only repeatable-read transaction, so that its

@@ -647,20 +647,29 @@ func TestExamsRoundTrip(t *testing.T) {
 	}
 }
 
-// TestLazyCommit: the write is committed and visible; a failing statement
-// reports its error, keeps nothing, and leaves no connection stuck in the
-// failed transaction (the next writes on a one-connection pool work).
+// TestLazyCommit: lazy writes go through connections with synchronous_commit
+// off (and only they); the write is committed and visible; a failing
+// statement reports its error and keeps nothing, and the next writes on a
+// one-connection pool work.
 func TestLazyCommit(t *testing.T) {
 	st := mustOpen(t)
 	ctx := t.Context()
-	cfg := st.pool.Config()
-	cfg.MaxConns = 1 // one connection: a stuck one would fail every next write
+	var setting string
+	if err := st.lazy.QueryRow(ctx, `SHOW synchronous_commit`).Scan(&setting); err != nil || setting != "off" {
+		t.Fatalf("lazy connections: synchronous_commit = %q, %v; want off", setting, err)
+	}
+	if err := st.pool.QueryRow(ctx, `SHOW synchronous_commit`).Scan(&setting); err != nil || setting != "on" {
+		t.Fatalf("other connections: synchronous_commit = %q, %v; want on", setting, err)
+	}
+	cfg := st.lazy.Config()
+	cfg.MaxConns = 1 // one connection: a broken one would fail every next write
 	one, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.pool.Close()
-	st.pool = one // closed by mustOpen's cleanup
+	st.lazy.Close()
+	st.lazy = one // closed by mustOpen's cleanup
+
 	if _, err := st.pool.Exec(ctx, `CREATE TABLE lazy (k text PRIMARY KEY, n integer NOT NULL CHECK (n < 10))`); err != nil {
 		t.Fatal(err)
 	}
