@@ -1,7 +1,6 @@
 package exam
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/jsonx"
 )
 
 // Push refusals.
@@ -146,13 +146,8 @@ func DecodeAnswers(raw []byte, checksum string, total int) ([]AnswerRecord, erro
 		return nil, ErrChecksumMismatch
 	}
 	var recs []AnswerRecord
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&recs); err != nil {
-		return nil, invalid("answers must be an array of answer records: %v", err)
-	}
-	if dec.More() {
-		return nil, invalid("answers must be a single JSON array")
+	if err := jsonx.UnmarshalStrict(raw, &recs); err != nil {
+		return nil, invalid("answers must be one array of answer records: %v", err)
 	}
 	if len(recs) != total {
 		return nil, apperr.Errorf(apperr.Unprocessable, ErrRecordCountMismatch.Code,

@@ -2,7 +2,9 @@ package jsonx
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -36,5 +38,29 @@ func TestUnmarshalMatchesEncodingJSON(t *testing.T) {
 	var r record
 	if err := Unmarshal([]byte(`{"timeout":"1s"}`), &r); err == nil {
 		t.Error("a duration as a string decoded, as encoding/json refuses")
+	}
+}
+
+func TestUnmarshalStrictMatchesDisallowUnknownFields(t *testing.T) {
+	for _, in := range []string{
+		`{"name":"a","tags":["x"]}`,
+		`{"NAME":"case-insensitive"}`,
+		`{"name":"a","unknown":1}`,
+		`[1]`,
+		`{"name":"a"} {"name":"b"}`,
+		`{"name":"a"}  ` + "\n",
+		`{"name":"\xff"}`,
+	} {
+		var want, got record
+		dec := json.NewDecoder(strings.NewReader(in))
+		dec.DisallowUnknownFields()
+		werr := dec.Decode(&want)
+		if werr == nil && dec.More() {
+			werr = errors.New("data after the value")
+		}
+		gerr := UnmarshalStrict([]byte(in), &got)
+		if (werr == nil) != (gerr == nil) || !reflect.DeepEqual(got, want) && werr == nil {
+			t.Errorf("UnmarshalStrict(%q) = %+v, %v; a strict json.Decoder gives %+v, %v", in, got, gerr, want, werr)
+		}
 	}
 }
