@@ -2,7 +2,6 @@ package examsrv_test
 
 import (
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,10 +16,7 @@ import (
 // the disk as low, and the same save goes through once space is freed.
 func TestDiskFull(t *testing.T) {
 	dir := tmpfs.Mount(t, 4<<20)
-	filler := filepath.Join(dir, "filler")
-	if err := os.WriteFile(filler, make([]byte, 2<<20), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	free := tmpfs.Fill(t, dir, 2<<20)
 	l := newLabWith(t, filepath.Join(dir, "labagent.db"), 0, &clock{t: t0.Add(time.Minute)}, 5, localdb.Options{})
 	s1 := l.signIn(1)
 	s1.mustOK("POST", "/api/student/exams/e1/start", nil, nil)
@@ -48,9 +44,7 @@ func TestDiskFull(t *testing.T) {
 		t.Errorf("pending = %d, %v; want the %d saves acknowledged", n, err, saves)
 	}
 
-	if err := os.Remove(filler); err != nil {
-		t.Fatal(err)
-	}
+	free()
 	s1.mustOK("PUT", "/api/student/exams/e1/answers/es", essay, nil)
 	if n, err := l.db.Pending(); err != nil || n != saves+1 {
 		t.Errorf("pending after space was freed = %d, %v; want %d", n, err, saves+1)

@@ -3,7 +3,6 @@ package localdb_test
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -18,10 +17,7 @@ import (
 // also after reopening the file.
 func TestDiskFull(t *testing.T) {
 	dir := tmpfs.Mount(t, 4<<20)
-	filler := filepath.Join(dir, "filler")
-	if err := os.WriteFile(filler, make([]byte, 2<<20), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	free := tmpfs.Fill(t, dir, 2<<20)
 	path := filepath.Join(dir, localdb.FileName)
 	db, err := localdb.Open(path, localdb.Options{})
 	if err != nil {
@@ -64,9 +60,7 @@ func TestDiskFull(t *testing.T) {
 	}
 	check(saved) // the failed save left nothing; every acknowledged one is there
 
-	if err := os.Remove(filler); err != nil {
-		t.Fatal(err)
-	}
+	free()
 	if _, err := db.SaveAnswer(ctx, "e1", "m1", fmt.Sprintf("q%05d", saved), essay, t0.Add(time.Minute)); err != nil {
 		t.Fatalf("save once space is freed: %v", err)
 	}

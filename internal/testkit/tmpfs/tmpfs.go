@@ -36,3 +36,26 @@ func Mount(t testing.TB, size int) string {
 	})
 	return dir
 }
+
+// Fill takes n bytes of the file system holding dir (a file of zeros) and
+// returns the function that gives them back.
+func Fill(t testing.TB, dir string, n int) (free func()) {
+	t.Helper()
+	f, err := os.CreateTemp(dir, "filler-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.Write(make([]byte, n))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatalf("fill %s with %d bytes: %v", dir, n, err)
+	}
+	return func() {
+		t.Helper()
+		if err := os.Remove(f.Name()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
