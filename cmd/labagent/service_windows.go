@@ -221,6 +221,11 @@ func installService(dataDir, configFile, listen string, stdout io.Writer) (err e
 	if err := s.SetRecoveryActions(restart, uint32((24 * time.Hour).Seconds())); err != nil {
 		return fmt.Errorf("set the restart on failure: %w", err)
 	}
+	// Also when labagent stops by itself with an error, not only when the
+	// process crashes.
+	if err := s.SetRecoveryActionsOnNonCrashFailures(true); err != nil {
+		return fmt.Errorf("set the restart on failure: %w", err)
+	}
 	err = eventlog.InstallAsEventCreate(serviceName, eventlog.Error|eventlog.Warning|eventlog.Info)
 	if err != nil && !strings.Contains(err.Error(), "exists") {
 		return fmt.Errorf("register the event log source: %w", err)
