@@ -92,6 +92,11 @@ bench: pgcheck ## micro benchmarks, then the load runs on PostgreSQL and bbolt (
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s ./...
 	$(GO) test -tags loadtest -run '^(TestLoad|TestLabagentLoad|TestRedirectLoad|TestLinkListLoad)$$' -count=1 -v -timeout 30m ./internal/loadtest
 
+.PHONY: soak
+SOAK_ROUNDS ?= 300
+soak: ## kill -9 labagent SOAK_ROUNDS times (default 300, ~1 s each) while students save and it pushes
+	LABAGENT_KILL_ROUNDS=$(SOAK_ROUNDS) $(GO) test -count=1 -run '^TestKillNine$$' -v -timeout 2h ./cmd/labagent/
+
 .PHONY: dist
 dist: ## cross-build release binaries and SHA256SUMS into ./dist
 	@rm -rf dist && mkdir -p dist
