@@ -94,7 +94,7 @@ bench: pgcheck ## micro benchmarks, then the load runs on PostgreSQL and bbolt (
 
 .PHONY: soak
 SOAK_ROUNDS ?= 300
-soak: ## kill -9 labagent SOAK_ROUNDS times (default 300, ~1 s each) while students save and it pushes
+soak: ## kill -9 labagent SOAK_ROUNDS times (default 300, about 2 minutes) while students save and it pushes
 	LABAGENT_KILL_ROUNDS=$(SOAK_ROUNDS) $(GO) test -count=1 -run '^TestKillNine$$' -v -timeout 2h ./cmd/labagent/
 
 .PHONY: dist
