@@ -741,11 +741,12 @@ func TestSyncerLicenceRefused(t *testing.T) {
 			st := s.Status()
 			return st.State == agent.SyncOffline && strings.Contains(st.LastError, client.CodeLicenseRevoked)
 		})
+		// The status is set just before the log line is written.
+		waitFor(t, "the refusal to be logged as an error", func() bool {
+			return strings.Contains(f.logs.String(), "level=ERROR") && strings.Contains(f.logs.String(), client.CodeLicenseRevoked)
+		})
 		if f.pkgs.count() != 0 || len(f.tr.matching(pathPull)) != 0 {
 			t.Fatal("pulled without a handshake")
-		}
-		if !strings.Contains(f.logs.String(), "level=ERROR") {
-			t.Fatal("the refusal was not logged as an error")
 		}
 	})
 
