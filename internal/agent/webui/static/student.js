@@ -146,7 +146,8 @@
     EXAM_FINISHED: 'Anda sudah menyelesaikan ujian ini.',
     NOT_STARTED: 'Mulai ujian terlebih dahulu.',
     INVALID_ANSWER: 'Jawaban tidak valid.',
-    BODY_TOO_LARGE: 'Jawaban terlalu panjang.'
+    BODY_TOO_LARGE: 'Jawaban terlalu panjang.',
+    DISK_FULL: 'Disk server lab penuh, jawaban belum tersimpan. Beri tahu pengawas.'
   };
 
   // A 401 anywhere (except sign-in) returns to the sign-in form.
