@@ -51,11 +51,13 @@ $(STATICCHECK):
 	GOBIN=$(CURDIR)/bin/tools GOOS= GOARCH= $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	mv bin/tools/staticcheck $@
 
-lint: $(STATICCHECK) ## go vet and staticcheck (also of labagent for Windows), and a gofmt check
+lint: $(STATICCHECK) ## go vet and staticcheck (also of labagent for Windows), a gofmt check, no tracked executables
 	$(GO) vet ./...
 	GOOS=windows $(GO) vet ./cmd/labagent/ ./internal/agent/...
 	@unformatted=$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
+	@bins=$$(git ls-files -z 2>/dev/null | perl -0ne 'chomp; open(my $$f, "<", $$_) or next; read($$f, my $$b, 4); print "$$_\n" if $$b =~ /^(\x7fELF|MZ|\xcf\xfa\xed\xfe|\xfe\xed\xfa\xcf)/'); \
+	if [ -n "$$bins" ]; then echo "build outputs are tracked (build into bin/ or dist/, then git rm --cached):"; echo "$$bins"; exit 1; fi
 	$(STATICCHECK) -tags loadtest ./...
 	GOOS=windows $(STATICCHECK) ./cmd/labagent/ ./internal/agent/...
 
