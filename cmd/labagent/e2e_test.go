@@ -676,28 +676,41 @@ func TestKillNine(t *testing.T) {
 	}
 
 	// Kills at random moments of the pushes (a batch of 5,000 takes about
-	// 100 ms here).
+	// 100 ms here). Each phase needs answers still pending when it starts,
+	// and so does the next one: left alone, labagent may push everything
+	// before the kill (the random sleep can outlast the pushes), and the
+	// next phase would wait for a push that has nothing to send. So each
+	// phase lets one push through and holds any later one at the proxy
+	// until the kill: at most one batch leaves per phase, and 20,000
+	// answers in batches of 5,000 leave some for every phase.
 	for k := range 2 {
-		started := make(chan struct{}, 1)
+		pending := mustPending(t, lab, fmt.Sprintf("kill %d during the pushes", k))
+		started := make(chan struct{})
+		killed := make(chan struct{})
+		var once sync.Once
 		proxy.hooks(func(*http.Request) bool {
-			select {
-			case started <- struct{}{}:
-			default:
+			first := false
+			once.Do(func() { first = true; close(started) })
+			if first {
+				return false
 			}
-			return false
+			<-killed // held until labagent is dead: it never reaches the portal
+			return true
 		}, nil)
 		lab.startNoWait()
 		select {
 		case <-started:
 		case <-time.After(60 * time.Second):
-			t.Fatalf("kill %d: no push within 60s", k)
+			t.Fatalf("kill %d: no push within 60s although %d answers are pending", k, pending)
 		}
 		time.Sleep(time.Duration(rng.IntN(150)) * time.Millisecond)
 		lab.kill9()
+		close(killed)
 		proxy.hooks(nil, nil)
 		t.Logf("kill %d during the pushes: %d answers still pending", k, lab.status().AnswersPending)
 	}
 	// A kill as a push leaves labagent, before the portal sees it.
+	pending := mustPending(t, lab, "a kill as a push leaves")
 	proxy.hooks(func(*http.Request) bool {
 		lab.proc().Cmd.Process.Kill()
 		return true
@@ -706,12 +719,11 @@ func TestKillNine(t *testing.T) {
 	select {
 	case <-lab.proc().Done():
 	case <-time.After(60 * time.Second):
-		t.Fatal("no push within 60s")
+		t.Fatalf("no push within 60s although %d answers are pending", pending)
 	}
 	proxy.hooks(nil, nil)
-	pending := lab.status().AnswersPending
-	if pending == 0 {
-		t.Fatal("nothing pending after a kill as a push left")
+	if after := lab.status().AnswersPending; after != pending {
+		t.Fatalf("a push that never reached the portal changed what is pending: %d, then %d", pending, after)
 	}
 	// The rest goes with push --now while labagent run is down (its
 	// control file, left by the kill, names a dead process): it pushes
@@ -758,6 +770,19 @@ func TestKillNine(t *testing.T) {
 			t.Errorf("member %s %s: stored %q, want %q", k.member, k.question, got, v)
 		}
 	}
+}
+
+// mustPending returns the answers labagent has not pushed yet, and fails
+// the test with a clear message when there are none: phase is a step of a
+// test that needs a push to happen, which labagent only makes with
+// something to send.
+func mustPending(t *testing.T, lab *labAgent, phase string) int {
+	t.Helper()
+	n := lab.status().AnswersPending
+	if n == 0 {
+		t.Fatalf("%s: precondition not met: no answers pending, so labagent has nothing to push", phase)
+	}
+	return n
 }
 
 // TestExportImport: answers saved while the portal is down leave on a USB
@@ -941,15 +966,19 @@ func TestAnswerOrderAcrossSkewChange(t *testing.T) {
 	s.mustLogin(lab.proctorToken())
 	s.mustStart(examID)
 
-	// The student changes their mind again and again for four heartbeats,
-	// while the measured skew drops and rises: every save must be stamped
-	// after the one before it.
+	// The student changes their mind again and again for at least four
+	// heartbeats, while the measured skew drops and rises: every save must
+	// be stamped after the one before it. The saves go on until the skew
+	// was seen to move (on a loaded machine heartbeats can come late, and
+	// four heartbeats' time may hold fewer than two slow ones), up to a
+	// deadline that fails the test clearly.
 	var prev time.Time
 	last := ""
 	lowSkew, highSkew := int64(math.MaxInt64), int64(math.MinInt64)
-	deadline := time.Now().Add(4 * e2eHeartbeat)
+	t0 := time.Now()
+	enough := func() bool { return time.Since(t0) >= 4*e2eHeartbeat && highSkew-lowSkew >= 100 }
 	saves := 0
-	for n := 0; time.Now().Before(deadline); n++ {
+	for n := 0; !enough() && time.Since(t0) < 20*e2eHeartbeat; n++ {
 		saves++
 		v := []string{"a", "b", "c"}[n%3]
 		var out struct {
@@ -971,7 +1000,8 @@ func TestAnswerOrderAcrossSkewChange(t *testing.T) {
 	}
 	// The slow line must have moved the skew, or the test proved nothing.
 	if highSkew-lowSkew < 100 {
-		t.Fatalf("the measured skew stayed within %d..%d ms: the slow heartbeat answers did not move it", lowSkew, highSkew)
+		t.Fatalf("precondition not met: after %s and %d heartbeats the measured skew stayed within %d..%d ms: the slow heartbeat answers did not move it",
+			time.Since(t0).Round(time.Second), beats.Load(), lowSkew, highSkew)
 	}
 	t.Logf("skew seen from %d to %d ms; %d saves, each stamped after the one before", lowSkew, highSkew, saves)
 	if got := s.mustAttempt(examID).answers()["k01"]; got != last {
