@@ -23,6 +23,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/seedhq/portal/internal/agent"
+	"github.com/seedhq/portal/internal/cmdutil"
 	"github.com/seedhq/portal/internal/config"
 )
 
@@ -40,8 +41,23 @@ func main() {
 	os.Exit(code)
 }
 
-// Main runs labagent with args and returns the process exit code.
+// Main runs labagent with args and returns the process exit code: 0 on
+// success, 2 on a mistake on the command line, 1 on any other error.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		if cmdutil.IsUsageError(err) {
+			return cmdutil.ExitUsage
+		}
+		return 1
+	}
+	return 0
+}
+
+// newRootCmd builds the command tree of labagent.
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "labagent",
 		Short:         "The lab server's agent of the exam portal",
@@ -56,14 +72,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if svc := newServiceCmd(stdout); svc != nil {
 		root.AddCommand(svc) // Windows
 	}
-	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	if err := root.ExecuteContext(ctx); err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return 1
-	}
-	return 0
+	cmdutil.Strict(root)
+	return root
 }
 
 func newEnrollCmd(stdout io.Writer) *cobra.Command {

@@ -131,7 +131,7 @@ func TestLinkctlEndToEnd(t *testing.T) {
 			Key string `json:"key"`
 		}
 		out := admin([]string{"PORTAL_TOKEN=" + token}, "link-user", "create", "--email", name+"@example.org",
-			"--username", name, "--plan", "pro", "--rate-limit", "600", "--output", "json")
+			"--account-username", name, "--plan", "pro", "--rate-limit", "600", "--output", "json")
 		if err := json.Unmarshal([]byte(out), &u); err != nil || u.ID == 0 || u.Key == "" {
 			t.Fatalf("link-user create %s: %v\n%s", name, err, out)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/seedhq/portal/internal/cliout"
+	"github.com/seedhq/portal/internal/cmdutil"
 	"github.com/seedhq/portal/internal/config"
 	"github.com/seedhq/portal/pkg/client"
 )
@@ -230,7 +231,7 @@ func humanError(err error) string {
 func exactArgs(names ...string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != len(names) {
-			return &usageError{fmt.Errorf("%s takes %d argument(s): %s", cmd.CommandPath(), len(names), strings.Join(names, " "))}
+			return &cmdutil.UsageError{Err: fmt.Errorf("%s takes %d argument(s): %s", cmd.CommandPath(), len(names), strings.Join(names, " "))}
 		}
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/seedhq/portal/internal/cmdutil"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -19,7 +20,7 @@ func newLinkUserCmd(o *adminOptions) *cobra.Command {
 	create := &cobra.Command{
 		Use:     "create --email EMAIL --username NAME",
 		Short:   "Create a link-management user; the API key is shown this once only",
-		Example: `  portal admin link-user create --email ana@example.org --username ana --plan pro --rate-limit 120`,
+		Example: `  portal admin link-user create --email ana@example.org --account-username ana --plan pro --rate-limit 120`,
 		Args:    cobra.NoArgs,
 		RunE: o.adminRun(func(ctx context.Context, c *client.Client, _ []string) error {
 			u, _, err := c.Exam.Admin.CreateLinkUser(ctx, &req)
@@ -42,12 +43,12 @@ func newLinkUserCmd(o *adminOptions) *cobra.Command {
 	}
 	f := create.Flags()
 	f.StringVar(&req.Email, "email", "", "the user's email (required)")
-	f.StringVar(&req.Username, "username", "", "the user's username (required)")
-	f.StringVar(&req.Password, "password", "", "an account password (optional)")
+	f.StringVar(&req.Username, "account-username", "", "the new account's username (required; --username is the operator's)")
+	f.StringVar(&req.Password, "account-password", "", "the new account's password (optional; --password is the operator's)")
 	f.StringVar(&req.Plan, "plan", "", "plan name shown as the account's status")
 	f.IntVar(&req.RateLimit, "rate-limit", 0, "requests per minute (0: the default, 30)")
 	create.MarkFlagRequired("email")
-	create.MarkFlagRequired("username")
+	create.MarkFlagRequired("account-username")
 
 	var lo client.LinkListOptions
 	list := &cobra.Command{
@@ -147,7 +148,7 @@ func newLinkUserCmd(o *adminOptions) *cobra.Command {
 func linkUserID(s string) (int64, error) {
 	id, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || id <= 0 {
-		return 0, &usageError{fmt.Errorf("user id %q is not a positive integer", s)}
+		return 0, &cmdutil.UsageError{Err: fmt.Errorf("user id %q is not a positive integer", s)}
 	}
 	return id, nil
 }

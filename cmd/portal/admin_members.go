@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/seedhq/portal/internal/cmdutil"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -80,7 +81,7 @@ func runMembersImport(ctx context.Context, c *client.Client, opts *membersImport
 		}
 		rep, _, err = c.Exam.Admin.ImportMembers(ctx, members, io)
 	default:
-		return &usageError{fmt.Errorf("%s: want a .csv or .json file, got %q", opts.File, ext)}
+		return &cmdutil.UsageError{Err: fmt.Errorf("%s: want a .csv or .json file, got %q", opts.File, ext)}
 	}
 	if err != nil {
 		return err
@@ -195,9 +196,9 @@ func runLoginCards(ctx context.Context, c *client.Client, opts *loginCardsOption
 	case opts.Format == "":
 		opts.Format = "csv"
 	case opts.Format != "csv" && opts.Format != "json":
-		return &usageError{fmt.Errorf("--format: %q is not csv or json", opts.Format)}
+		return &cmdutil.UsageError{Err: fmt.Errorf("--format: %q is not csv or json", opts.Format)}
 	case opts.Format == "csv" && opts.Output == outputJSON:
-		return &usageError{errors.New("--format csv contradicts --output json: give one of them")}
+		return &cmdutil.UsageError{Err: errors.New("--format csv contradicts --output json: give one of them")}
 	}
 	var w io.Writer = opts.out
 	var buf bytes.Buffer

@@ -246,9 +246,19 @@ func TestAdminCommands(t *testing.T) {
 		ID  int64  `json:"id"`
 		Key string `json:"key"`
 	}
-	a.mustJSON(&lu, "link-user", "create", "--email", "ana@example.org", "--username", "ana", "--rate-limit", "500")
+	a.mustJSON(&lu, "link-user", "create", "--email", "ana@example.org", "--account-username", "ana", "--rate-limit", "500")
 	if lu.ID == 0 || !strings.HasPrefix(lu.Key, "lk_") {
 		t.Fatalf("link-user create: %+v", lu)
+	}
+	// --password is the operator's, as on every admin command; the new
+	// account's password has its own flag.
+	var bob struct {
+		Username string `json:"username"`
+	}
+	none.mustJSON(&bob, "link-user", "create", "--password", "cli-test-password",
+		"--email", "bob@example.org", "--account-username", "bob", "--account-password", "bob-account-secret")
+	if bob.Username != "bob" {
+		t.Fatalf("link-user create with the operator's --password: %+v", bob)
 	}
 	if out := a.mustRun("link-user", "list", "--output", "table"); !strings.Contains(out, "ana@example.org") || strings.Contains(out, lu.Key) {
 		t.Errorf("link-user list (must not show the key):\n%s", out)

@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/seedhq/portal/internal/cmdutil"
 	"github.com/seedhq/portal/internal/config"
 )
 
@@ -31,28 +30,6 @@ type streams struct {
 	errOut io.Writer
 }
 
-// usageError marks a mistake on the command line; it exits with status 2.
-type usageError struct{ err error }
-
-// Error returns the message of the mistake.
-func (e *usageError) Error() string { return e.err.Error() }
-
-// Unwrap returns the mistake.
-func (e *usageError) Unwrap() error { return e.err }
-
-// isCobraUsageError reports whether err is one of cobra's own command-line
-// errors, which it does not type: missing required flags, unknown commands,
-// wrong argument counts.
-func isCobraUsageError(err error) bool {
-	msg := err.Error()
-	for _, prefix := range []string{"required flag(s) ", "unknown command ", "accepts ", "invalid argument "} {
-		if strings.HasPrefix(msg, prefix) {
-			return true
-		}
-	}
-	return false
-}
-
 // Main runs the portal command line with args and returns the process exit
 // status: 0 on success, 2 on a usage error, 1 on any other error (printed on
 // stderr as "error: ...").
@@ -64,10 +41,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return 0
 	}
 	fmt.Fprintln(stderr, "error: "+humanError(err))
-	var ue *usageError
-	if errors.As(err, &ue) || isCobraUsageError(err) {
+	if cmdutil.IsUsageError(err) {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", root.Name())
-		return 2
+		return cmdutil.ExitUsage
 	}
 	return 1
 }
@@ -90,7 +66,6 @@ file (--config, YAML, TOML or JSON), then defaults. See docs/configuration.md.`,
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.errOut)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.PersistentFlags().String(config.FlagConfig, "", "config file (.yaml, .yml, .toml or .json; env PORTAL_CONFIG)")
 	root.SetVersionTemplate("{{.Version}}\n")
 
@@ -100,6 +75,7 @@ file (--config, YAML, TOML or JSON), then defaults. See docs/configuration.md.`,
 		newAdminCmd(s),
 		newVersionCmd(s),
 	)
+	cmdutil.Strict(root)
 	return root
 }
 

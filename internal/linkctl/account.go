@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/seedhq/portal/internal/cmdutil"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -71,7 +72,7 @@ func runAccountUpdate(ctx context.Context, o *accountUpdateOptions, c *client.Cl
 		u.Password = &o.Password
 	}
 	if u.Email == nil && u.Password == nil {
-		return usagef("nothing to change: give --email, --password or both")
+		return cmdutil.Usagef("nothing to change: give --email, --password or both")
 	}
 	if _, err := c.Links.Account.Update(ctx, u); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/seedhq/portal/internal/cmdutil"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -61,7 +62,7 @@ func newChannelsCmd(g *Globals) *cobra.Command {
 				}
 				typ := args[1]
 				if typ != client.LinkItemLinks && typ != client.LinkItemQR && typ != client.LinkItemBio {
-					return usagef("item type %q is not links or qr", typ)
+					return cmdutil.Usagef("item type %q is not links or qr", typ)
 				}
 				iid, err := parseID("item id", args[2])
 				if err != nil {
@@ -180,7 +181,7 @@ func runChannelWrite(ctx context.Context, o *channelWriteOptions, c *client.Clie
 		return o.printer().Done(x, "channel %d added", x.ID)
 	}
 	if o.Request == (client.LinkChannelRequest{}) {
-		return usagef("nothing to change: give at least one flag (see --help)")
+		return cmdutil.Usagef("nothing to change: give at least one flag (see --help)")
 	}
 	if _, err := c.Links.Channels.Update(ctx, o.ID, &o.Request); err != nil {
 		return err

@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/seedhq/portal/internal/cmdutil"
 )
 
 func newConfigCmd(g *Globals) *cobra.Command {
@@ -67,13 +69,13 @@ The file is written with mode 0600: it holds API keys.`,
 // runSetProfile writes the profile into the config file.
 func runSetProfile(o *setProfileOptions) error {
 	if o.Name == "" {
-		return usagef("the profile name is empty")
+		return cmdutil.Usagef("the profile name is empty")
 	}
 	if !o.SetURL && !o.SetKey && !o.MakeDefault {
-		return usagef("nothing to set: give --api-url, --api-key or --default")
+		return cmdutil.Usagef("nothing to set: give --api-url, --api-key or --default")
 	}
 	if o.ConfigFile == "" {
-		return usagef("no config file: set --config")
+		return cmdutil.Usagef("no config file: set --config")
 	}
 	cf, err := readConfigFile(o.ConfigFile)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/seedhq/portal/internal/cmdutil"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -122,7 +123,7 @@ func newDomainsUpdateCmd(g *Globals) *cobra.Command {
 // runDomainsUpdate changes a domain.
 func runDomainsUpdate(ctx context.Context, o *domainsUpdateOptions, c *client.Client) error {
 	if o.Update.RedirectRoot == nil && o.Update.Redirect404 == nil {
-		return usagef("nothing to change: give --redirect-root, --redirect-404 or both")
+		return cmdutil.Usagef("nothing to change: give --redirect-root, --redirect-404 or both")
 	}
 	if _, err := c.Links.Domains.Update(ctx, o.ID, &o.Update); err != nil {
 		return err

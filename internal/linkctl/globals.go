@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/seedhq/portal/internal/cliout"
+	"github.com/seedhq/portal/internal/cmdutil"
 	"github.com/seedhq/portal/internal/config"
 	"github.com/seedhq/portal/pkg/client"
 )
@@ -152,7 +153,7 @@ func decodeConfig(v *viper.Viper, file string) (*configFile, error) {
 		ok := k == "default_profile" ||
 			(len(parts) == 3 && parts[0] == "profiles" && (parts[2] == "api_url" || parts[2] == "api_key"))
 		if !ok {
-			return nil, &usageError{fmt.Errorf("config file %s: unknown key %q (known: default_profile, profiles.NAME.api_url, profiles.NAME.api_key)", file, k)}
+			return nil, &cmdutil.UsageError{Err: fmt.Errorf("config file %s: unknown key %q (known: default_profile, profiles.NAME.api_url, profiles.NAME.api_key)", file, k)}
 		}
 	}
 	cf := &configFile{DefaultProfile: v.GetString("default_profile"), Profiles: map[string]profile{}}
@@ -186,7 +187,7 @@ func (g *Globals) load(cmd *cobra.Command) error {
 		g.ConfigFile = defaultConfigFile()
 	}
 	if err := readConfigInto(v, g.ConfigFile); err != nil {
-		return &usageError{err}
+		return &cmdutil.UsageError{Err: err}
 	}
 	cf, err := decodeConfig(v, g.ConfigFile)
 	if err != nil {
@@ -201,7 +202,7 @@ func (g *Globals) load(cmd *cobra.Command) error {
 	if g.Profile != "" {
 		p, ok := cf.Profiles[g.Profile]
 		if !ok {
-			return usagef("profile %q is not in the config file %s (add it with: linkctl config set-profile %s --api-url URL --api-key KEY)", g.Profile, g.ConfigFile, g.Profile)
+			return cmdutil.Usagef("profile %q is not in the config file %s (add it with: linkctl config set-profile %s --api-url URL --api-key KEY)", g.Profile, g.ConfigFile, g.Profile)
 		}
 		// The profile's values rank below flags and the environment.
 		v.SetDefault("api-url", p.APIURL)
@@ -220,7 +221,7 @@ func (g *Globals) load(cmd *cobra.Command) error {
 	g.Page = r.Int("page", 0, 1<<30)
 	g.Timeout = r.Duration("timeout", 0, 24*time.Hour)
 	if err := r.Err(); err != nil {
-		return &usageError{err}
+		return &cmdutil.UsageError{Err: err}
 	}
 	if g.NewClient == nil {
 		g.NewClient = g.newClient
@@ -232,10 +233,10 @@ func (g *Globals) load(cmd *cobra.Command) error {
 // limits (429) before giving up.
 func (g *Globals) newClient() (*client.Client, error) {
 	if g.APIURL == "" {
-		return nil, usagef("no API URL: set --api-url, LINKCTL_API_URL or a profile (linkctl config set-profile)")
+		return nil, cmdutil.Usagef("no API URL: set --api-url, LINKCTL_API_URL or a profile (linkctl config set-profile)")
 	}
 	if g.APIKey == "" {
-		return nil, usagef("no API key: set LINKCTL_API_KEY, --api-key or a profile (linkctl config set-profile)")
+		return nil, cmdutil.Usagef("no API key: set LINKCTL_API_KEY, --api-key or a profile (linkctl config set-profile)")
 	}
 	retries := rateLimitRetries
 	if g.NoWait {

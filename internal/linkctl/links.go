@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/seedhq/portal/internal/cmdutil"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -72,7 +73,7 @@ func linksPage(c *client.Client, order string) (func(context.Context, *client.Li
 // runLinksList prints the caller's short links.
 func runLinksList(ctx context.Context, g *Globals, c *client.Client, order string) error {
 	if order != "" && order != client.LinkOrderDate && order != client.LinkOrderClicks {
-		return usagef("--order %q is not date or clicks", order)
+		return cmdutil.Usagef("--order %q is not date or clicks", order)
 	}
 	page, all := linksPage(c, order)
 	ls, err := fetchList(ctx, g, page, all)
@@ -236,7 +237,7 @@ func newLinksUpdateCmd(g *Globals) *cobra.Command {
 // runLinksUpdate changes a short link.
 func runLinksUpdate(ctx context.Context, o *linksUpdateOptions, c *client.Client) error {
 	if o.Update == (client.LinkURLUpdate{}) {
-		return usagef("nothing to change: give at least one flag (see --help)")
+		return cmdutil.Usagef("nothing to change: give at least one flag (see --help)")
 	}
 	l, _, err := c.Links.URLs.Update(ctx, o.ID, &o.Update)
 	if err != nil {

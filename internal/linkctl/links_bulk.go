@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/seedhq/portal/internal/cmdutil"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -82,10 +83,10 @@ func readImportCSV(r io.Reader) ([]csvRow, error) {
 	cr.TrimLeadingSpace = true
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
-		return nil, usagef("the CSV file is empty: it needs a header with at least the url column")
+		return nil, cmdutil.Usagef("the CSV file is empty: it needs a header with at least the url column")
 	}
 	if err != nil {
-		return nil, usagef("CSV header: %v", err)
+		return nil, cmdutil.Usagef("CSV header: %v", err)
 	}
 	known := map[string]bool{}
 	for _, c := range importColumns {
@@ -96,15 +97,15 @@ func readImportCSV(r io.Reader) ([]csvRow, error) {
 		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
 		header[i] = h
 		if !known[h] && !readOnlyColumns[h] {
-			return nil, usagef("CSV header: unknown column %q (known: %s)", h, strings.Join(importColumns, ", "))
+			return nil, cmdutil.Usagef("CSV header: unknown column %q (known: %s)", h, strings.Join(importColumns, ", "))
 		}
 		if seen[h] {
-			return nil, usagef("CSV header: column %q twice", h)
+			return nil, cmdutil.Usagef("CSV header: column %q twice", h)
 		}
 		seen[h] = true
 	}
 	if !seen["url"] {
-		return nil, usagef("CSV header: no url column")
+		return nil, cmdutil.Usagef("CSV header: no url column")
 	}
 	var rows []csvRow
 	for {
@@ -114,7 +115,7 @@ func readImportCSV(r io.Reader) ([]csvRow, error) {
 		}
 		line, _ := cr.FieldPos(0)
 		if err != nil {
-			return nil, usagef("CSV: %v", err)
+			return nil, cmdutil.Usagef("CSV: %v", err)
 		}
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue // a blank line
@@ -321,7 +322,7 @@ func joinIDs(ids []int64) string {
 // runLinksExport writes every short link as CSV.
 func runLinksExport(ctx context.Context, o *linksExportOptions, c *client.Client) error {
 	if o.Order != "" && o.Order != client.LinkOrderDate && o.Order != client.LinkOrderClicks {
-		return usagef("--order %q is not date or clicks", o.Order)
+		return cmdutil.Usagef("--order %q is not date or clicks", o.Order)
 	}
 	toFile := o.File != "" && o.File != "-"
 	var out io.Writer = o.Out

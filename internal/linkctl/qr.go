@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/seedhq/portal/internal/cmdutil"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -260,7 +261,7 @@ qr-ID.svg; "-" for stdout).`,
 // runQRDownload fetches the image of a QR code and writes it.
 func runQRDownload(ctx context.Context, o *qrDownloadOptions, c *client.Client) error {
 	if o.Format != "png" && o.Format != "svg" {
-		return usagef("--format %q is not png or svg", o.Format)
+		return cmdutil.Usagef("--format %q is not png or svg", o.Format)
 	}
 	q, _, err := c.Links.QR.Get(ctx, o.ID)
 	if err != nil {

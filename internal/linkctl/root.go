@@ -24,6 +24,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/seedhq/portal/internal/cliout"
+	"github.com/seedhq/portal/internal/cmdutil"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -37,11 +38,11 @@ var (
 // Exit statuses of Main.
 const (
 	ExitOK          = 0
-	ExitError       = 1 // any other error, and an import with failed rows
-	ExitUsage       = 2 // a mistake on the command line or in the settings
-	ExitAuth        = 3 // 401: no or bad API key
-	ExitNotFound    = 4 // 404: no such record, or not the caller's
-	ExitRateLimited = 5 // 429: rate limited, retries used up
+	ExitError       = 1                 // any other error, and an import with failed rows
+	ExitUsage       = cmdutil.ExitUsage // a mistake on the command line or in the settings
+	ExitAuth        = 3                 // 401: no or bad API key
+	ExitNotFound    = 4                 // 404: no such record, or not the caller's
+	ExitRateLimited = 5                 // 429: rate limited, retries used up
 )
 
 // IO holds the standard streams a command reads and writes; tests pass
@@ -52,33 +53,9 @@ type IO struct {
 	ErrOut io.Writer
 }
 
-// usageError marks a mistake on the command line or in the settings; it
-// exits with ExitUsage.
-type usageError struct{ err error }
-
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
-
-// usagef returns a usageError.
-func usagef(format string, args ...any) error {
-	return &usageError{fmt.Errorf(format, args...)}
-}
-
 // errSilent is returned by commands that already reported their failure
 // (an import with failed rows): Main prints nothing more and exits 1.
 var errSilent = errors.New("failed")
-
-// isCobraUsageError reports whether err is one of cobra's own command-line
-// errors, which it does not type.
-func isCobraUsageError(err error) bool {
-	msg := err.Error()
-	for _, prefix := range []string{"required flag(s) ", "unknown command ", "accepts ", "invalid argument ", "unknown flag", "unknown shorthand", "flag needs"} {
-		if strings.HasPrefix(msg, prefix) {
-			return true
-		}
-	}
-	return false
-}
 
 // Main runs linkctl with args and returns the process exit status (see the
 // Exit* constants); errors are printed on stderr as "error: ...".
@@ -101,8 +78,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 
 // exitCode maps err to an exit status.
 func exitCode(err error) int {
-	var ue *usageError
-	if errors.As(err, &ue) || isCobraUsageError(err) {
+	if cmdutil.IsUsageError(err) {
 		return ExitUsage
 	}
 	switch {
@@ -176,7 +152,6 @@ Exit status: 0 ok, 1 error, 2 usage, 3 bad or missing API key (401),
 	root.SetOut(s.Out)
 	root.SetErr(s.ErrOut)
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	g.addFlags(root)
 
 	root.AddCommand(
@@ -193,6 +168,8 @@ Exit status: 0 ok, 1 error, 2 usage, 3 bad or missing API key (401),
 	)
 	// cobra's own "completion bash|zsh|fish|powershell".
 	root.CompletionOptions.HiddenDefaultCmd = false
+	root.InitDefaultCompletionCmd()
+	cmdutil.Strict(root)
 	return root
 }
 
@@ -200,7 +177,7 @@ Exit status: 0 ok, 1 error, 2 usage, 3 bad or missing API key (401),
 func parseID(name, s string) (int64, error) {
 	id, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil || id <= 0 {
-		return 0, usagef("%s %q is not a positive integer", name, s)
+		return 0, cmdutil.Usagef("%s %q is not a positive integer", name, s)
 	}
 	return id, nil
 }
@@ -209,7 +186,7 @@ func parseID(name, s string) (int64, error) {
 func exactArgs(names ...string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != len(names) {
-			return usagef("%s takes %d argument(s): %s", cmd.CommandPath(), len(names), strings.Join(names, " "))
+			return cmdutil.Usagef("%s takes %d argument(s): %s", cmd.CommandPath(), len(names), strings.Join(names, " "))
 		}
 		return nil
 	}
