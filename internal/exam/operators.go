@@ -286,6 +286,19 @@ func (l *LoginLimiter) Fail(addr string, now time.Time) {
 	f.count++
 }
 
+// Blocking returns every key blocked at now, with the time its block ends.
+func (l *LoginLimiter) Blocking(now time.Time) map[string]time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := map[string]time.Time{}
+	for k, f := range l.fails {
+		if f.count >= l.max && now.Sub(f.start) < l.window {
+			out[k] = f.start.Add(l.window)
+		}
+	}
+	return out
+}
+
 // Reset forgets the failures of addr, after a success.
 func (l *LoginLimiter) Reset(addr string) {
 	l.mu.Lock()

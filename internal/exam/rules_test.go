@@ -165,11 +165,19 @@ func TestLoginLimiter(t *testing.T) {
 	if l.Blocked("b", now) != 0 {
 		t.Fatal("another address is blocked")
 	}
+	l.Fail("b", now)
+	if got := l.Blocking(now.Add(10 * time.Second)); len(got) != 1 || !got["a"].Equal(now.Add(time.Minute)) {
+		t.Fatalf("Blocking = %v, want only a until the window's end", got)
+	}
+	if got := l.Blocking(now.Add(time.Minute)); len(got) != 0 {
+		t.Fatalf("Blocking after the window = %v", got)
+	}
 	if l.Blocked("a", now.Add(time.Minute)) != 0 {
 		t.Fatal("still blocked after the window")
 	}
 	l.Fail("c", now)
 	l.Reset("c")
+	l.Reset("b")
 	if len(l.fails) != 0 {
 		t.Fatalf("entries left: %d", len(l.fails))
 	}

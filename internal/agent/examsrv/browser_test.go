@@ -278,6 +278,24 @@ func TestBrowserStudentFlow(t *testing.T) {
 	)
 	p.waitTrue("the proctor page shows the session token", fmt.Sprintf(`document.getElementById('session-token').textContent.indexOf(%s) >= 0`, jsString(l.token())))
 	p.waitTrue("the proctor page lists the student", `document.getElementById('students-table').textContent.indexOf('Siswa 1') >= 0`)
+
+	// Sign-in locks: s2 locked on one computer shows on s2's row; a
+	// computer locked as a whole is listed, and "Buka kunci" lifts it.
+	token = l.token()
+	for i := range 25 {
+		from, user := "127.0.0.4", fmt.Sprintf("nobody%d", i)
+		if i < 5 {
+			from, user = "127.0.0.2", "s2"
+		}
+		l.browserAt(from).do("POST", "/api/student/login", map[string]string{"username": user, "password": "nope", "token": token}, nil)
+	}
+	p.waitTrue("the proctor page shows s2 locked", `document.getElementById('students-table').textContent.indexOf('Terkunci') >= 0`)
+	p.waitTrue("the proctor page lists the locked computer", `document.getElementById('locks-list').textContent.indexOf('127.0.0.4') >= 0 && !/hidden/.test(document.getElementById('locks').className)`)
+	p.do("lift the computer's lock", chromedp.Click(chromedp.CSS(`#locks-list .lift-lock[data-address="127.0.0.4"]`)))
+	p.waitTrue("the lock is gone", `/hidden/.test(document.getElementById('locks').className)`)
+	if st, code := l.browserAt("127.0.0.4").do("POST", "/api/student/login", map[string]string{"username": "s2", "password": "PASS-2", "token": token}, nil); st != 200 {
+		t.Fatalf("s2 on the unlocked computer = %d %s", st, code)
+	}
 	p.checkClean()
 }
 

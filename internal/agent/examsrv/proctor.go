@@ -28,19 +28,19 @@ func (s *Server) handleProctorLogin(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	const key = "\x00proctor"
-	now := time.Now()
-	if wait := s.limiter.Blocked(key, now); wait > 0 {
+	addr := clientAddr(r)
+	now := time.Now() // proctor sessions run on this machine's clock
+	if wait := s.limits.proctor.Blocked(addr, now); wait > 0 {
 		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
 		s.fail(w, r, apperr.New(apperr.RateLimited, "TOO_MANY_ATTEMPTS", "too many wrong passwords: wait a few minutes"))
 		return
 	}
 	if got := sha256.Sum256([]byte(in.Password)); subtle.ConstantTimeCompare(got[:], s.proctor[:]) != 1 {
-		s.limiter.Fail(key, now)
+		s.limits.proctor.Fail(addr, now)
 		s.fail(w, r, apperr.New(apperr.Unauthorized, "INVALID_CREDENTIALS", "wrong proctor password"))
 		return
 	}
-	s.limiter.Reset(key)
+	s.limits.proctor.Reset(addr)
 	token, hash := newToken()
 	s.mu.Lock()
 	for h, exp := range s.proctorSess {
@@ -86,6 +86,9 @@ type proctorStudent struct {
 	SignedInAt *time.Time    `json:"signed_in_at"`
 	LastSeen   *time.Time    `json:"last_seen"`
 	Attempts   []attemptView `json:"attempts"`
+	// LockedUntil is the end of the latest sign-in lock of the student on
+	// some computer; nil when none.
+	LockedUntil *time.Time `json:"locked_until,omitempty"`
 }
 
 // handleProctorState is GET /api/proctor/state.
@@ -103,7 +106,7 @@ func (s *Server) handleProctorState(w http.ResponseWriter, _ *http.Request) {
 		"server_time": now.UTC(), "max_students": s.o.MaxStudents, "seated": len(s.sessions),
 		"token": map[string]any{"value": token, "rotates_at": rotates.UTC()},
 		"sync":  syncState, "exams": []any{}, "students": []proctorStudent{},
-		"package_ready": s.pkg != nil,
+		"package_ready": s.pkg != nil, "locks": []lockView{},
 	}
 	if err == nil { // a failure is logged by labagent's disk watch, hourly
 		out["disk"] = space
@@ -140,6 +143,15 @@ func (s *Server) handleProctorState(w http.ResponseWriter, _ *http.Request) {
 		at := sess.SignedInAt
 		p.SignedInAt = &at
 	}
+	locks := s.limits.locks(now)
+	out["locks"] = locks
+	for _, lk := range locks {
+		if st, ok := s.pkg.byUsername[lk.Username]; ok {
+			if p := get(st.ID); p.LockedUntil == nil || lk.Until.After(*p.LockedUntil) {
+				p.LockedUntil = &lk.Until
+			}
+		}
+	}
 	for k, a := range s.attempts {
 		e, ok := s.pkg.exams[k.exam]
 		total := 0
@@ -173,18 +185,50 @@ func (s *Server) handleRotateToken(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"value": v, "rotates_at": at.UTC()})
 }
 
-// handleResetStudent is POST /api/proctor/students/{member}/reset.
+// handleResetStudent is POST /api/proctor/students/{member}/reset: it
+// ends the student's session and lifts their sign-in locks on every
+// computer.
 func (s *Server) handleResetStudent(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "member")
 	s.mu.Lock()
-	_, ok := s.sessions[id]
+	_, signedIn := s.sessions[id]
+	username := ""
+	if s.pkg != nil {
+		if st, ok := s.pkg.byID[id]; ok {
+			username = strings.ToLower(st.Username)
+		}
+	}
 	s.mu.Unlock()
-	if !ok {
-		s.fail(w, r, apperr.New(apperr.NotFound, "NOT_FOUND", "this student is not signed in"))
+	lifted := username != "" && s.limits.liftUser(username, s.now())
+	if !signedIn && !lifted {
+		s.fail(w, r, apperr.New(apperr.NotFound, "NOT_FOUND", "this student is neither signed in nor locked out"))
 		return
 	}
-	if err := s.endSession(r.Context(), id); err != nil {
+	if signedIn {
+		if err := s.endSession(r.Context(), id); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "session_ended": signedIn, "lock_lifted": lifted})
+}
+
+// handleLiftLock is POST /api/proctor/locks/lift {"address"}: it lifts
+// the sign-in locks of one computer.
+func (s *Server) handleLiftLock(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Address string `json:"address"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if in.Address == "" {
+		s.fail(w, r, apperr.New(apperr.Invalid, "VALIDATION_ERROR", "address is required"))
+		return
+	}
+	if !s.limits.liftAddress(in.Address, s.now()) {
+		s.fail(w, r, apperr.New(apperr.NotFound, "NOT_FOUND", "no sign-in lock on this computer"))
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"success": true})

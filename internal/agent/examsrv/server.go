@@ -29,7 +29,6 @@ import (
 
 	"github.com/seedhq/portal/internal/agent/localdb"
 	"github.com/seedhq/portal/internal/apperr"
-	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -63,7 +62,7 @@ type Server struct {
 	log     *slog.Logger
 	proctor [32]byte // SHA-256 of the proctor password
 	tokens  *sessionTokens
-	limiter *exam.LoginLimiter
+	limits  signInLimits
 
 	mu          sync.Mutex
 	pkg         *lab                            // nil until a package is loaded
@@ -110,7 +109,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	hash := sha256.Sum256([]byte(o.ProctorPassword))
 	s := &Server{
 		o: o, db: o.DB, now: o.Now, log: o.Logger, proctor: hash,
-		limiter:     exam.NewLoginLimiter(5, 5*time.Minute),
+		limits:      newSignInLimits(),
 		sessions:    make(map[string]*session),
 		byToken:     make(map[string]string),
 		attempts:    make(map[attemptKey]*localdb.Attempt),
@@ -292,6 +291,7 @@ func (s *Server) Handler() http.Handler {
 			r.Post("/token/rotate", s.handleRotateToken)
 			r.Post("/students/{member}/reset", s.handleResetStudent)
 			r.Post("/students/{member}/extend", s.handleExtend)
+			r.Post("/locks/lift", s.handleLiftLock)
 		})
 	})
 	r.NotFound(func(w http.ResponseWriter, _ *http.Request) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -114,9 +115,14 @@ type browser struct {
 	hc  *http.Client
 }
 
-func (l *lab) browser() *browser {
+func (l *lab) browser() *browser { return l.browserAt("127.0.0.1") }
+
+// browserAt is a device on the computer with the loopback address ip
+// (127.0.0.0/8 all reaches the test server on Linux).
+func (l *lab) browserAt(ip string) *browser {
 	jar, _ := cookiejar.New(nil)
-	return &browser{t: l.t, url: l.url, hc: &http.Client{Jar: jar, Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	return &browser{t: l.t, url: l.url, hc: &http.Client{Jar: jar, Transport: &http.Transport{MaxIdleConnsPerHost: 4, DialContext: d.DialContext}}}
 }
 
 // do sends a JSON request and decodes the JSON answer; it returns the
@@ -260,19 +266,113 @@ func TestSignIn(t *testing.T) {
 	l.signIn(3)
 }
 
+// TestSignInThrottled: wrong passwords lock a username on one computer
+// (5) or a whole computer (20), never a username everywhere: a classmate
+// typing Budi's username with wrong passwords cannot keep Budi out. The
+// proctor sees every lock and lifts it.
 func TestSignInThrottled(t *testing.T) {
 	clk := &clock{t: t0.Add(time.Minute)}
 	l := newLab(t, filepath.Join(t.TempDir(), "labagent.db"), 0, clk)
 	token := l.token()
-	b := l.browser()
-	for range 5 {
-		b.do("POST", "/api/student/login", map[string]string{"username": "s1", "password": "nope", "token": token}, nil)
+	login := func(b *browser, user, pass string) (int, string) {
+		return b.do("POST", "/api/student/login", map[string]string{"username": user, "password": pass, "token": token}, nil)
 	}
-	if st, code := b.do("POST", "/api/student/login", map[string]string{"username": "s1", "password": "PASS-1", "token": token}, nil); st != 429 || code != "TOO_MANY_ATTEMPTS" {
-		t.Fatalf("after 5 failures = %d %s", st, code)
+	classmate := l.browserAt("127.0.0.2")
+	for range 5 {
+		if st, code := login(classmate, "s1", "nope"); st != 401 || code != "INVALID_CREDENTIALS" {
+			t.Fatalf("wrong password = %d %s", st, code)
+		}
+	}
+	if st, code := login(classmate, "s1", "PASS-1"); st != 429 || code != "TOO_MANY_ATTEMPTS" {
+		t.Fatalf("s1 on the classmate's computer after 5 failures = %d %s", st, code)
+	}
+	// The classmate's computer may still sign in other students (s2 is
+	// the classmate's own account); s1's own computer signs s1 in.
+	if st, code := login(classmate, "s2", "PASS-2"); st != 200 {
+		t.Fatalf("s2 on the classmate's computer = %d %s", st, code)
+	}
+	if st, code := login(l.browserAt("127.0.0.3"), "s1", "PASS-1"); st != 200 {
+		t.Fatalf("s1 on another computer after a classmate's 5 failures = %d %s, want 200", st, code)
+	}
+
+	// The proctor sees the lock on s1's row and in the list of locks.
+	p := l.proctor()
+	var state struct {
+		Locks []struct {
+			Address, Username string
+			Until             time.Time
+		}
+		Students []struct {
+			ID          string
+			LockedUntil *time.Time `json:"locked_until"`
+		}
+	}
+	p.mustOK("GET", "/api/proctor/state", nil, &state)
+	if len(state.Locks) != 1 || state.Locks[0].Address != "127.0.0.2" || state.Locks[0].Username != "s1" ||
+		!state.Locks[0].Until.Equal(clk.Now().Add(5*time.Minute)) {
+		t.Fatalf("locks = %+v", state.Locks)
+	}
+	lockedRow := false
+	for _, st := range state.Students {
+		lockedRow = lockedRow || (st.ID == "m1" && st.LockedUntil != nil)
+	}
+	if !lockedRow {
+		t.Fatalf("students = %+v: m1 not shown as locked", state.Students)
+	}
+
+	// s1 signs out; the proctor's reset lifts the lock of a student who is
+	// not signed in, and nothing else is left to reset.
+	l.proctor().mustOK("POST", "/api/proctor/students/m1/reset", nil, nil)
+	if st, code := login(classmate, "s1", "PASS-1"); st != 200 {
+		t.Fatalf("s1 on the classmate's computer after the proctor lifted the lock = %d %s", st, code)
+	}
+	p.mustOK("POST", "/api/proctor/students/m1/reset", nil, nil) // ends the new session
+	if st, code := p.do("POST", "/api/proctor/students/m1/reset", nil, nil); st != 404 || code != "NOT_FOUND" {
+		t.Fatalf("reset with no session and no lock = %d %s", st, code)
+	}
+
+	// 20 wrong passwords from one computer, whatever the usernames, lock
+	// that computer; the proctor lifts it by address.
+	spray := l.browserAt("127.0.0.4")
+	for i := range 20 {
+		login(spray, fmt.Sprintf("s%d", i%4+1), "nope")
+	}
+	if st, code := login(spray, "s3", "PASS-3"); st != 429 || code != "TOO_MANY_ATTEMPTS" {
+		t.Fatalf("a computer after 20 failures = %d %s", st, code)
+	}
+	if st, code := login(l.browserAt("127.0.0.5"), "s3", "PASS-3"); st != 200 {
+		t.Fatalf("s3 elsewhere = %d %s", st, code)
+	}
+	if st, code := p.do("POST", "/api/proctor/locks/lift", map[string]string{"address": "127.0.0.9"}, nil); st != 404 || code != "NOT_FOUND" {
+		t.Fatalf("lift an address without a lock = %d %s", st, code)
+	}
+	p.mustOK("POST", "/api/proctor/locks/lift", map[string]string{"address": "127.0.0.4"}, nil)
+	if st, code := login(spray, "s4", "PASS-4"); st != 200 {
+		t.Fatalf("the computer after the proctor lifted its lock = %d %s", st, code)
+	}
+
+	// Locks end by themselves after 5 minutes.
+	for range 5 {
+		login(classmate, "s1", "nope")
 	}
 	clk.Add(6 * time.Minute)
-	l.signIn(1)
+	if st, code := login(classmate, "s1", "PASS-1"); st != 200 {
+		t.Fatalf("after the lock's 5 minutes = %d %s", st, code)
+	}
+}
+
+// TestProctorSignInThrottledPerComputer: a student typing wrong proctor
+// passwords locks only their own computer, not the proctor's.
+func TestProctorSignInThrottledPerComputer(t *testing.T) {
+	l := newLab(t, filepath.Join(t.TempDir(), "labagent.db"), 0, &clock{t: t0.Add(time.Minute)})
+	student := l.browserAt("127.0.0.2")
+	for range 5 {
+		student.do("POST", "/api/proctor/login", map[string]string{"password": "guess"}, nil)
+	}
+	if st, code := student.do("POST", "/api/proctor/login", map[string]string{"password": "proctor-secret"}, nil); st != 429 || code != "TOO_MANY_ATTEMPTS" {
+		t.Fatalf("the student's computer after 5 failures = %d %s", st, code)
+	}
+	l.proctor() // from 127.0.0.1: signs in
 }
 
 func TestSessionTokenRotation(t *testing.T) {

@@ -50,10 +50,12 @@ func (s *Server) handleInfo(w http.ResponseWriter, _ *http.Request) {
 }
 
 var (
-	errBadCredentials = apperr.New(apperr.Unauthorized, "INVALID_CREDENTIALS", "wrong username or exam password")
-	errBadToken       = apperr.New(apperr.Unauthorized, "INVALID_SESSION_TOKEN", "wrong session token: ask the proctor for the current one")
-	errOtherDevice    = apperr.New(apperr.Conflict, "ALREADY_SIGNED_IN", "you are signed in on another device: ask the proctor to reset your login")
-	errLabFull        = apperr.New(apperr.Conflict, "LAB_FULL", "every seat of this lab's licence is taken: wait for a student to finish")
+	errBadCredentials  = apperr.New(apperr.Unauthorized, "INVALID_CREDENTIALS", "wrong username or exam password")
+	errBadToken        = apperr.New(apperr.Unauthorized, "INVALID_SESSION_TOKEN", "wrong session token: ask the proctor for the current one")
+	errOtherDevice     = apperr.New(apperr.Conflict, "ALREADY_SIGNED_IN", "you are signed in on another device: ask the proctor to reset your login")
+	errLabFull         = apperr.New(apperr.Conflict, "LAB_FULL", "every seat of this lab's licence is taken: wait for a student to finish")
+	errTooManyAttempts = apperr.New(apperr.RateLimited, "TOO_MANY_ATTEMPTS",
+		"too many wrong passwords on this computer: wait 5 minutes, or ask the proctor to unlock it")
 )
 
 // handleLogin is POST /api/student/login.
@@ -75,10 +77,11 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	user := strings.ToLower(strings.TrimSpace(in.Username))
+	addr := clientAddr(r)
 	now := s.now()
-	if wait := s.limiter.Blocked(user, now); wait > 0 {
+	if wait := s.limits.blocked(addr, user, now); wait > 0 {
 		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
-		s.fail(w, r, apperr.New(apperr.RateLimited, "TOO_MANY_ATTEMPTS", "too many wrong passwords: wait a few minutes or ask the proctor"))
+		s.fail(w, r, errTooManyAttempts)
 		return
 	}
 	if !s.tokens.Valid(in.Token) {
@@ -87,11 +90,11 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	st, ok := l.byUsername[user]
 	if !ok || !exam.CheckExamPassword(st.PasswordHash, in.Password) {
-		s.limiter.Fail(user, now)
+		s.limits.fail(addr, user, now)
 		s.fail(w, r, errBadCredentials)
 		return
 	}
-	s.limiter.Reset(user)
+	s.limits.success(addr, user)
 
 	device := ""
 	if c, err := r.Cookie(cookieDevice); err == nil && len(c.Value) <= 64 {

@@ -12,7 +12,10 @@
  *   #students-table, #students-body                 students; one tr.student-row per attempt
  *                                                   (or per student without attempts) with
  *                                                   data-student-id and data-exam-id
- *     .reset-login[data-student-id]                 "Reset login" (asks to confirm)
+ *     .reset-login[data-student-id]                 "Reset login" (asks to confirm; also lifts
+ *                                                   the student's sign-in locks)
+ *   #locks, #locks-list                             computers locked after too many wrong passwords
+ *     .lift-lock[data-address]                      "Buka kunci"
  *     .extend-time[data-student-id][data-exam-id]   "Tambah waktu" (asks minutes and reason)
  *   #proctor-message                                result of the last action
  *   #poll-status                                    last refresh / connection problem
@@ -189,7 +192,40 @@
     setText($('max-students'), st.max_students || 0);
     renderSync(st.sync || {}, st.disk);
     renderStudents(st);
+    renderLocks(st.locks || []);
   }
+
+  // renderLocks lists the computers locked as a whole (a username locked on
+  // one computer shows on the student's row instead).
+  function renderLocks(locks) {
+    var list = $('locks-list');
+    clear(list);
+    var n = 0;
+    for (var i = 0; i < locks.length; i++) {
+      if (locks[i].username) { continue; }
+      var li = make('li', 'lock-row', 'Komputer ' + locks[i].address + ' terkunci s/d ' + fmtTime(locks[i].until, false) + ' ');
+      var b = make('button', 'btn btn-small btn-light lift-lock', 'Buka kunci');
+      b.type = 'button';
+      b.setAttribute('data-address', locks[i].address);
+      li.appendChild(b);
+      list.appendChild(li);
+      n++;
+    }
+    show($('locks'), n > 0);
+  }
+
+  on($('locks-list'), 'click', function (e) {
+    var b = e.target;
+    if (!b || b.tagName !== 'BUTTON' || b.disabled) { return; }
+    var addr = b.getAttribute('data-address');
+    b.disabled = true;
+    api('POST', '/api/proctor/locks/lift', { address: addr }, function (err) {
+      b.disabled = false;
+      if (err) { message($('proctor-message'), 'Buka kunci gagal: ' + err.message); return; }
+      message($('proctor-message'), 'Komputer ' + addr + ' sudah dibuka. Siswa bisa masuk lagi.');
+      poll();
+    });
+  });
 
   function renderToken(tok) {
     setText($('session-token'), tok.value || '------');
@@ -273,7 +309,11 @@
     cell(tr, first ? s.username : '', 'nowrap', 'Username');
     cell(tr, first ? s.nama : '', '', 'Nama');
     cell(tr, first ? s.kelas : '', '', 'Kelas');
-    cell(tr, first ? (s.signed_in ? 'Ya' : 'Tidak') : '', s.signed_in ? 'ok' : 'muted', 'Masuk');
+    if (first && s.locked_until) {
+      cell(tr, 'Terkunci s/d ' + fmtTime(s.locked_until, false), 'warn locked', 'Masuk');
+    } else {
+      cell(tr, first ? (s.signed_in ? 'Ya' : 'Tidak') : '', s.signed_in ? 'ok' : 'muted', 'Masuk');
+    }
     cell(tr, first ? fmtTime(s.last_seen, true) : '', '', 'Terakhir aktif');
     if (a) {
       cell(tr, titles[String(a.exam_id)] || a.exam_id, '', 'Ujian');
@@ -350,7 +390,7 @@
     api('POST', '/api/proctor/students/' + encodeURIComponent(id) + '/reset', null, function (err) {
       b.disabled = false;
       if (err) { message($('proctor-message'), 'Reset login gagal: ' + err.message); return; }
-      message($('proctor-message'), 'Login ' + who(s, id) + ' sudah direset. Siswa bisa masuk lagi.');
+      message($('proctor-message'), 'Login ' + who(s, id) + ' sudah direset (kunci juga dibuka). Siswa bisa masuk lagi.');
       poll();
     });
   }
