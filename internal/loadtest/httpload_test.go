@@ -23,15 +23,27 @@ type loadConn struct {
 	reqs [][]byte
 }
 
+// loadResult is what driveHTTP measured: the requests answered with the
+// wanted status, their rate, and latency percentiles in milliseconds.
+type loadResult struct {
+	N                   int
+	PerSec              float64
+	P50, P99, P999, Max float64
+}
+
+// String formats the rate and latencies for the summary.
+func (r loadResult) String() string {
+	return fmt.Sprintf("%.0f/s, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms", r.PerSec, r.P50, r.P99, r.P999, r.Max)
+}
+
 // driveHTTP has every connection send its requests for dur, back to back
 // (pace 0) or one every pace (starting at spread offsets; an open loop whose
 // latency runs from each request's scheduled time), reading each
-// response and failing the test unless its status is want. It returns
-// requests per second and the p50 and p99 latency in milliseconds. Like wrk,
+// response and failing the test unless its status is want. Like wrk,
 // it speaks HTTP/1.1 on raw keep-alive connections with requests formatted
 // once: the load generator shares the CPUs with the server under test and
 // should take as little of them as it can.
-func driveHTTP(t *testing.T, conns []loadConn, want int, pace, dur time.Duration) (perSec, p50, p99 float64) {
+func driveHTTP(t *testing.T, conns []loadConn, want int, pace, dur time.Duration) loadResult {
 	t.Helper()
 	var stop atomic.Bool
 	lat := make([][]time.Duration, len(conns))
@@ -82,7 +94,7 @@ func driveHTTP(t *testing.T, conns []loadConn, want int, pace, dur time.Duration
 		t.Fatal("no request succeeded")
 	}
 	ms := func(p float64) float64 { return float64(all[int(float64(len(all)-1)*p)].Microseconds()) / 1000 }
-	return float64(len(all)) / elapsed.Seconds(), ms(0.50), ms(0.99)
+	return loadResult{N: len(all), PerSec: float64(len(all)) / elapsed.Seconds(), P50: ms(0.50), P99: ms(0.99), P999: ms(0.999), Max: ms(1)}
 }
 
 // readStatus reads one HTTP/1.1 response with a Content-Length or a chunked

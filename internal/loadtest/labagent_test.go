@@ -31,18 +31,24 @@ import (
 const (
 	labStudents   = 400              // students of the school; the 40 run uses the first 40
 	labQuestions  = 50               // questions of the exam
-	labSaveRun    = 5 * time.Second  // timed saves per run
+	labSaveRun    = 60 * time.Second // timed saves per run: long enough for the steady state
 	catchUpSaves  = 1_000_000        // answers queued for the catch-up run
 	catchUpTarget = 60 * time.Second // issue 3
 	npsnLab       = "20100003"
 	labHardwareID = "HW-LOADTEST-LAB"
 )
 
-// TestLabagentLoad measures the real labagent binary: saves per second and
-// save latency with 40 and 400 students answering as fast as they can over
-// HTTP (every save fsync'd before it is acknowledged), then the time to push
-// 1,000,000 queued answers to a local portal, and labagent's peak memory
-// (VmHWM) in each phase.
+// TestLabagentLoad measures the real labagent binary over HTTP (every save
+// fsync'd before it is acknowledged): save latency for a class, an open
+// loop of 400 students each saving once a second with latency taken from
+// the scheduled send time (a classroom: students do not wait for each
+// other); saves per second with 40 and 400 students saving back to back (a
+// closed loop: throughput; its latency on two CPUs shared with the load
+// generator is mostly queueing, about students / throughput); then the time
+// to push 1,000,000 queued answers to a local portal, and labagent's peak
+// memory (VmHWM) in each phase. While the portal is stopped every
+// acknowledged save must be in labagent's outbox: the runs count what was
+// stored, not only what was answered.
 func TestLabagentLoad(t *testing.T) {
 	if os.Getenv("PORTAL_LOADTEST") == "0" {
 		t.Skip("PORTAL_LOADTEST=0")
@@ -119,24 +125,27 @@ func TestLabagentLoad(t *testing.T) {
 		}
 	}
 	defer resume()
-	saves, p50, p99 := runSaves(t, students[:40], ex.ID, 0)
-	resume()
-	report("labagent saves, 40 students, portal unreachable", "bbolt",
-		fmt.Sprintf("%.0f saves/s, p50 %.2f ms, p99 %.2f ms", saves, p50, p99), "p99 < 5 ms", ptr(p99 < 5))
+	// stored runs the saves and checks that each acknowledged one is in
+	// the outbox (nothing leaves it while the portal is stopped).
+	stored := func(name string, students []*student, pace time.Duration) loadResult {
+		before := lab.status(t).AnswersPending
+		res := runSaves(t, students, ex.ID, pace)
+		added := lab.status(t).AnswersPending - before
+		report(name+": stored", "bbolt", fmt.Sprintf("%d of %d acknowledged saves", added, res.N), "all", ptr(added == res.N))
+		return res
+	}
+	open := stored("labagent saves, 400 students, one save / s each (open loop)", students, time.Second)
+	report("labagent saves, 400 students, one save / s each (open loop)", "bbolt", open.String(), "p99 < 5 ms", ptr(open.P99 < 5))
+	closed := stored("labagent saves, 40 students back to back, portal unreachable", students[:40], 0)
+	report("labagent saves, 40 students back to back, portal unreachable", "bbolt", closed.String(), "- (throughput)", nil)
 	report("labagent saves, 40 students: labagent memory", "bbolt", lab.memory(), "-", nil)
+	resume()
 	lab.pushNow(t)
-	saves, p50, p99 = runSaves(t, students[:40], ex.ID, 0)
-	report("labagent saves, 40 students, pushing to a portal on the same CPUs", "bbolt",
-		fmt.Sprintf("%.0f saves/s, p50 %.2f ms, p99 %.2f ms", saves, p50, p99), "- (info)", nil)
-	saves, p50, p99 = runSaves(t, students, ex.ID, 0)
-	report("labagent saves, 400 students", "bbolt",
-		fmt.Sprintf("%.0f saves/s, p50 %.2f ms, p99 %.2f ms", saves, p50, p99), ">= 10,000 saves/s", ptr(saves >= 10_000))
+	closed = runSaves(t, students[:40], ex.ID, 0)
+	report("labagent saves, 40 students back to back, pushing to a portal on the same CPUs", "bbolt", closed.String(), "- (info)", nil)
+	closed = runSaves(t, students, ex.ID, 0)
+	report("labagent saves, 400 students back to back", "bbolt", closed.String(), ">= 10,000 saves/s", ptr(closed.PerSec >= 10_000))
 	report("labagent saves, 400 students: labagent memory", "bbolt", lab.memory(), "-", nil)
-	// For scale: a class at a human pace, each of 400 students choosing an
-	// answer every 2 seconds (far faster than anyone reads a question).
-	saves, p50, p99 = runSaves(t, students, ex.ID, 2*time.Second)
-	report("labagent saves, 400 students, one save / 2 s each", "bbolt",
-		fmt.Sprintf("%.0f saves/s, p50 %.2f ms, p99 %.2f ms", saves, p50, p99), "-", nil)
 	lab.waitStatus(t, "the saves pushed", func(s agent.Status) bool { return s.AnswersPending == 0 })
 	lab.stop(t)
 
@@ -341,10 +350,9 @@ func (p *labProc) signIn(t *testing.T, username, password, token, examID string)
 }
 
 // runSaves has every student save answers for labSaveRun, back to back
-// (pace 0) or one every pace (starting at random offsets), and returns saves
-// per second and the p50 and p99 latency in milliseconds. Each student is one
-// keep-alive connection of driveHTTP.
-func runSaves(t *testing.T, students []*student, examID string, pace time.Duration) (perSec, p50, p99 float64) {
+// (pace 0) or one every pace (starting at spread offsets). Each student is
+// one keep-alive connection of driveHTTP.
+func runSaves(t *testing.T, students []*student, examID string, pace time.Duration) loadResult {
 	conns := make([]loadConn, len(students))
 	for i, s := range students {
 		reqs := make([][]byte, labQuestions*4)

@@ -114,21 +114,20 @@ func runLinkLists(t *testing.T, bin, dbURL string) {
 		// an open loop (the latency under a heavy but sustainable load).
 		ms := float64(listTarget.Microseconds()) / 1000
 		target := fmt.Sprintf("p99 < %.0f ms", ms)
-		drive := func(n int, pace time.Duration) (rate, p50, p99 float64) {
+		drive := func(n int, pace time.Duration) loadResult {
 			conns := make([]loadConn, n)
 			for i := range conns {
 				conns[i] = loadConn{addr: addr, reqs: ep.reqs}
 			}
 			return driveHTTP(t, conns, http.StatusOK, pace, listRun)
 		}
-		rate, p50, p99 := drive(1, 0)
-		report(ep.name, kind, fmt.Sprintf("%.0f/s, p50 %.2f ms, p99 %.2f ms (1 conn)", rate, p50, p99), target, ptr(p99 < ms))
-		sat, p50, p99 := drive(listConns, 0)
-		report(ep.name, kind, fmt.Sprintf("%.0f/s, p50 %.2f ms, p99 %.2f ms (%d conns, saturated)", sat, p50, p99, listConns),
-			"- (throughput)", nil)
-		offered := sat / 2
-		rate, p50, p99 = drive(listConns, time.Duration(float64(listConns)/offered*float64(time.Second)))
-		report(ep.name, kind, fmt.Sprintf("%.0f/s offered %.0f/s, p50 %.2f ms, p99 %.2f ms (%d conns, half the saturated rate)",
-			rate, offered, p50, p99, listConns), target, ptr(p99 < ms))
+		one := drive(1, 0)
+		report(ep.name, kind, one.String()+" (1 conn)", target, ptr(one.P99 < ms))
+		sat := drive(listConns, 0)
+		report(ep.name, kind, fmt.Sprintf("%s (%d conns, saturated)", sat, listConns), "- (throughput)", nil)
+		offered := sat.PerSec / 2
+		half := drive(listConns, time.Duration(float64(listConns)/offered*float64(time.Second)))
+		report(ep.name, kind, fmt.Sprintf("%s, offered %.0f/s (%d conns, half the saturated rate)", half, offered, listConns),
+			target, ptr(half.P99 < ms))
 	}
 }

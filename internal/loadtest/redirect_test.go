@@ -52,7 +52,7 @@ func runRedirects(t *testing.T, bin, dbURL string) {
 	}))
 	defer bare.Close()
 
-	load := func(base string) (perSec, p50, p99 float64) {
+	load := func(base string) loadResult {
 		addr := strings.TrimPrefix(base, "http://")
 		req := fmt.Appendf(nil, "GET /%s HTTP/1.1\r\nHost: %s\r\nUser-Agent: %s\r\nAccept: text/html\r\n\r\n", redirectAlias, addr, redirectUA)
 		conns := make([]loadConn, redirectConns)
@@ -61,13 +61,11 @@ func runRedirects(t *testing.T, bin, dbURL string) {
 		}
 		return driveHTTP(t, conns, http.StatusFound, 0, redirectRun)
 	}
-	bareRate, bareP50, bareP99 := load(bare.URL)
-	rate, p50, p99 := load(base)
-	ratio := rate / bareRate
-	report("redirects, GET /{alias} with click recording", kind,
-		fmt.Sprintf("%.0f/s, p50 %.2f ms, p99 %.2f ms (%d conns)", rate, p50, p99, redirectConns), "-", nil)
-	report("bare net/http 302, same run", kind,
-		fmt.Sprintf("%.0f/s, p50 %.2f ms, p99 %.2f ms", bareRate, bareP50, bareP99), "-", nil)
+	bareRes := load(bare.URL)
+	res := load(base)
+	ratio := res.PerSec / bareRes.PerSec
+	report("redirects, GET /{alias} with click recording", kind, fmt.Sprintf("%s (%d conns)", res, redirectConns), "-", nil)
+	report("bare net/http 302, same run", kind, bareRes.String(), "-", nil)
 	report("redirects / bare 302", kind, fmt.Sprintf("%.0f%%", ratio*100), ">= 50%", ptr(ratio >= 0.5))
 
 	// Every redirect was a click: wait for the recorder to save them.
@@ -85,8 +83,8 @@ func runRedirects(t *testing.T, bin, dbURL string) {
 		last = clicks
 		time.Sleep(2 * time.Second)
 	}
-	report("clicks saved after the redirect run", kind, fmt.Sprintf("%d (about %.0f%% of the redirects)", clicks,
-		100*float64(clicks)/(rate*redirectRun.Seconds())), "-", nil)
+	report("clicks saved after the redirect run", kind, fmt.Sprintf("%d of %d redirects (%.2f%%)", clicks, res.N,
+		100*float64(clicks)/float64(res.N)), "-", nil)
 }
 
 // startLinkPortal starts the real portal on dbURL ("" for bbolt), creates
