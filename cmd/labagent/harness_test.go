@@ -220,14 +220,14 @@ func storedAnswers(t testing.TB, cfg portalConfig, examID string) map[storeKey]e
 		if oerr != nil {
 			t.Fatalf("open the portal's PostgreSQL store: %v", oerr)
 		}
-		as, err = s.ListAnswers(ctx, examID)
+		as, err = s.ListAnswers(ctx, exam.AnswerQuery{ExamID: examID})
 		s.Close()
 	} else {
 		s, oerr := bolt.Open(filepath.Join(cfg.DataDir, "portal.db"))
 		if oerr != nil {
 			t.Fatalf("open the portal's bbolt store (is the portal stopped?): %v", oerr)
 		}
-		as, err = s.ListAnswers(ctx, examID)
+		as, err = s.ListAnswers(ctx, exam.AnswerQuery{ExamID: examID})
 		s.Close()
 	}
 	if err != nil {

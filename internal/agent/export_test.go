@@ -110,7 +110,7 @@ func (f *exportFixture) export() ([]byte, agent.ExportSummary) {
 
 func (f *exportFixture) countAnswers() int {
 	f.t.Helper()
-	n, err := f.store.CountAnswers(f.t.Context(), f.examID)
+	n, err := f.store.CountAnswers(f.t.Context(), exam.AnswerQuery{ExamID: f.examID})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestExportImport(t *testing.T) {
 		res.ServerCode != "LAB-01" || res.Checksum != sum.ChecksumSHA256 {
 		t.Fatalf("import = %+v", res)
 	}
-	answers, err := f.store.ListAnswers(ctx, f.examID)
+	answers, err := f.store.ListAnswers(ctx, exam.AnswerQuery{ExamID: f.examID})
 	if err != nil || len(answers) != 3 {
 		t.Fatalf("answers = %+v, %v", answers, err)
 	}

@@ -23,6 +23,9 @@ type ExamResults struct {
 	ExamID   string
 	MaxScore float64
 	Results  []MemberResult
+	// AnswerRows counts the stored answer rows of the exam (one per
+	// student and question): a re-push stores nothing twice.
+	AnswerRows int
 }
 
 // Score reports whether answer is correct for q and the points it earns.
@@ -53,36 +56,34 @@ func normaliseText(s string) string { return strings.ToLower(strings.Join(string
 // Results scores every pushed answer of an exam with the answer key, which
 // never leaves the portal.
 func (s *Service) Results(ctx context.Context, examID string) (ExamResults, error) {
-	e, err := s.store.GetExam(ctx, examID)
+	e, key, err := s.examKey(ctx, examID)
 	if err != nil {
 		return ExamResults{}, fmt.Errorf("results: %w", err)
 	}
-	answers, err := s.store.ListAnswers(ctx, examID)
-	if err != nil {
-		return ExamResults{}, fmt.Errorf("results: %w", err)
-	}
-	qs := make(map[string]Question, len(e.Questions))
 	res := ExamResults{ExamID: e.ID}
 	for _, q := range e.Questions {
-		qs[q.ID] = q
 		res.MaxScore += q.Points
 	}
 	byMember := map[string]*MemberResult{}
-	for _, a := range answers {
+	err = s.walkAnswers(ctx, AnswerQuery{ExamID: examID}, func(a Answer) error {
+		res.AnswerRows++
 		m, ok := byMember[a.MemberID]
 		if !ok {
 			m = &MemberResult{MemberID: a.MemberID}
 			byMember[a.MemberID] = m
 		}
-		q, ok := qs[a.QuestionID]
-		if !ok || strings.TrimSpace(a.Answer) == "" {
-			continue // a cleared answer is no answer
+		if _, ok := key[a.QuestionID]; !ok || strings.TrimSpace(a.Answer) == "" {
+			return nil // a cleared answer is no answer
 		}
 		m.Answered++
-		if ok, pts := Score(q, a.Answer); ok {
+		if sa := key.score(a); sa.Correct {
 			m.Correct++
-			m.Score += pts
+			m.Score += sa.Points
 		}
+		return nil
+	})
+	if err != nil {
+		return ExamResults{}, fmt.Errorf("results: %w", err)
 	}
 	for _, m := range byMember {
 		if mem, err := s.store.LookupMember(ctx, LookupID, m.MemberID); err == nil {

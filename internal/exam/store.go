@@ -208,6 +208,19 @@ type APIKeyStore interface {
 	RevokeAPIKey(ctx context.Context, id string, at time.Time) (APIKey, error)
 }
 
+// AnswerQuery selects stored answers of one exam, in (MemberID,
+// QuestionID) order.
+type AnswerQuery struct {
+	ExamID   string
+	MemberID string // only this member's answers, when set
+	NPSN     string // only the answers of this school's members, when set
+	// AfterMember and AfterQuestion resume a walk: only the answers after
+	// (AfterMember, AfterQuestion), when AfterMember is set.
+	AfterMember, AfterQuestion string
+	Offset                     int // skip this many matching answers
+	Limit                      int // at most this many; 0: no limit
+}
+
 // SyncLogFilter narrows ListSyncLogs; empty fields match everything.
 type SyncLogFilter struct {
 	NPSN       string
@@ -234,10 +247,12 @@ type SyncStore interface {
 	AppendSyncLog(ctx context.Context, l SyncLog) error
 	// ListSyncLogs returns matching records, newest ReceivedAt first.
 	ListSyncLogs(ctx context.Context, f SyncLogFilter) ([]SyncLog, error)
-	// ListAnswers returns the answers of an exam ordered by MemberID then QuestionID.
-	ListAnswers(ctx context.Context, examID string) ([]Answer, error)
-	// CountAnswers returns the number of stored answers of an exam.
-	CountAnswers(ctx context.Context, examID string) (int, error)
+	// ListAnswers returns the answers matching q, ordered by MemberID then
+	// QuestionID.
+	ListAnswers(ctx context.Context, q AnswerQuery) ([]Answer, error)
+	// CountAnswers returns the number of answers matching q's filters
+	// (ExamID, MemberID, NPSN; the cursor and paging are ignored).
+	CountAnswers(ctx context.Context, q AnswerQuery) (int, error)
 }
 
 // MonitorFilter narrows ListMonitors; empty fields match everything.

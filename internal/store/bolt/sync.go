@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -109,26 +110,19 @@ func (s *Store) SaveAnswers(ctx context.Context, b exam.AnswerBatch) (exam.Recei
 	return out, nil
 }
 
-// ListAnswers returns the answers of an exam ordered by MemberID then
-// QuestionID: a prefix scan of the answers keyed (exam, member, question).
-func (s *Store) ListAnswers(ctx context.Context, examID string) ([]exam.Answer, error) {
+// ListAnswers returns the answers matching q, ordered by MemberID then
+// QuestionID.
+func (s *Store) ListAnswers(ctx context.Context, q exam.AnswerQuery) ([]exam.Answer, error) {
 	out := []exam.Answer{}
+	skip := q.Offset
 	err := s.view(ctx, "list answers", func(tx *bbolt.Tx) error {
-		return scanPrefix(tx.Bucket(bucketAnswers), tuple(examID), func(k, v []byte) (bool, error) {
-			ids, err := parts(k)
-			if err != nil {
-				return false, err
+		return scanAnswers(tx, q, func(a exam.Answer) bool {
+			if skip > 0 {
+				skip--
+				return true
 			}
-			if len(ids) != 3 {
-				return false, fmt.Errorf("malformed answer key %q", k)
-			}
-			var rec answerRecord
-			if err := decodeJSON(k, v, &rec); err != nil {
-				return false, err
-			}
-			out = append(out, exam.Answer{ExamID: ids[0], MemberID: ids[1], QuestionID: ids[2], Answer: rec.Answer,
-				AnsweredAt: time.UnixMicro(rec.AnsweredAt).UTC(), ServerCode: rec.ServerCode, SyncID: rec.SyncID})
-			return true, nil
+			out = append(out, a)
+			return q.Limit <= 0 || len(out) < q.Limit
 		})
 	})
 	if err != nil {
@@ -137,16 +131,72 @@ func (s *Store) ListAnswers(ctx context.Context, examID string) ([]exam.Answer, 
 	return out, nil
 }
 
-// CountAnswers returns the number of stored answers of an exam.
-func (s *Store) CountAnswers(ctx context.Context, examID string) (int, error) {
+// CountAnswers returns the number of answers matching q's filters.
+func (s *Store) CountAnswers(ctx context.Context, q exam.AnswerQuery) (int, error) {
 	n := 0
+	filters := exam.AnswerQuery{ExamID: q.ExamID, MemberID: q.MemberID, NPSN: q.NPSN}
 	err := s.view(ctx, "count answers", func(tx *bbolt.Tx) error {
-		return scanPrefix(tx.Bucket(bucketAnswers), tuple(examID), func([]byte, []byte) (bool, error) {
-			n++
-			return true, nil
-		})
+		return scanAnswers(tx, filters, func(exam.Answer) bool { n++; return true })
 	})
 	return n, err
+}
+
+// scanAnswers calls fn for each answer matching q's filters after q's
+// cursor, in key order, until fn returns false. The school filter reads the
+// school's member ids first (one school's roster).
+func scanAnswers(tx *bbolt.Tx, q exam.AnswerQuery, fn func(exam.Answer) bool) error {
+	var school map[string]bool
+	if q.NPSN != "" {
+		school = map[string]bool{}
+		err := scanPrefix(tx.Bucket(bucketMembersBySchool), tuple(q.NPSN), func(k, _ []byte) (bool, error) {
+			ids, err := parts(k)
+			if err != nil || len(ids) != 3 {
+				return false, fmt.Errorf("malformed member index key %q: %v", k, err)
+			}
+			school[ids[2]] = true
+			return true, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	prefix := tuple(q.ExamID)
+	if q.MemberID != "" {
+		prefix = tuple(q.ExamID, q.MemberID)
+	}
+	start := prefix
+	var after []byte
+	if q.AfterMember != "" {
+		after = tuple(q.ExamID, q.AfterMember, q.AfterQuestion)
+		if bytes.Compare(after, start) > 0 {
+			start = after
+		}
+	}
+	c := tx.Bucket(bucketAnswers).Cursor()
+	for k, v := c.Seek(start); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		if after != nil && bytes.Compare(k, after) <= 0 {
+			continue
+		}
+		ids, err := parts(k)
+		if err != nil {
+			return err
+		}
+		if len(ids) != 3 {
+			return fmt.Errorf("malformed answer key %q", k)
+		}
+		if school != nil && !school[ids[1]] {
+			continue
+		}
+		var rec answerRecord
+		if err := decodeJSON(k, v, &rec); err != nil {
+			return err
+		}
+		if !fn(exam.Answer{ExamID: ids[0], MemberID: ids[1], QuestionID: ids[2], Answer: rec.Answer,
+			AnsweredAt: time.UnixMicro(rec.AnsweredAt).UTC(), ServerCode: rec.ServerCode, SyncID: rec.SyncID}) {
+			return nil
+		}
+	}
+	return nil
 }
 
 type syncLogRecord struct {

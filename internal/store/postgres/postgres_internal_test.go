@@ -172,7 +172,7 @@ func TestSaveAnswersRaceSameKey(t *testing.T) {
 	if len(logs) != 1 || logs[0].ID != winner || logs[0].Outcome != exam.OutcomeAccepted {
 		t.Fatalf("sync logs = %+v, want one accepted record of %s", logs, winner)
 	}
-	n, err := st.CountAnswers(t.Context(), "e1")
+	n, err := st.CountAnswers(t.Context(), exam.AnswerQuery{ExamID: "e1"})
 	mustOK(t, "CountAnswers", err)
 	if n != len(as) {
 		t.Fatalf("CountAnswers = %d, want %d", n, len(as))
@@ -232,7 +232,7 @@ func TestSaveAnswersRules(t *testing.T) {
 	// Older answer loses, equal time wins.
 	_, err = st.SaveAnswers(ctx, b("s3", "c3", "k3", a("q1", "old", t0.Add(-time.Second)), a("q2", "tie", t0.Add(time.Second))))
 	mustOK(t, "SaveAnswers s3", err)
-	got, err := st.ListAnswers(ctx, "e1")
+	got, err := st.ListAnswers(ctx, exam.AnswerQuery{ExamID: "e1"})
 	mustOK(t, "ListAnswers", err)
 	if len(got) != 2 || got[0].Answer != "b" || got[0].SyncID != "s1" || got[1].Answer != "tie" || got[1].SyncID != "s3" {
 		t.Fatalf("answers = %+v", got)

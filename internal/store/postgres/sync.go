@@ -204,12 +204,25 @@ func (s *Store) ListSyncLogs(ctx context.Context, f exam.SyncLogFilter) ([]exam.
 	}
 	return ls, nil
 }
-
-// ListAnswers returns the answers of an exam ordered by MemberID then
-// QuestionID (byte-wise).
-func (s *Store) ListAnswers(ctx context.Context, examID string) ([]exam.Answer, error) {
-	rows, err := s.pool.Query(ctx, `SELECT exam_id, member_id, question_id, answer, answered_at, server_code, sync_id
-		FROM answers WHERE exam_id = $1 ORDER BY member_id, question_id`, examID)
+// ListAnswers returns the answers matching q, ordered by MemberID then
+// QuestionID (keyset after the cursor, on the primary key).
+func (s *Store) ListAnswers(ctx context.Context, q exam.AnswerQuery) ([]exam.Answer, error) {
+	where, args := answerFilters(q)
+	if q.AfterMember != "" {
+		args = append(args, q.AfterMember, q.AfterQuestion)
+		where += fmt.Sprintf(" AND (member_id, question_id) > ($%d, $%d)", len(args)-1, len(args))
+	}
+	sql := `SELECT exam_id, member_id, question_id, answer, answered_at, server_code, sync_id
+		FROM answers WHERE ` + where + ` ORDER BY member_id, question_id`
+	if q.Offset > 0 {
+		args = append(args, q.Offset)
+		sql += fmt.Sprintf(" OFFSET $%d", len(args))
+	}
+	if q.Limit > 0 {
+		args = append(args, q.Limit)
+		sql += fmt.Sprintf(" LIMIT $%d", len(args))
+	}
+	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list answers: %w", err)
 	}
@@ -224,13 +237,28 @@ func (s *Store) ListAnswers(ctx context.Context, examID string) ([]exam.Answer, 
 	return as, nil
 }
 
-// CountAnswers returns the number of stored answers of an exam.
-func (s *Store) CountAnswers(ctx context.Context, examID string) (int, error) {
+// CountAnswers returns the number of answers matching q's filters.
+func (s *Store) CountAnswers(ctx context.Context, q exam.AnswerQuery) (int, error) {
+	where, args := answerFilters(q)
 	var n int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM answers WHERE exam_id = $1`, examID).Scan(&n); err != nil {
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM answers WHERE `+where, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("postgres: count answers: %w", err)
 	}
 	return n, nil
+}
+
+// answerFilters returns the WHERE clause and arguments of q's filters.
+func answerFilters(q exam.AnswerQuery) (string, []any) {
+	where, args := "exam_id = $1", []any{q.ExamID}
+	if q.MemberID != "" {
+		args = append(args, q.MemberID)
+		where += fmt.Sprintf(" AND member_id = $%d", len(args))
+	}
+	if q.NPSN != "" {
+		args = append(args, q.NPSN)
+		where += fmt.Sprintf(" AND member_id IN (SELECT id FROM members WHERE npsn = $%d)", len(args))
+	}
+	return where, args
 }
 
 // Monitors.

@@ -253,7 +253,7 @@ func MustSaveAnswers(t *testing.T, s exam.Store, b exam.AnswerBatch) exam.Receip
 // MustListAnswers lists the answers of an exam or fails the test.
 func MustListAnswers(t *testing.T, s exam.Store, examID string) []exam.Answer {
 	t.Helper()
-	as, err := s.ListAnswers(t.Context(), examID)
+	as, err := s.ListAnswers(t.Context(), exam.AnswerQuery{ExamID: examID})
 	mustOK(t, "ListAnswers "+examID, err)
 	return as
 }
@@ -261,7 +261,7 @@ func MustListAnswers(t *testing.T, s exam.Store, examID string) []exam.Answer {
 // MustCountAnswers counts the answers of an exam or fails the test.
 func MustCountAnswers(t *testing.T, s exam.Store, examID string) int {
 	t.Helper()
-	n, err := s.CountAnswers(t.Context(), examID)
+	n, err := s.CountAnswers(t.Context(), exam.AnswerQuery{ExamID: examID})
 	mustOK(t, "CountAnswers "+examID, err)
 	return n
 }

@@ -92,6 +92,7 @@ var suite = []test{
 	{"AnswerUpsert", testAnswerUpsert},
 	{"ListAnswers", testListAnswers},
 	{"SaveAnswersLarge", testSaveAnswersLarge},
+	{"ListAnswersQuery", testListAnswersQuery},
 	{"ListSyncLogs", testListSyncLogs},
 
 	{"Monitors", testMonitors},

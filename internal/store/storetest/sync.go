@@ -259,3 +259,72 @@ func testListSyncLogs(t *testing.T, s exam.Store) {
 		check(t, "ListSyncLogs "+c.name, MustListSyncLogs(t, s, c.f), c.want)
 	}
 }
+
+// testListAnswersQuery: the filters (member, school), the keyset cursor and
+// offset paging of ListAnswers, and CountAnswers with the same filters,
+// against what the whole exam's list holds.
+func testListAnswersQuery(t *testing.T, s exam.Store) {
+	ctx := t.Context()
+	a1, a2, b1 := member("m-a1", "ani", "Ani"), member("m-a2", "adi", "Adi"), member("m-b1", "budi", "Budi")
+	b1.NPSN = npsnB
+	MustImportMembers(t, s, a1, a2, b1)
+	var as []exam.Answer
+	for _, m := range []string{"m-a1", "m-a2", "m-b1", "m-x"} { // m-x: not in the roster
+		for q := range 3 {
+			as = append(as, answer("exam-1", m, fmt.Sprintf("q%d", q), "a", at(time.Minute)))
+		}
+	}
+	as = append(as, answer("exam-2", "m-a1", "q0", "b", at(time.Minute)))
+	MustSaveAnswers(t, s, batch("sync-1", sum("p1"), "key-1", at(time.Hour), as...))
+	all := MustListAnswers(t, s, "exam-1")
+	if len(all) != 12 {
+		t.Fatalf("exam-1 holds %d answers, want 12", len(all))
+	}
+	keep := func(f func(exam.Answer) bool) []exam.Answer {
+		var out []exam.Answer
+		for _, a := range all {
+			if f(a) {
+				out = append(out, a)
+			}
+		}
+		return out
+	}
+	list := func(q exam.AnswerQuery) []exam.Answer {
+		t.Helper()
+		got, err := s.ListAnswers(ctx, q)
+		mustOK(t, "ListAnswers", err)
+		return got
+	}
+	count := func(q exam.AnswerQuery) int {
+		t.Helper()
+		n, err := s.CountAnswers(ctx, q)
+		mustOK(t, "CountAnswers", err)
+		return n
+	}
+	for _, c := range []struct {
+		name string
+		q    exam.AnswerQuery
+		want []exam.Answer
+	}{
+		{"member", exam.AnswerQuery{ExamID: "exam-1", MemberID: "m-a2"}, keep(func(a exam.Answer) bool { return a.MemberID == "m-a2" })},
+		{"school", exam.AnswerQuery{ExamID: "exam-1", NPSN: npsnA}, keep(func(a exam.Answer) bool { return a.MemberID == "m-a1" || a.MemberID == "m-a2" })},
+		{"school and member of another school", exam.AnswerQuery{ExamID: "exam-1", NPSN: npsnA, MemberID: "m-b1"}, nil},
+		{"unknown school", exam.AnswerQuery{ExamID: "exam-1", NPSN: "99999999"}, nil},
+		{"unknown exam", exam.AnswerQuery{ExamID: "exam-9"}, nil},
+	} {
+		got := list(c.q)
+		check(t, "ListAnswers "+c.name, len(got), len(c.want))
+		if len(c.want) > 0 {
+			check(t, "ListAnswers "+c.name, got, c.want)
+		}
+		check(t, "CountAnswers "+c.name, count(c.q), len(c.want))
+	}
+	// Paging: offset and limit; the cursor resumes after an answer, with
+	// the filters; a cursor between keys works too.
+	check(t, "ListAnswers offset 4 limit 3", list(exam.AnswerQuery{ExamID: "exam-1", Offset: 4, Limit: 3}), all[4:7])
+	check(t, "ListAnswers offset past the end", len(list(exam.AnswerQuery{ExamID: "exam-1", Offset: 20})), 0)
+	check(t, "ListAnswers after m-a2/q1", list(exam.AnswerQuery{ExamID: "exam-1", AfterMember: "m-a2", AfterQuestion: "q1", Limit: 4}), all[5:9])
+	check(t, "ListAnswers after m-a2 (no question)", list(exam.AnswerQuery{ExamID: "exam-1", AfterMember: "m-a2", Limit: 1}), all[3:4])
+	check(t, "ListAnswers school after m-a1/q2", list(exam.AnswerQuery{ExamID: "exam-1", NPSN: npsnA, AfterMember: "m-a1", AfterQuestion: "q2"}), all[3:6])
+	check(t, "CountAnswers ignores the cursor and paging", count(exam.AnswerQuery{ExamID: "exam-1", AfterMember: "m-b1", Offset: 3, Limit: 1}), 12)
+}

@@ -1,0 +1,183 @@
+package exam
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Operators read every stored answer (docs/api/exam.md, "Stored answers").
+// The store keeps one answer per (exam, member, question): the newest by
+// answered_at, with the server and push that stored it. Earlier values are
+// not kept; the sync log holds every push, so an audit reads which pushes
+// carried a student's answers there.
+
+// Limits of an answer page.
+const (
+	DefaultAnswersPerPage = 100
+	MaxAnswersPerPage     = 1000
+	// answerChunk is how many answers WalkAnswers reads from the store at
+	// a time: memory stays bounded whatever the exam's size.
+	answerChunk = 1000
+)
+
+// StoredAnswer is a stored answer as operators read it: whether it is
+// correct and the points it earns by the exam's answer key.
+type StoredAnswer struct {
+	Answer
+	Correct bool
+	Points  float64
+}
+
+// AnswerPage is one page of an exam's stored answers.
+type AnswerPage struct {
+	Answers []StoredAnswer
+	// Total counts the answers matching the filters; Rows every stored
+	// answer row of the exam, so that an operator sees that a re-push
+	// stored nothing twice.
+	Total, Rows int
+}
+
+// answerKey scores the answers of one exam.
+type answerKey map[string]Question
+
+// score returns a with its correctness by k (an unknown question or an
+// empty answer is not correct).
+func (k answerKey) score(a Answer) StoredAnswer {
+	out := StoredAnswer{Answer: a}
+	if q, ok := k[a.QuestionID]; ok && strings.TrimSpace(a.Answer) != "" {
+		out.Correct, out.Points = Score(q, a.Answer)
+	}
+	return out
+}
+
+// examKey reads an exam and its answer key.
+func (s *Service) examKey(ctx context.Context, examID string) (Exam, answerKey, error) {
+	e, err := s.store.GetExam(ctx, examID)
+	if err != nil {
+		return Exam{}, nil, err
+	}
+	k := make(answerKey, len(e.Questions))
+	for _, q := range e.Questions {
+		k[q.ID] = q
+	}
+	return e, k, nil
+}
+
+// ListStoredAnswers returns one page (q.Offset, q.Limit) of the stored
+// answers of q.ExamID matching q's filters, scored; ErrNotFound when the
+// exam does not exist.
+func (s *Service) ListStoredAnswers(ctx context.Context, q AnswerQuery) (AnswerPage, error) {
+	if q.Limit < 1 || q.Limit > MaxAnswersPerPage {
+		return AnswerPage{}, invalid("per_page must be between 1 and %d", MaxAnswersPerPage)
+	}
+	_, key, err := s.examKey(ctx, q.ExamID)
+	if err != nil {
+		return AnswerPage{}, fmt.Errorf("list answers: %w", err)
+	}
+	var page AnswerPage
+	if page.Total, err = s.store.CountAnswers(ctx, q); err != nil {
+		return AnswerPage{}, fmt.Errorf("list answers: %w", err)
+	}
+	if page.Rows, err = s.store.CountAnswers(ctx, AnswerQuery{ExamID: q.ExamID}); err != nil {
+		return AnswerPage{}, fmt.Errorf("list answers: %w", err)
+	}
+	as, err := s.store.ListAnswers(ctx, q)
+	if err != nil {
+		return AnswerPage{}, fmt.Errorf("list answers: %w", err)
+	}
+	page.Answers = make([]StoredAnswer, len(as))
+	for i, a := range as {
+		page.Answers[i] = key.score(a)
+	}
+	return page, nil
+}
+
+// WalkAnswers calls fn for every stored answer of q.ExamID matching q's
+// filters, scored, in (member, question) order, reading the store a chunk
+// at a time so that memory stays bounded; an error of fn ends the walk and
+// is returned. q's paging is ignored. ErrNotFound when the exam does not
+// exist.
+func (s *Service) WalkAnswers(ctx context.Context, q AnswerQuery, fn func(StoredAnswer) error) error {
+	_, key, err := s.examKey(ctx, q.ExamID)
+	if err != nil {
+		return fmt.Errorf("walk answers: %w", err)
+	}
+	return s.walkAnswers(ctx, q, func(a Answer) error { return fn(key.score(a)) })
+}
+
+// walkAnswers calls fn for every answer matching q's filters, a chunk at a
+// time.
+func (s *Service) walkAnswers(ctx context.Context, q AnswerQuery, fn func(Answer) error) error {
+	q.Offset, q.Limit, q.AfterMember, q.AfterQuestion = 0, answerChunk, "", ""
+	for {
+		as, err := s.store.ListAnswers(ctx, q)
+		if err != nil {
+			return fmt.Errorf("walk answers: %w", err)
+		}
+		for _, a := range as {
+			if err := fn(a); err != nil {
+				return err
+			}
+		}
+		if len(as) < answerChunk {
+			return nil
+		}
+		last := as[len(as)-1]
+		q.AfterMember, q.AfterQuestion = last.MemberID, last.QuestionID
+	}
+}
+
+// SheetRow is one question of a student's answer sheet.
+type SheetRow struct {
+	Number   int
+	Question Question      // with its answer key
+	Answer   *StoredAnswer // nil: not answered
+}
+
+// AnswerSheet is one student's answers to an exam, question by question in
+// the exam's order, scored, for appeals ("I answered B").
+type AnswerSheet struct {
+	ExamID, ExamTitle string
+	Member            Member
+	Score, MaxScore   float64
+	Answered, Correct int
+	Rows              []SheetRow
+}
+
+// AnswerSheet returns memberID's answer sheet of examID; ErrNotFound when
+// the exam or the member does not exist.
+func (s *Service) AnswerSheet(ctx context.Context, examID, memberID string) (AnswerSheet, error) {
+	e, key, err := s.examKey(ctx, examID)
+	if err != nil {
+		return AnswerSheet{}, fmt.Errorf("answer sheet: %w", err)
+	}
+	m, err := s.store.LookupMember(ctx, LookupID, memberID)
+	if err != nil {
+		return AnswerSheet{}, fmt.Errorf("answer sheet: %w", err)
+	}
+	as, err := s.store.ListAnswers(ctx, AnswerQuery{ExamID: examID, MemberID: memberID})
+	if err != nil {
+		return AnswerSheet{}, fmt.Errorf("answer sheet: %w", err)
+	}
+	byQuestion := make(map[string]StoredAnswer, len(as))
+	for _, a := range as {
+		byQuestion[a.QuestionID] = key.score(a)
+	}
+	sheet := AnswerSheet{ExamID: e.ID, ExamTitle: e.Title, Member: m, Rows: make([]SheetRow, len(e.Questions))}
+	for i, q := range e.Questions {
+		sheet.MaxScore += q.Points
+		sheet.Rows[i] = SheetRow{Number: i + 1, Question: q}
+		if a, ok := byQuestion[q.ID]; ok {
+			sheet.Rows[i].Answer = &a
+			if strings.TrimSpace(a.Answer.Answer) != "" {
+				sheet.Answered++
+			}
+			if a.Correct {
+				sheet.Correct++
+				sheet.Score += a.Points
+			}
+		}
+	}
+	return sheet, nil
+}
