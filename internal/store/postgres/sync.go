@@ -204,6 +204,7 @@ func (s *Store) ListSyncLogs(ctx context.Context, f exam.SyncLogFilter) ([]exam.
 	}
 	return ls, nil
 }
+
 // ListAnswers returns the answers matching q, ordered by MemberID then
 // QuestionID (keyset after the cursor, on the primary key).
 func (s *Store) ListAnswers(ctx context.Context, q exam.AnswerQuery) ([]exam.Answer, error) {
