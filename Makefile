@@ -87,7 +87,7 @@ pgcheck: ## probe the test PostgreSQL; loud when unreachable, fatal when CI=true
 test: lint pgcheck ## lint, then every test with -race (PostgreSQL too when reachable), then the race-free ones
 	$(GO) test -race -count=1 ./...
 	@echo "Tests that the race detector would distort (memory and allocation figures), without -race:"
-	$(GO) test -count=1 -run '^(TestPackageReadersMemory|TestRecordDoesNotAllocate)$$' -v ./internal/store/postgres ./internal/links/visits
+	$(GO) test -count=1 -run '^(TestPackageReadersMemory|TestRecordDoesNotAllocate|TestAnswersCSVMemory)$$' -v ./internal/store/postgres ./internal/links/visits ./internal/httpapi
 
 .PHONY: bench
 bench: pgcheck ## micro benchmarks, then the load runs on PostgreSQL and bbolt (docs/benchmarks.md)

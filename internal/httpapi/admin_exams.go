@@ -57,18 +57,22 @@ func newExamView(e exam.Exam, withQuestions bool) examView {
 	if withQuestions {
 		v.Questions = make([]questionJSON, len(e.Questions))
 		for i, q := range e.Questions {
-			opts := make([]optionJSON, len(q.Options))
-			for j, o := range q.Options {
-				opts[j] = optionJSON{ID: o.ID, Text: o.Text}
-			}
-			v.Questions[i] = questionJSON{ID: q.ID, Type: string(q.Type), Text: q.Text,
-				Options: opts, Answer: nonNil(q.Answer), Points: q.Points}
+			v.Questions[i] = newQuestionJSON(q)
 		}
 		if v.QuestionCount == 0 {
 			v.QuestionCount = len(e.Questions)
 		}
 	}
 	return v
+}
+
+// newQuestionJSON is q as operators read it, with its answer key.
+func newQuestionJSON(q exam.Question) questionJSON {
+	opts := make([]optionJSON, len(q.Options))
+	for j, o := range q.Options {
+		opts[j] = optionJSON{ID: o.ID, Text: o.Text}
+	}
+	return questionJSON{ID: q.ID, Type: string(q.Type), Text: q.Text, Options: opts, Answer: nonNil(q.Answer), Points: q.Points}
 }
 
 // nonNil returns s, or an empty slice for nil, so that JSON shows [] not null.
@@ -166,8 +170,9 @@ func (s *server) examResults(w http.ResponseWriter, r *http.Request) {
 			Kelas: m.Kelas, Score: m.Score, Answered: m.Answered, Correct: m.Correct}
 	}
 	writeData(w, http.StatusOK, struct {
-		ExamID   string             `json:"exam_id"`
-		MaxScore float64            `json:"max_score"`
-		Results  []memberResultView `json:"results"`
-	}{res.ExamID, res.MaxScore, results})
+		ExamID     string             `json:"exam_id"`
+		MaxScore   float64            `json:"max_score"`
+		AnswerRows int                `json:"answer_rows"`
+		Results    []memberResultView `json:"results"`
+	}{res.ExamID, res.MaxScore, res.AnswerRows, results})
 }

@@ -79,9 +79,10 @@ func (h *harness) results(examID string) resultsJSON {
 }
 
 type resultsJSON struct {
-	ExamID   string  `json:"exam_id"`
-	MaxScore float64 `json:"max_score"`
-	Results  []struct {
+	ExamID     string  `json:"exam_id"`
+	MaxScore   float64 `json:"max_score"`
+	AnswerRows int     `json:"answer_rows"`
+	Results    []struct {
 		MemberID string  `json:"member_id"`
 		Nama     string  `json:"nama"`
 		Username string  `json:"username"`

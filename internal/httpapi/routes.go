@@ -69,6 +69,8 @@ func (s *server) examRoutes(r chi.Router) {
 		r.Get(v1+"/admin/exams/{id}", s.getExam)
 		r.Delete(v1+"/admin/exams/{id}", s.deleteExam)
 		r.Get(v1+"/admin/exams/{id}/results", s.examResults)
+		r.Get(v1+"/admin/exams/{id}/results/{member_id}", s.answerSheet)
+		r.Get(v1+"/admin/exams/{id}/answers", s.examAnswers)
 
 		r.Get(v1+"/admin/login-cards", s.loginCards)
 		r.Post(v1+"/admin/members/{id}/reset-exam-password", s.resetExamPassword)
