@@ -403,7 +403,8 @@ func (c *Client) health(ctx context.Context, path string) (*Response, error) {
 type Response struct {
 	*http.Response
 
-	// Paging of list calls that page (c.Exam.Directory.ListMembers and the
+	// Paging of list calls that page (c.Exam.Directory.ListMembers,
+	// c.Exam.Admin.ListAnswers and the
 	// lists of c.Links): the page returned, its size, the number of items
 	// and pages in all, and the next and previous page numbers (0 when
 	// there is none). All zero on calls that do not page. For the link API
@@ -415,6 +416,10 @@ type Response struct {
 
 	// AppName is meta.app_name of directory responses.
 	AppName string
+
+	// AnswerRows is meta.answer_rows of c.Exam.Admin.ListAnswers: every
+	// stored answer row of the exam, whatever the filters.
+	AnswerRows int
 
 	// Rate is the rate-limit state announced by X-RateLimit-* headers
 	// (every authenticated answer of the link API), zero when the endpoint

@@ -251,9 +251,12 @@ func (s *ExamAdminService) DeleteExam(ctx context.Context, examID string) (*Resp
 
 // ExamResults is the scores of an exam.
 type ExamResults struct {
-	ExamID   string         `json:"exam_id"`
-	MaxScore float64        `json:"max_score"`
-	Results  []MemberResult `json:"results"`
+	ExamID   string  `json:"exam_id"`
+	MaxScore float64 `json:"max_score"`
+	// AnswerRows counts the stored answer rows of the exam (one per
+	// student and question): a re-push stores nothing twice.
+	AnswerRows int            `json:"answer_rows"`
+	Results    []MemberResult `json:"results"`
 }
 
 // MemberResult is one student's score.

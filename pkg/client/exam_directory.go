@@ -166,32 +166,12 @@ func (s *ExamDirectoryService) ListMembers(ctx context.Context, opts *MemberList
 // Members added or removed while walking may shift pages, so that one is
 // seen twice or missed.
 func (s *ExamDirectoryService) AllMembers(ctx context.Context, opts *MemberListOptions) iter.Seq2[*Member, error] {
-	var start MemberListOptions
+	var o MemberListOptions
 	if opts != nil {
-		start = *opts
+		o = *opts
 	}
-	return func(yield func(*Member, error) bool) {
-		o := start
-		page := o.Page
-		if page < 1 {
-			page = 1
-		}
-		for {
-			o.Page = page
-			ms, resp, err := s.ListMembers(ctx, &o)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			for _, m := range ms {
-				if !yield(m, nil) {
-					return
-				}
-			}
-			if len(ms) == 0 || resp.NextPage <= page {
-				return
-			}
-			page = resp.NextPage
-		}
-	}
+	return allPages(o.Page, func(page int) ([]*Member, *Response, error) {
+		o.Page = page
+		return s.ListMembers(ctx, &o)
+	})
 }

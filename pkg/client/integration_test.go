@@ -655,6 +655,36 @@ func runIntegration(t *testing.T, base string, svc *exam.Service) {
 	if s3 := scores[ids["siswa.3"]]; s3.Score != 1 || s3.Correct != 1 {
 		t.Fatalf("siswa.3 result = %+v", s3)
 	}
+	// ---- Stored answers: pages, the iterator, CSV, a sheet ----
+	var stored []*client.StoredAnswer
+	for a, err := range op.Exam.Admin.AllAnswers(ctx, ex.ID, &client.AnswerListOptions{ListOptions: client.ListOptions{PerPage: 2}}) {
+		must(t, "all answers", err)
+		stored = append(stored, a)
+	}
+	if len(stored) != res.AnswerRows || res.AnswerRows != 5 {
+		t.Fatalf("AllAnswers walked %d answers; results count %d rows, want 5", len(stored), res.AnswerRows)
+	}
+	sheetPage, resp, err := op.Exam.Admin.ListAnswers(ctx, ex.ID, &client.AnswerListOptions{MemberID: ids["siswa.1"], ListOptions: client.ListOptions{PerPage: 2}})
+	must(t, "list answers of siswa.1", err)
+	if len(sheetPage) != 2 || resp.Total != 3 || resp.TotalPages != 2 || resp.NextPage != 2 || resp.AnswerRows != 5 || sheetPage[0].SyncID != rc.SyncID || !sheetPage[0].Correct {
+		t.Fatalf("answers of siswa.1 = %+v, resp %+v", sheetPage, resp)
+	}
+	var csvOut strings.Builder
+	_, err = op.Exam.Admin.AnswersCSV(ctx, ex.ID, &client.AnswerListOptions{MemberID: ids["siswa.3"]}, &csvOut)
+	must(t, "answers CSV", err)
+	if lines := strings.Split(strings.TrimSpace(csvOut.String()), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[0], "exam_id,member_id,question_id,answer") ||
+		!strings.Contains(lines[1], ",q3,false,") {
+		t.Fatalf("answers CSV of siswa.3:\n%s", csvOut.String())
+	}
+	sheet, _, err := op.Exam.Admin.AnswerSheet(ctx, ex.ID, ids["siswa.1"])
+	must(t, "answer sheet", err)
+	if sheet.Score != 6 || sheet.Answered != 3 || len(sheet.Questions) == 0 || sheet.Questions[0].Answer == nil || sheet.Username != "siswa.1" {
+		t.Fatalf("sheet of siswa.1 = %+v", sheet)
+	}
+	if _, _, err := op.Exam.Admin.AnswerSheet(ctx, ex.ID, "nobody"); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("sheet of an unknown member: %v, want 404", err)
+	}
+
 	_, err = op.Exam.Admin.DeleteExam(ctx, ex.ID)
 	if !errors.Is(err, &client.Error{Code: client.CodeExamHasAnswers}) || !errors.Is(err, client.ErrConflict) {
 		t.Fatalf("delete an exam with answers: %v, want 409 EXAM_HAS_ANSWERS", err)
