@@ -184,6 +184,17 @@ func runEndToEnd(t *testing.T, cfg portalConfig) {
 	if len(res) != 3 {
 		t.Errorf("results for %d students, want 3: %s", len(res), jsonString(res))
 	}
+	// Every stored answer, as an operator reads them with portal admin:
+	// one row per student and question, each with the push that stored it.
+	answers := p.admin("exam", "answers", examID, "--output", "csv")
+	rows := strings.Split(strings.TrimSpace(answers.Stdout), "\n")
+	answered := 0
+	for _, r := range res {
+		answered += r.Answered
+	}
+	if answers.Code != 0 || len(rows) < answered+1 || !strings.Contains(answers.Stdout, ","+e2eServerCode+",") {
+		t.Errorf("portal admin exam answers --output csv: %d rows for %d answered questions: %s", len(rows)-1, answered, answers)
+	}
 
 	// Sync log: the handshake, the pull, and every save exactly once.
 	ledger := pushLogs(t, op)

@@ -62,7 +62,7 @@ login"). Results print as a table on a terminal and as JSON otherwise, or as
 	f.String("username", "admin", "operator username (env PORTAL_ADMIN_USERNAME)")
 	f.String("password", "", "operator password (env PORTAL_ADMIN_PASSWORD; prefer the environment)")
 	f.String("token", "", "operator token from 'portal admin login', instead of a password (env PORTAL_TOKEN)")
-	f.String("output", "", "output format: table or json (default: table on a terminal, else json)")
+	f.String("output", "", "output format: table or json (default: table on a terminal, else json); csv for exports such as exam answers")
 	f.Duration("timeout", 5*time.Minute, "time limit of the command")
 	mustSetKey(f, "username", "admin-username")
 	mustSetKey(f, "password", "admin-password")
@@ -108,7 +108,7 @@ func (o *adminOptions) load(cmd *cobra.Command) error {
 	o.Token = r.String("token")
 	o.Timeout = r.Duration("timeout", time.Second, 24*time.Hour)
 	if r.String("output") != "" {
-		o.Output = r.OneOf("output", outputTable, outputJSON)
+		o.Output = r.OneOf("output", outputTable, outputJSON, outputCSV)
 	}
 	if o.newClient == nil {
 		o.newClient = o.signIn
@@ -153,6 +153,9 @@ func (o *adminOptions) signIn(ctx context.Context) (*client.Client, error) {
 // within the time limit.
 func (o *adminOptions) adminRun(run func(ctx context.Context, c *client.Client, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
+		if o.Output == outputCSV && cmd.Annotations[csvOutput] == "" {
+			return &cmdutil.UsageError{Err: fmt.Errorf("--output csv is for exports (portal admin exam answers); %s prints table or json", cmd.CommandPath())}
+		}
 		ctx, cancel := o.context(cmd)
 		defer cancel()
 		c, err := o.newClient(ctx)

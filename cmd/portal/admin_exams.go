@@ -16,7 +16,7 @@ import (
 
 func newExamCmd(o *adminOptions) *cobra.Command {
 	cmd := &cobra.Command{Use: "exam", Aliases: []string{"exams"}, Short: "Create, list, show and delete exams; read their results"}
-	cmd.AddCommand(newExamCreateCmd(o), newExamListCmd(o), newExamGetCmd(o), newExamDeleteCmd(o), newExamResultsCmd(o))
+	cmd.AddCommand(newExamCreateCmd(o), newExamListCmd(o), newExamGetCmd(o), newExamDeleteCmd(o), newExamResultsCmd(o), newExamAnswersCmd(o))
 	return cmd
 }
 
@@ -196,4 +196,43 @@ func newExamResultsCmd(o *adminOptions) *cobra.Command {
 			})
 		}),
 	}
+}
+
+func newExamAnswersCmd(o *adminOptions) *cobra.Command {
+	var opts client.AnswerListOptions
+	cmd := &cobra.Command{
+		Use:   "answers EXAM_ID",
+		Short: "Show every stored answer of an exam: per student and question, with the push that stored it",
+		Long: `Show every stored answer of an exam, one per student and question: the answer,
+when it was given, the lab server and push (sync id) that stored it, and
+whether it is correct. --output csv streams the whole selection as CSV.`,
+		Example: `  portal admin exam answers EXAM_ID --member MEMBER_ID
+  portal admin exam answers EXAM_ID --npsn 20100001 --output csv > answers.csv`,
+		Args:        exactArgs("EXAM_ID"),
+		Annotations: map[string]string{csvOutput: "yes"},
+		RunE: o.adminRun(func(ctx context.Context, c *client.Client, args []string) error {
+			if o.Output == outputCSV {
+				_, err := c.Exam.Admin.AnswersCSV(ctx, args[0], &opts, o.out)
+				return err
+			}
+			all := []*client.StoredAnswer{}
+			for a, err := range c.Exam.Admin.AllAnswers(ctx, args[0], &opts) {
+				if err != nil {
+					return err
+				}
+				all = append(all, a)
+			}
+			return o.printer().Print(all, func(t *table) {
+				t.Row("MEMBER ID", "QUESTION", "ANSWER", "CORRECT", "POINTS", "ANSWERED AT", "SERVER", "SYNC ID")
+				for _, a := range all {
+					t.Row(a.MemberID, a.QuestionID, a.Answer, a.Correct, a.Points, a.AnsweredAt, a.ServerCode, a.SyncID)
+				}
+			})
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.MemberID, "member", "", "only this student's answers (member id)")
+	f.StringVar(&opts.NPSN, "npsn", "", "only the answers of this school's students")
+	opts.PerPage = 1000
+	return cmd
 }

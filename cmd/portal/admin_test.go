@@ -216,6 +216,18 @@ func TestAdminCommands(t *testing.T) {
 	if res.ExamID != ex.ID || res.MaxScore != 10 {
 		t.Errorf("exam results: %+v", res)
 	}
+	// No answers yet: an empty list, a CSV of its header alone; --output
+	// csv is for exports only.
+	var noAnswers []client.StoredAnswer
+	a.mustJSON(&noAnswers, "exam", "answers", ex.ID)
+	if noAnswers == nil || len(noAnswers) != 0 {
+		t.Errorf("exam answers without answers: %+v", noAnswers)
+	}
+	if out := a.mustRun("exam", "answers", ex.ID, "--output", "csv"); out != "exam_id,member_id,question_id,answer,answered_at,server_code,sync_id,correct,points\n" {
+		t.Errorf("exam answers --output csv:\n%q", out)
+	}
+	a.mustFail(2, "--output csv is for exports", "exam", "results", ex.ID, "--output", "csv")
+	a.mustFail(1, "error: NOT_FOUND: ", "exam", "answers", "no-such-exam")
 	a.mustRun("exam", "delete", ex.ID)
 	a.mustFail(1, "error: NOT_FOUND: ", "exam", "get", ex.ID)
 	badExam := filepath.Join(dir, "bad-exam.json")

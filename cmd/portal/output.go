@@ -11,7 +11,12 @@ const (
 	outputAuto  = cliout.Auto
 	outputTable = cliout.Table
 	outputJSON  = cliout.JSON
+	// outputCSV streams CSV; only commands annotated with csvOutput take it.
+	outputCSV = "csv"
 )
+
+// csvOutput is the annotation of the commands that take --output csv.
+const csvOutput = "output-csv"
 
 // printer and table are the shared command-line output (internal/cliout).
 type (
