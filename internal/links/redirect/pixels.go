@@ -13,14 +13,12 @@ import (
 )
 
 // pixel is one pixel as the interstitial renders it: the validated tag id
-// and, for Google Ads and AdRoll, its two parts.
+// and, for Google Ads, its conversion id and label.
 type pixel struct {
 	Type   string
 	ID     string // the validated tag
 	ConvID string // Google Ads: "AW-123456789"
 	Label  string // Google Ads: the conversion label, may be empty
-	AdvID  string // AdRoll: the advertisable EID (adroll_adv_id)
-	PixID  string // AdRoll: the pixel EID (adroll_pix_id)
 }
 
 // vendor lists the hosts a pixel type's snippet needs: scripts it loads and
@@ -44,7 +42,7 @@ var vendors = map[links.PixelType]vendor{
 	links.PixelFacebook:  {[]string{"https://connect.facebook.net"}, []string{"https://www.facebook.com"}},
 	links.PixelLinkedIn:  {[]string{"https://snap.licdn.com"}, []string{"https://px.ads.linkedin.com"}},
 	links.PixelTwitter:   {[]string{"https://static.ads-twitter.com"}, []string{"https://analytics.twitter.com", "https://t.co"}},
-	links.PixelAdRoll:    {[]string{"https://s.adroll.com", "https://d.adroll.com"}, []string{"https://d.adroll.com"}},
+	links.PixelAdRoll:    {[]string{"https://s.adroll.com"}, []string{"https://d.adroll.com"}},
 	links.PixelQuora:     {[]string{"https://a.quora.com"}, []string{"https://q.quora.com"}},
 	links.PixelPinterest: {[]string{"https://s.pinimg.com"}, []string{"https://ct.pinterest.com"}},
 	links.PixelBing:      {[]string{"https://bat.bing.com"}, []string{"https://bat.bing.com"}},
@@ -72,11 +70,8 @@ func (h *Handler) pixels(ctx context.Context, l links.ShortLink) []pixel {
 			continue
 		}
 		px := pixel{Type: string(p.Type), ID: tag}
-		switch p.Type {
-		case links.PixelAdWords:
+		if p.Type == links.PixelAdWords {
 			px.ConvID, px.Label, _ = strings.Cut(tag, "/")
-		case links.PixelAdRoll:
-			px.AdvID, px.PixID, _ = strings.Cut(tag, "/")
 		}
 		out = append(out, px)
 	}
@@ -137,9 +132,8 @@ var interstitialTmpl = mustPage(`{{template "head"}}<title>Redirecting…</title
 	`<script nonce="{{$.Nonce}}">!function(e){if(!e.twq){var s=e.twq=function(){s.exe?s.exe.apply(s,arguments):s.queue.push(arguments)};s.version="1.1";s.queue=[]}}(window);twq("config",{{.ID}});</script>` +
 	`<script async nonce="{{$.Nonce}}" src="https://static.ads-twitter.com/uwt.js"></script>` +
 	`{{else if eq .Type "adrollpixel"}}` +
-	`<script nonce="{{$.Nonce}}">window.adroll_adv_id={{.AdvID}};window.adroll_pix_id={{.PixID}};window.adroll_version="2.0";` +
-	`!function(w){w.__adroll_loaded=true;var a=w.adroll=w.adroll||[];a.f=["setProperties","identify","track"];for(var i=0;i<a.f.length;i++)a[a.f[i]]=a[a.f[i]]||function(n){return function(){a.push([n,arguments])}}(a.f[i])}(window);adroll.track("pageView");</script>` +
-	`<script async nonce="{{$.Nonce}}" src="https://s.adroll.com/j/{{.AdvID}}/roundtrip.js"></script>` +
+	`<script nonce="{{$.Nonce}}">window.adroll_adv_id={{.ID}};window.adroll_version="2.0";</script>` +
+	`<script async nonce="{{$.Nonce}}" src="https://s.adroll.com/j/{{.ID}}/roundtrip.js"></script>` +
 	`{{else if eq .Type "quorapixel"}}` +
 	`<script nonce="{{$.Nonce}}">!function(q){if(q.qp)return;var n=q.qp=function(){n.qp?n.qp.apply(n,arguments):n.queue.push(arguments)};n.queue=[]}(window);qp("init",{{.ID}});qp("track","ViewContent");</script>` +
 	`<script async nonce="{{$.Nonce}}" src="https://a.quora.com/qevents.js"></script>` +
