@@ -12,13 +12,13 @@ import (
 	"github.com/seedhq/portal/internal/links"
 )
 
-// pixel is one pixel as the interstitial renders it: the validated tag id
-// and, for Google Ads, its conversion id and label.
+// pixel is one pixel as the interstitial renders it: the validated tag and,
+// for the types whose tag has two ids separated by "/", each of them.
 type pixel struct {
-	Type   string
-	ID     string // the validated tag
-	ConvID string // Google Ads: "AW-123456789"
-	Label  string // Google Ads: the conversion label, may be empty
+	Type string
+	ID   string // the validated tag
+	Main string // the tag up to "/": Google Ads conversion id, AdRoll advertisable EID
+	Sub  string // the tag after "/": Google Ads conversion label (may be empty), AdRoll pixel EID
 }
 
 // vendor lists the hosts a pixel type's snippet needs: scripts it loads and
@@ -66,13 +66,11 @@ func (h *Handler) pixels(ctx context.Context, l links.ShortLink) []pixel {
 		}
 		tag, err := links.ValidatePixel(p.Type, p.Tag)
 		if err != nil {
-			h.log.WarnContext(ctx, "redirect: pixel with an invalid tag skipped", "link", l.ID, "pixel", id)
+			h.log.WarnContext(ctx, "redirect: pixel with an invalid tag skipped", "link", l.ID, "pixel", id, "type", p.Type)
 			continue
 		}
 		px := pixel{Type: string(p.Type), ID: tag}
-		if p.Type == links.PixelAdWords {
-			px.ConvID, px.Label, _ = strings.Cut(tag, "/")
-		}
+		px.Main, px.Sub, _ = strings.Cut(tag, "/")
 		out = append(out, px)
 	}
 	return out
@@ -117,9 +115,9 @@ var interstitialTmpl = mustPage(`{{template "head"}}<title>Redirecting…</title
 	`<script async nonce="{{$.Nonce}}" src="https://www.googletagmanager.com/gtag/js?id={{.ID}}"></script>` +
 	`<script nonce="{{$.Nonce}}">window.dataLayer=window.dataLayer||[];window.gtag=window.gtag||function(){window.dataLayer.push(arguments);};gtag("js",new Date());gtag("config",{{.ID}});</script>` +
 	`{{else if eq .Type "adwordspixel"}}` +
-	`<script async nonce="{{$.Nonce}}" src="https://www.googletagmanager.com/gtag/js?id={{.ConvID}}"></script>` +
-	`<script nonce="{{$.Nonce}}">window.dataLayer=window.dataLayer||[];window.gtag=window.gtag||function(){window.dataLayer.push(arguments);};gtag("js",new Date());gtag("config",{{.ConvID}});` +
-	`{{if .Label}}gtag("event","conversion",{send_to:{{.ID}}});{{end}}</script>` +
+	`<script async nonce="{{$.Nonce}}" src="https://www.googletagmanager.com/gtag/js?id={{.Main}}"></script>` +
+	`<script nonce="{{$.Nonce}}">window.dataLayer=window.dataLayer||[];window.gtag=window.gtag||function(){window.dataLayer.push(arguments);};gtag("js",new Date());gtag("config",{{.Main}});` +
+	`{{if .Sub}}gtag("event","conversion",{send_to:{{.ID}}});{{end}}</script>` +
 	`{{else if eq .Type "fbpixel"}}` +
 	`<script nonce="{{$.Nonce}}">!function(f){if(f.fbq)return;var n=f.fbq=function(){n.callMethod?n.callMethod.apply(n,arguments):n.queue.push(arguments)};if(!f._fbq)f._fbq=n;n.push=n;n.loaded=!0;n.version="2.0";n.queue=[]}(window);fbq("init",{{.ID}});fbq("track","PageView");</script>` +
 	`<script async nonce="{{$.Nonce}}" src="https://connect.facebook.net/en_US/fbevents.js"></script>` +
@@ -132,8 +130,9 @@ var interstitialTmpl = mustPage(`{{template "head"}}<title>Redirecting…</title
 	`<script nonce="{{$.Nonce}}">!function(e){if(!e.twq){var s=e.twq=function(){s.exe?s.exe.apply(s,arguments):s.queue.push(arguments)};s.version="1.1";s.queue=[]}}(window);twq("config",{{.ID}});</script>` +
 	`<script async nonce="{{$.Nonce}}" src="https://static.ads-twitter.com/uwt.js"></script>` +
 	`{{else if eq .Type "adrollpixel"}}` +
-	`<script nonce="{{$.Nonce}}">window.adroll_adv_id={{.ID}};window.adroll_version="2.0";</script>` +
-	`<script async nonce="{{$.Nonce}}" src="https://s.adroll.com/j/{{.ID}}/roundtrip.js"></script>` +
+	`<script nonce="{{$.Nonce}}">window.adroll_adv_id={{.Main}};window.adroll_pix_id={{.Sub}};window.adroll_version="2.0";window.__adroll_loaded=true;` +
+	`!function(w){var a=w.adroll=w.adroll||[];a.f=["setProperties","identify","track"];a.f.forEach(function(n){a[n]=a[n]||function(){a.push([n,arguments])}})}(window);window.adroll.track("pageView");</script>` +
+	`<script async nonce="{{$.Nonce}}" src="https://s.adroll.com/j/{{.Main}}/roundtrip.js"></script>` +
 	`{{else if eq .Type "quorapixel"}}` +
 	`<script nonce="{{$.Nonce}}">!function(q){if(q.qp)return;var n=q.qp=function(){n.qp?n.qp.apply(n,arguments):n.queue.push(arguments)};n.queue=[]}(window);qp("init",{{.ID}});qp("track","ViewContent");</script>` +
 	`<script async nonce="{{$.Nonce}}" src="https://a.quora.com/qevents.js"></script>` +
