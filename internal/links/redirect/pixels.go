@@ -29,19 +29,24 @@ type vendor struct {
 }
 
 var (
-	googleTag     = "https://www.googletagmanager.com"
-	googleBeacons = []string{"https://*.google-analytics.com", "https://*.analytics.google.com", "https://*.googletagmanager.com"}
+	googleTag = "https://www.googletagmanager.com"
+	// Google's CSP guide for Tag Manager and GA4; GA4 also sends hits to
+	// www.google.com/g/collect.
+	googleBeacons = []string{"https://*.google-analytics.com", "https://*.analytics.google.com", "https://*.googletagmanager.com",
+		"https://www.google.com"}
+	// Google Ads conversion and remarketing scripts and beacons.
+	googleAds = []string{"https://www.googleadservices.com", "https://googleads.g.doubleclick.net", "https://www.google.com"}
 )
 
-// vendors holds the hosts of each pixel type's standard snippet.
+// vendors holds the hosts of each pixel type's standard snippet, from the
+// vendor's tag and CSP guidance (docs/api/links.md lists them).
 var vendors = map[links.PixelType]vendor{
-	links.PixelGTM: {[]string{googleTag}, googleBeacons},
-	links.PixelGA:  {[]string{googleTag}, googleBeacons},
-	links.PixelAdWords: {[]string{googleTag, "https://www.googleadservices.com"},
-		[]string{"https://www.googleadservices.com", "https://googleads.g.doubleclick.net", "https://www.google.com", "https://*.googletagmanager.com"}},
+	links.PixelGTM:       {[]string{googleTag}, googleBeacons},
+	links.PixelGA:        {[]string{googleTag}, googleBeacons},
+	links.PixelAdWords:   {append([]string{googleTag}, googleAds...), append([]string{"https://*.googletagmanager.com"}, googleAds...)},
 	links.PixelFacebook:  {[]string{"https://connect.facebook.net"}, []string{"https://www.facebook.com"}},
-	links.PixelLinkedIn:  {[]string{"https://snap.licdn.com"}, []string{"https://px.ads.linkedin.com"}},
-	links.PixelTwitter:   {[]string{"https://static.ads-twitter.com"}, []string{"https://analytics.twitter.com", "https://t.co"}},
+	links.PixelLinkedIn:  {[]string{"https://snap.licdn.com"}, []string{"https://px.ads.linkedin.com", "https://px4.ads.linkedin.com", "https://dc.ads.linkedin.com"}},
+	links.PixelTwitter:   {[]string{"https://static.ads-twitter.com"}, []string{"https://analytics.twitter.com", "https://t.co", "https://ads-api.twitter.com"}},
 	links.PixelAdRoll:    {[]string{"https://s.adroll.com"}, []string{"https://d.adroll.com"}},
 	links.PixelQuora:     {[]string{"https://a.quora.com"}, []string{"https://q.quora.com"}},
 	links.PixelPinterest: {[]string{"https://s.pinimg.com"}, []string{"https://ct.pinterest.com"}},

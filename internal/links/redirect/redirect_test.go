@@ -594,6 +594,40 @@ func TestInterstitialAdRoll(t *testing.T) {
 	mustRedirect(t, f.do("GET", short, "/old", nil), "https://example.com/old")
 }
 
+// TestInterstitialVendorHosts checks the interstitial's policy against the
+// hosts the vendors' own tags and CSP guidance use: the script hosts their
+// snippets load from and the hosts their beacons go to.
+func TestInterstitialVendorHosts(t *testing.T) {
+	want := map[links.PixelType]struct{ scripts, beacons []string }{
+		// Google's CSP guide for Tag Manager and for GA4 (hits also go to www.google.com/g/collect).
+		links.PixelGTM: {[]string{"https://www.googletagmanager.com"}, []string{"https://www.googletagmanager.com", "https://www.google.com"}},
+		links.PixelGA: {[]string{"https://www.googletagmanager.com"},
+			[]string{"https://www.google-analytics.com", "https://region1.analytics.google.com", "https://www.google.com"}},
+		// Google Ads conversions and remarketing.
+		links.PixelAdWords: {[]string{"https://www.googletagmanager.com", "https://www.googleadservices.com", "https://googleads.g.doubleclick.net", "https://www.google.com"},
+			[]string{"https://www.googleadservices.com", "https://googleads.g.doubleclick.net", "https://www.google.com"}},
+		links.PixelFacebook: {[]string{"https://connect.facebook.net"}, []string{"https://www.facebook.com"}},
+		links.PixelLinkedIn: {[]string{"https://snap.licdn.com"}, []string{"https://px.ads.linkedin.com", "https://px4.ads.linkedin.com", "https://dc.ads.linkedin.com"}},
+		links.PixelTwitter:  {[]string{"https://static.ads-twitter.com"}, []string{"https://analytics.twitter.com", "https://t.co", "https://ads-api.twitter.com"}},
+		links.PixelAdRoll:   {[]string{"https://s.adroll.com"}, []string{"https://d.adroll.com"}},
+	}
+	for pt, hosts := range want {
+		csp := interstitialCSP("n", []pixel{{Type: string(pt)}})
+		for _, directive := range []string{"connect-src", "img-src"} {
+			for _, h := range hosts.beacons {
+				if !cspAllows(cspSources(csp, directive), h) {
+					t.Errorf("%s: %s does not allow %s: %s", pt, directive, h, csp)
+				}
+			}
+		}
+		for _, h := range hosts.scripts {
+			if !cspAllows(cspSources(csp, "script-src"), h) {
+				t.Errorf("%s: script-src does not allow %s: %s", pt, h, csp)
+			}
+		}
+	}
+}
+
 // cspSources returns the sources of one directive of a policy.
 func cspSources(csp, directive string) []string {
 	for d := range strings.SplitSeq(csp, ";") {
@@ -602,6 +636,20 @@ func cspSources(csp, directive string) []string {
 		}
 	}
 	return nil
+}
+
+// cspAllows reports whether one of the sources (an origin, or a wildcard
+// origin "https://*.example.com") matches the origin.
+func cspAllows(sources []string, origin string) bool {
+	for _, s := range sources {
+		if s == origin {
+			return true
+		}
+		if rest, ok := strings.CutPrefix(s, "https://*."); ok && strings.HasPrefix(origin, "https://") && strings.HasSuffix(origin, "."+rest) {
+			return true
+		}
+	}
+	return false
 }
 
 func TestInterstitialAllPixelsInvalid(t *testing.T) {
