@@ -426,6 +426,18 @@ func TestLinkPixelsQR(t *testing.T) {
 		pid := num(px["id"])
 		h.as(u, "POST", "/api/pixel/add", map[string]string{"type": "gtmpixel", "name": "GTM", "tag": "nope"}).expectLinkError(400)
 		h.as(u, "POST", "/api/pixel/add", map[string]string{"type": "myspace", "name": "x", "tag": "1"}).expectLinkError(400)
+		// AdRoll takes both of its ids; the advertisable id alone is refused with the expected shape.
+		roll := "Q4BTWXMRKZF7HNJ2C5D8EA/LM3P6VSG9YU1TE0RAWBKXN"
+		rid := num(h.as(u, "POST", "/api/pixel/add", map[string]string{"type": "adrollpixel", "name": "AdRoll", "tag": roll}).expectOK()["id"])
+		msg := h.as(u, "POST", "/api/pixel/add", map[string]string{"type": "adrollpixel", "name": "AdRoll", "tag": "Q4BTWXMRKZF7HNJ2C5D8EA"}).expectLinkError(400).m()["message"]
+		if m, _ := msg.(string); !strings.Contains(m, "expected ADV_EID/PIX_EID") {
+			t.Fatalf("message for a single AdRoll id = %v", msg)
+		}
+		h.as(u, "PUT", fmt.Sprintf("/api/pixel/%d/update", rid), map[string]string{"tag": "LM3P6VSG9YU1TE0RAWBKXN"}).expectLinkError(400)
+		if p := items(h.as(u, "GET", "/api/pixels", nil).expectList("pixels"), "pixels")[0].(map[string]any); p["tag"] != roll {
+			t.Fatalf("AdRoll pixel = %v", p)
+		}
+		h.as(u, "DELETE", fmt.Sprintf("/api/pixel/%d/delete", rid), nil).expectOK()
 		h.as(u, "PUT", fmt.Sprintf("/api/pixel/%d/update", pid), map[string]string{"name": "Tags"}).expectLinkError(400)
 		h.as(u, "PUT", fmt.Sprintf("/api/pixel/%d/update", pid), map[string]string{"name": "Tags", "tag": "GTM-ZZZ9999"}).expectOK()
 		ps := items(h.as(u, "GET", "/api/pixels", nil).expectList("pixels"), "pixels")

@@ -9,6 +9,8 @@ import (
 	imagepng "image/png"
 	"strings"
 	"testing"
+
+	"github.com/seedhq/portal/internal/apperr"
 )
 
 func TestValidateURL(t *testing.T) {
@@ -87,13 +89,24 @@ func TestValidatePixel(t *testing.T) {
 		PixelAdWords:   {"AW-123456789", "AW-123456789/AbC-D_efG"},
 		PixelLinkedIn:  {"123456"},
 		PixelTwitter:   {"o1a2b", "ABCDE12345"},
-		PixelAdRoll:    {"ABCDEFGHIJKLMNOPQRSTUV"},
+		PixelAdRoll:    {"Q4BTWXMRKZF7HNJ2C5D8EA/LM3P6VSG9YU1TE0RAWBKXN"},
 		PixelQuora:     {"0123456789abcdef0123456789abcdef"},
 		PixelPinterest: {"2612345678901"},
 		PixelBing:      {"12345678"},
 		PixelSnapchat:  {"0A1B2C3D-4E5F-6789-ABCD-EF0123456789"},
 		PixelReddit:    {"t2_abc123", "a2_xyz99"},
 		PixelTikTok:    {"C1A2B3C4D5E6F7G8H9I0"},
+	}
+	adrollBad := []string{
+		"Q4BTWXMRKZF7HNJ2C5D8EA",                         // the advertisable EID alone
+		"Q4BTWXMRKZF7HNJ2C5D8EA/",                        // no pixel EID
+		"/LM3P6VSG9YU1TE0RAWBKXN",                        // no advertisable EID
+		"q4btwxmrkzf7hnj2c5d8ea/lm3p6vsg9yu1te0rawbkxn",  // lower case
+		"Q4BTWXMRKZF7HNJ2C5D8E/LM3P6VSG9YU1TE0RAWBKXN",   // 21 characters
+		"Q4BTWXMRKZF7HNJ2C5D8EA/LM3P6VSG9YU1TE0RAWBKXNX", // 23 characters
+		"Q4BTWXMRKZF7HNJ2C5D8EA / LM3P6VSG9YU1TE0RAWBKXN",
+		"Q4BTWXMRKZF7HNJ2C5D8EA,LM3P6VSG9YU1TE0RAWBKXN",
+		"Q4BTWXMRKZF7HNJ2C5D8EA/LM3P6VSG9YU1TE0RAWBKXN/Q4BTWXMRKZF7HNJ2C5D8EA",
 	}
 	bad := map[PixelType][]string{
 		PixelGTM:       {"", "GTM-", "gtm-abc1234", "<script>"},
@@ -102,7 +115,7 @@ func TestValidatePixel(t *testing.T) {
 		PixelAdWords:   {"123456789", "AW-12"},
 		PixelLinkedIn:  {"abc", "12"},
 		PixelTwitter:   {"abcd", "abcdefghijk", "ab-cd"},
-		PixelAdRoll:    {"abcdefghijklmnopqrstuv", "ABC"},
+		PixelAdRoll:    adrollBad,
 		PixelQuora:     {"0123456789ABCDEF0123456789ABCDEF", "0123"},
 		PixelPinterest: {"123456789012", "12345678901234"},
 		PixelBing:      {"abc"},
@@ -129,6 +142,27 @@ func TestValidatePixel(t *testing.T) {
 	}
 	if _, err := ValidatePixel("myspace", "123"); !errors.Is(err, ErrInvalid) {
 		t.Errorf("unknown pixel type accepted")
+	}
+}
+
+// TestValidatePixelMessage checks that a refused tag's message names the
+// shape its type expects and an example of it, and that the example passes.
+func TestValidatePixelMessage(t *testing.T) {
+	for _, typ := range PixelTypes {
+		f := pixelFormats[typ]
+		if _, err := ValidatePixel(typ, f.example); err != nil {
+			t.Errorf("%s: the example %q is refused: %v", typ, f.example, err)
+		}
+		_, err := ValidatePixel(typ, "x!")
+		if err == nil || !strings.Contains(err.Error(), f.shape) || !strings.Contains(err.Error(), f.example) {
+			t.Errorf("%s: message %v lacks the shape %q or the example %q", typ, err, f.shape, f.example)
+		}
+	}
+	_, err := ValidatePixel(PixelAdRoll, " Q4BTWXMRKZF7HNJ2C5D8EA ")
+	var ae *apperr.Error
+	want := `tag "Q4BTWXMRKZF7HNJ2C5D8EA" is not a valid adrollpixel tag: expected ADV_EID/PIX_EID`
+	if !errors.As(err, &ae) || !strings.HasPrefix(ae.Message, want) {
+		t.Errorf("single AdRoll id: %v, want a message starting %q", err, want)
 	}
 }
 

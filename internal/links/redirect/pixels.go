@@ -12,13 +12,13 @@ import (
 	"github.com/seedhq/portal/internal/links"
 )
 
-// pixel is one pixel as the interstitial renders it: the validated tag id
-// and, for Google Ads, its conversion id and label.
+// pixel is one pixel as the interstitial renders it: the validated tag and,
+// for the types whose tag has two ids separated by "/", each of them.
 type pixel struct {
-	Type   string
-	ID     string // the validated tag
-	ConvID string // Google Ads: "AW-123456789"
-	Label  string // Google Ads: the conversion label, may be empty
+	Type string
+	ID   string // the validated tag
+	Main string // the tag up to "/": Google Ads conversion id, AdRoll advertisable EID
+	Sub  string // the tag after "/": Google Ads conversion label (may be empty), AdRoll pixel EID
 }
 
 // vendor lists the hosts a pixel type's snippet needs: scripts it loads and
@@ -29,19 +29,24 @@ type vendor struct {
 }
 
 var (
-	googleTag     = "https://www.googletagmanager.com"
-	googleBeacons = []string{"https://*.google-analytics.com", "https://*.analytics.google.com", "https://*.googletagmanager.com"}
+	googleTag = "https://www.googletagmanager.com"
+	// Google's CSP guide for Tag Manager and GA4; GA4 also sends hits to
+	// www.google.com/g/collect.
+	googleBeacons = []string{"https://*.google-analytics.com", "https://*.analytics.google.com", "https://*.googletagmanager.com",
+		"https://www.google.com"}
+	// Google Ads conversion and remarketing scripts and beacons.
+	googleAds = []string{"https://www.googleadservices.com", "https://googleads.g.doubleclick.net", "https://www.google.com"}
 )
 
-// vendors holds the hosts of each pixel type's standard snippet.
+// vendors holds the hosts of each pixel type's standard snippet, from the
+// vendor's tag and CSP guidance (docs/api/links.md lists them).
 var vendors = map[links.PixelType]vendor{
-	links.PixelGTM: {[]string{googleTag}, googleBeacons},
-	links.PixelGA:  {[]string{googleTag}, googleBeacons},
-	links.PixelAdWords: {[]string{googleTag, "https://www.googleadservices.com"},
-		[]string{"https://www.googleadservices.com", "https://googleads.g.doubleclick.net", "https://www.google.com", "https://*.googletagmanager.com"}},
+	links.PixelGTM:       {[]string{googleTag}, googleBeacons},
+	links.PixelGA:        {[]string{googleTag}, googleBeacons},
+	links.PixelAdWords:   {append([]string{googleTag}, googleAds...), append([]string{"https://*.googletagmanager.com"}, googleAds...)},
 	links.PixelFacebook:  {[]string{"https://connect.facebook.net"}, []string{"https://www.facebook.com"}},
-	links.PixelLinkedIn:  {[]string{"https://snap.licdn.com"}, []string{"https://px.ads.linkedin.com"}},
-	links.PixelTwitter:   {[]string{"https://static.ads-twitter.com"}, []string{"https://analytics.twitter.com", "https://t.co"}},
+	links.PixelLinkedIn:  {[]string{"https://snap.licdn.com"}, []string{"https://px.ads.linkedin.com", "https://px4.ads.linkedin.com", "https://dc.ads.linkedin.com"}},
+	links.PixelTwitter:   {[]string{"https://static.ads-twitter.com"}, []string{"https://analytics.twitter.com", "https://t.co", "https://ads-api.twitter.com"}},
 	links.PixelAdRoll:    {[]string{"https://s.adroll.com"}, []string{"https://d.adroll.com"}},
 	links.PixelQuora:     {[]string{"https://a.quora.com"}, []string{"https://q.quora.com"}},
 	links.PixelPinterest: {[]string{"https://s.pinimg.com"}, []string{"https://ct.pinterest.com"}},
@@ -66,13 +71,11 @@ func (h *Handler) pixels(ctx context.Context, l links.ShortLink) []pixel {
 		}
 		tag, err := links.ValidatePixel(p.Type, p.Tag)
 		if err != nil {
-			h.log.WarnContext(ctx, "redirect: pixel with an invalid tag skipped", "link", l.ID, "pixel", id)
+			h.log.WarnContext(ctx, "redirect: pixel with an invalid tag skipped", "link", l.ID, "pixel", id, "type", p.Type)
 			continue
 		}
 		px := pixel{Type: string(p.Type), ID: tag}
-		if p.Type == links.PixelAdWords {
-			px.ConvID, px.Label, _ = strings.Cut(tag, "/")
-		}
+		px.Main, px.Sub, _ = strings.Cut(tag, "/")
 		out = append(out, px)
 	}
 	return out
@@ -117,9 +120,9 @@ var interstitialTmpl = mustPage(`{{template "head"}}<title>Redirecting…</title
 	`<script async nonce="{{$.Nonce}}" src="https://www.googletagmanager.com/gtag/js?id={{.ID}}"></script>` +
 	`<script nonce="{{$.Nonce}}">window.dataLayer=window.dataLayer||[];window.gtag=window.gtag||function(){window.dataLayer.push(arguments);};gtag("js",new Date());gtag("config",{{.ID}});</script>` +
 	`{{else if eq .Type "adwordspixel"}}` +
-	`<script async nonce="{{$.Nonce}}" src="https://www.googletagmanager.com/gtag/js?id={{.ConvID}}"></script>` +
-	`<script nonce="{{$.Nonce}}">window.dataLayer=window.dataLayer||[];window.gtag=window.gtag||function(){window.dataLayer.push(arguments);};gtag("js",new Date());gtag("config",{{.ConvID}});` +
-	`{{if .Label}}gtag("event","conversion",{send_to:{{.ID}}});{{end}}</script>` +
+	`<script async nonce="{{$.Nonce}}" src="https://www.googletagmanager.com/gtag/js?id={{.Main}}"></script>` +
+	`<script nonce="{{$.Nonce}}">window.dataLayer=window.dataLayer||[];window.gtag=window.gtag||function(){window.dataLayer.push(arguments);};gtag("js",new Date());gtag("config",{{.Main}});` +
+	`{{if .Sub}}gtag("event","conversion",{send_to:{{.ID}}});{{end}}</script>` +
 	`{{else if eq .Type "fbpixel"}}` +
 	`<script nonce="{{$.Nonce}}">!function(f){if(f.fbq)return;var n=f.fbq=function(){n.callMethod?n.callMethod.apply(n,arguments):n.queue.push(arguments)};if(!f._fbq)f._fbq=n;n.push=n;n.loaded=!0;n.version="2.0";n.queue=[]}(window);fbq("init",{{.ID}});fbq("track","PageView");</script>` +
 	`<script async nonce="{{$.Nonce}}" src="https://connect.facebook.net/en_US/fbevents.js"></script>` +
@@ -132,8 +135,9 @@ var interstitialTmpl = mustPage(`{{template "head"}}<title>Redirecting…</title
 	`<script nonce="{{$.Nonce}}">!function(e){if(!e.twq){var s=e.twq=function(){s.exe?s.exe.apply(s,arguments):s.queue.push(arguments)};s.version="1.1";s.queue=[]}}(window);twq("config",{{.ID}});</script>` +
 	`<script async nonce="{{$.Nonce}}" src="https://static.ads-twitter.com/uwt.js"></script>` +
 	`{{else if eq .Type "adrollpixel"}}` +
-	`<script nonce="{{$.Nonce}}">window.adroll_adv_id={{.ID}};window.adroll_version="2.0";</script>` +
-	`<script async nonce="{{$.Nonce}}" src="https://s.adroll.com/j/{{.ID}}/roundtrip.js"></script>` +
+	`<script nonce="{{$.Nonce}}">window.adroll_adv_id={{.Main}};window.adroll_pix_id={{.Sub}};window.adroll_version="2.0";window.__adroll_loaded=true;` +
+	`!function(w){var a=w.adroll=w.adroll||[];a.f=["setProperties","identify","track"];a.f.forEach(function(n){a[n]=a[n]||function(){a.push([n,arguments])}})}(window);window.adroll.track("pageView");</script>` +
+	`<script async nonce="{{$.Nonce}}" src="https://s.adroll.com/j/{{.Main}}/roundtrip.js"></script>` +
 	`{{else if eq .Type "quorapixel"}}` +
 	`<script nonce="{{$.Nonce}}">!function(q){if(q.qp)return;var n=q.qp=function(){n.qp?n.qp.apply(n,arguments):n.queue.push(arguments)};n.queue=[]}(window);qp("init",{{.ID}});qp("track","ViewContent");</script>` +
 	`<script async nonce="{{$.Nonce}}" src="https://a.quora.com/qevents.js"></script>` +

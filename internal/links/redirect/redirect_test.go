@@ -523,7 +523,7 @@ func TestInterstitialEveryType(t *testing.T) {
 	tags := map[links.PixelType]string{
 		links.PixelGTM: "GTM-ABC1234", links.PixelGA: "G-ABC123DEF4", links.PixelFacebook: "123456789012345",
 		links.PixelAdWords: "AW-123456789", links.PixelLinkedIn: "123456", links.PixelTwitter: "o1a2b",
-		links.PixelAdRoll: "ABCDEFGHIJKLMNOPQRSTUV", links.PixelQuora: "0123456789abcdef0123456789abcdef",
+		links.PixelAdRoll: "Q4BTWXMRKZF7HNJ2C5D8EA/LM3P6VSG9YU1TE0RAWBKXN", links.PixelQuora: "0123456789abcdef0123456789abcdef",
 		links.PixelPinterest: "2612345678901", links.PixelBing: "12345678",
 		links.PixelSnapchat: "0a1b2c3d-4e5f-6789-abcd-ef0123456789", links.PixelReddit: "t2_abc123",
 		links.PixelTikTok: "C1A2B3C4D5E6F7G8H9I0",
@@ -539,8 +539,11 @@ func TestInterstitialEveryType(t *testing.T) {
 	mustStatus(t, w, http.StatusOK)
 	body, csp := w.Body.String(), w.Header().Get("Content-Security-Policy")
 	for _, pt := range links.PixelTypes {
-		if !strings.Contains(body, `"`+tags[pt]+`"`) && !strings.Contains(body, "="+tags[pt]) && !strings.Contains(body, "/"+tags[pt]+"/") {
-			t.Errorf("%s: tag %s not rendered", pt, tags[pt])
+		// Every id of the tag (AdRoll's has two) is rendered.
+		for id := range strings.SplitSeq(tags[pt], "/") {
+			if !strings.Contains(body, `"`+id+`"`) && !strings.Contains(body, "="+id) && !strings.Contains(body, "/"+id+"/") {
+				t.Errorf("%s: id %s of tag %s not rendered", pt, id, tags[pt])
+			}
 		}
 		for _, host := range vendors[pt].scripts {
 			if !strings.Contains(csp, host) {
@@ -552,6 +555,101 @@ func TestInterstitialEveryType(t *testing.T) {
 			t.Errorf("%s: no script from %s", pt, host)
 		}
 	}
+}
+
+// TestInterstitialAdRoll checks that an AdRoll pixel renders AdRoll's tag
+// with both of its ids, and that a pixel stored with the advertisable id
+// alone (accepted before the pixel id was required) is skipped: its tag
+// cannot work.
+func TestInterstitialAdRoll(t *testing.T) {
+	const adv, pix, legacy = "Q4BTWXMRKZF7HNJ2C5D8EA", "LM3P6VSG9YU1TE0RAWBKXN", "HZ7YB2KQ5WXMRT3NC8DFJA"
+	f := newFixture(t, nil)
+	f.store.pixels[20] = links.Pixel{ID: 20, UserID: owner, Type: links.PixelAdRoll, Tag: adv + "/" + pix}
+	f.store.pixels[21] = links.Pixel{ID: 21, UserID: owner, Type: links.PixelAdRoll, Tag: legacy}
+	f.addLink(links.ShortLink{ID: 1, Alias: "roll", LongURL: "https://example.com/", PixelIDs: []int64{21, 20}})
+	f.addLink(links.ShortLink{ID: 2, Alias: "old", LongURL: "https://example.com/old", PixelIDs: []int64{21}})
+
+	w := f.do("GET", short, "/roll", nil)
+	mustStatus(t, w, http.StatusOK)
+	body := w.Body.String()
+	for _, want := range []string{
+		`window.adroll_adv_id="` + adv + `"`,
+		`window.adroll_pix_id="` + pix + `"`,
+		`src="https://s.adroll.com/j/` + adv + `/roundtrip.js"`,
+		`track("pageView")`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("body lacks %s\n%s", want, body)
+		}
+	}
+	if n := strings.Count(body, "adroll_adv_id="); n != 1 || strings.Contains(body, legacy) {
+		t.Errorf("the single-id pixel is rendered (%d AdRoll tags):\n%s", n, body)
+	}
+	csp := w.Header().Get("Content-Security-Policy")
+	if !slices.Contains(cspSources(csp, "script-src"), "https://s.adroll.com") ||
+		!slices.Contains(cspSources(csp, "connect-src"), "https://d.adroll.com") {
+		t.Errorf("CSP lacks AdRoll's hosts: %s", csp)
+	}
+	// A link whose only pixel is a single-id AdRoll pixel redirects at once.
+	mustRedirect(t, f.do("GET", short, "/old", nil), "https://example.com/old")
+}
+
+// TestInterstitialVendorHosts checks the interstitial's policy against the
+// hosts the vendors' own tags and CSP guidance use: the script hosts their
+// snippets load from and the hosts their beacons go to.
+func TestInterstitialVendorHosts(t *testing.T) {
+	want := map[links.PixelType]struct{ scripts, beacons []string }{
+		// Google's CSP guide for Tag Manager and for GA4 (hits also go to www.google.com/g/collect).
+		links.PixelGTM: {[]string{"https://www.googletagmanager.com"}, []string{"https://www.googletagmanager.com", "https://www.google.com"}},
+		links.PixelGA: {[]string{"https://www.googletagmanager.com"},
+			[]string{"https://www.google-analytics.com", "https://region1.analytics.google.com", "https://www.google.com"}},
+		// Google Ads conversions and remarketing.
+		links.PixelAdWords: {[]string{"https://www.googletagmanager.com", "https://www.googleadservices.com", "https://googleads.g.doubleclick.net", "https://www.google.com"},
+			[]string{"https://www.googleadservices.com", "https://googleads.g.doubleclick.net", "https://www.google.com"}},
+		links.PixelFacebook: {[]string{"https://connect.facebook.net"}, []string{"https://www.facebook.com"}},
+		links.PixelLinkedIn: {[]string{"https://snap.licdn.com"}, []string{"https://px.ads.linkedin.com", "https://px4.ads.linkedin.com", "https://dc.ads.linkedin.com"}},
+		links.PixelTwitter:  {[]string{"https://static.ads-twitter.com"}, []string{"https://analytics.twitter.com", "https://t.co", "https://ads-api.twitter.com"}},
+		links.PixelAdRoll:   {[]string{"https://s.adroll.com"}, []string{"https://d.adroll.com"}},
+	}
+	for pt, hosts := range want {
+		csp := interstitialCSP("n", []pixel{{Type: string(pt)}})
+		for _, directive := range []string{"connect-src", "img-src"} {
+			for _, h := range hosts.beacons {
+				if !cspAllows(cspSources(csp, directive), h) {
+					t.Errorf("%s: %s does not allow %s: %s", pt, directive, h, csp)
+				}
+			}
+		}
+		for _, h := range hosts.scripts {
+			if !cspAllows(cspSources(csp, "script-src"), h) {
+				t.Errorf("%s: script-src does not allow %s: %s", pt, h, csp)
+			}
+		}
+	}
+}
+
+// cspSources returns the sources of one directive of a policy.
+func cspSources(csp, directive string) []string {
+	for d := range strings.SplitSeq(csp, ";") {
+		if f := strings.Fields(d); len(f) > 0 && f[0] == directive {
+			return f[1:]
+		}
+	}
+	return nil
+}
+
+// cspAllows reports whether one of the sources (an origin, or a wildcard
+// origin "https://*.example.com") matches the origin.
+func cspAllows(sources []string, origin string) bool {
+	for _, s := range sources {
+		if s == origin {
+			return true
+		}
+		if rest, ok := strings.CutPrefix(s, "https://*."); ok && strings.HasPrefix(origin, "https://") && strings.HasSuffix(origin, "."+rest) {
+			return true
+		}
+	}
+	return false
 }
 
 func TestInterstitialAllPixelsInvalid(t *testing.T) {
