@@ -152,6 +152,15 @@ func runLinksScenario(t *testing.T, p *portalProc, password string) {
 			if len(got.Stats.TopReferrers) == 0 {
 				t.Errorf("link statistics without a referrer: %+v", got.Stats)
 			}
+			// The redirector's answers and the clicks are in /metrics.
+			_, metrics := get("/metrics")
+			for _, want := range []string{`portal_link_redirect_responses_total{code="302"}`, `portal_link_redirect_responses_total{code="404"} 1`,
+				"portal_link_clicks_recorded_total 2", "portal_link_clicks_dropped_total 0", "portal_link_clicks_failed_total 0",
+				"portal_link_click_batch_failures_total 0", "portal_link_click_queue_length 0"} {
+				if !strings.Contains(metrics, want) {
+					t.Errorf("/metrics lacks %s", want)
+				}
+			}
 			return
 		}
 		if time.Now().After(deadline) {

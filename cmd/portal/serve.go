@@ -260,6 +260,12 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 		linkSvc *links.Service
 		redir   http.Handler
 	)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		collectors.NewBuildInfoCollector(),
+	)
 	linkBase := o.linkBaseURL()
 	if ls, ok := st.(links.Store); ok {
 		linkSvc = links.NewService(ls, links.Config{})
@@ -292,17 +298,12 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 		if linkBase != "" {
 			ro.PublicURL = func(*http.Request) string { return linkBase }
 		}
-		redir = redirect.New(ro)
+		registerClickMetrics(reg, rec)
+		redir = countRedirects(reg, redirect.New(ro))
 	} else {
 		logger.Warn("this store does not implement the link-management API; its routes and the redirector are not served")
 	}
 
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		collectors.NewBuildInfoCollector(),
-	)
 	handler := httpapi.New(httpapi.Options{
 		Exam:           svc,
 		Links:          linkSvc,

@@ -28,6 +28,10 @@ const (
 // pollInterval is the worker's pause between rounds while hits keep coming.
 const pollInterval = 5 * time.Millisecond
 
+// dropWarnInterval is the shortest time between two warnings that hits are
+// being dropped: the log says so while it lasts, without a line per hit.
+const dropWarnInterval = 10 * time.Second
+
 // MinSecretLen is the shortest Options.Secret accepted.
 const MinSecretLen = 16
 
@@ -87,11 +91,12 @@ type Recorder struct {
 	countryHeader string // canonical form of Options.CountryHeader
 	geo           *maxminddb.Reader
 
-	q       chan Hit
-	stopped atomic.Bool // set when Run drains or Close is called: Record drops
-	dropped atomic.Uint64
-	failed  atomic.Uint64
-	saved   atomic.Uint64
+	q             chan Hit
+	stopped       atomic.Bool // set when Run drains or Close is called: Record drops
+	dropped       atomic.Uint64
+	failed        atomic.Uint64
+	saved         atomic.Uint64
+	batchFailures atomic.Uint64 // failed SaveVisits calls, retried or not
 
 	mu        sync.Mutex
 	started   bool
@@ -99,6 +104,9 @@ type Recorder struct {
 	stop      chan struct{} // closed by Close
 	runDone   chan struct{} // closed when Run returns
 	closeOnce sync.Once
+
+	droppedSeen  atomic.Uint64 // Dropped at the last warning
+	lastDropWarn atomic.Int64  // when it was, Unix nanoseconds
 
 	// Used by the Run goroutine only.
 	batch        []Visit
@@ -223,7 +231,7 @@ func (r *Recorder) Capture(req *http.Request, kind string, id, ownerID int64) Hi
 // because a redirect must never wait for statistics. A zero h.At is set to now.
 func (r *Recorder) Record(h Hit) {
 	if r.stopped.Load() {
-		r.dropped.Add(1)
+		r.drop()
 		return
 	}
 	if h.At.IsZero() {
@@ -232,7 +240,7 @@ func (r *Recorder) Record(h Hit) {
 	select {
 	case r.q <- h:
 	default:
-		r.dropped.Add(1)
+		r.drop()
 	}
 }
 
@@ -246,6 +254,25 @@ func (r *Recorder) Failed() uint64 { return r.failed.Load() }
 
 // Saved returns the number of visits the sink accepted.
 func (r *Recorder) Saved() uint64 { return r.saved.Load() }
+
+// BatchFailures returns the number of failed saves of a batch (each retry
+// counts), whether the batch was saved on a later attempt or lost.
+func (r *Recorder) BatchFailures() uint64 { return r.batchFailures.Load() }
+
+// drop counts a dropped hit and logs a warning, at most every
+// dropWarnInterval, while hits are being dropped: with the count since the
+// last warning.
+func (r *Recorder) drop() {
+	d := r.dropped.Add(1)
+	now := r.now().UnixNano()
+	last := r.lastDropWarn.Load()
+	if now-last < int64(dropWarnInterval) || !r.lastDropWarn.CompareAndSwap(last, now) {
+		return
+	}
+	seen := r.droppedSeen.Swap(d)
+	r.log.Warn("visits: clicks dropped: the queue is full (the store is slower than the traffic, or down) or the portal is stopping",
+		"dropped", d-seen, "dropped_total", d, "queue", r.opts.QueueSize)
+}
 
 // Queued returns the number of hits waiting in the queue.
 func (r *Recorder) Queued() int { return len(r.q) }
@@ -396,6 +423,7 @@ func (r *Recorder) flush(ctx context.Context, batch []Visit) {
 			r.saved.Add(uint64(len(batch)))
 			return
 		}
+		r.batchFailures.Add(1)
 		if attempt > r.opts.Retries || ctx.Err() != nil {
 			r.lose(ctx, len(batch))
 			r.log.Error("visits: batch dropped after sink errors",

@@ -3,10 +3,14 @@ package visits
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
+	"log/slog"
 	"net/netip"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/seedhq/portal/internal/testkit"
 )
 
 func hit(id int64) Hit {
@@ -247,8 +251,8 @@ func TestSinkRetry(t *testing.T) {
 	if err := stop(); err != nil { // counters are final once Run returns
 		t.Fatal(err)
 	}
-	if sink.Calls() != 3 || r.Failed() != 0 || r.Saved() != 2 {
-		t.Errorf("calls %d Failed %d Saved %d, want 3, 0, 2", sink.Calls(), r.Failed(), r.Saved())
+	if sink.Calls() != 3 || r.Failed() != 0 || r.Saved() != 2 || r.BatchFailures() != 2 {
+		t.Errorf("calls %d Failed %d Saved %d BatchFailures %d, want 3, 0, 2, 2", sink.Calls(), r.Failed(), r.Saved(), r.BatchFailures())
 	}
 }
 
@@ -268,103 +272,41 @@ func TestSinkFailureDropsBatch(t *testing.T) {
 	if err := stop(); err != nil { // counters are final once Run returns
 		t.Fatal(err)
 	}
-	if sink.Calls() != 4 || r.Failed() != 2 || r.Saved() != 2 {
-		t.Errorf("calls %d Failed %d Saved %d, want 4, 2, 2", sink.Calls(), r.Failed(), r.Saved())
+	if sink.Calls() != 4 || r.Failed() != 2 || r.Saved() != 2 || r.BatchFailures() != 3 {
+		t.Errorf("calls %d Failed %d Saved %d BatchFailures %d, want 4, 2, 2, 3", sink.Calls(), r.Failed(), r.Saved(), r.BatchFailures())
 	}
 }
 
-func TestNoRetry(t *testing.T) {
-	sink := &flakySink{failures: 1, ok: newChanSink(10)}
-	r := MustRecorder(t, sink, Options{BatchSize: 1, Retries: -1})
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	r.Record(hit(1))
-	if err := r.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if sink.Calls() != 1 || r.Failed() != 1 {
-		t.Errorf("calls %d Failed %d, want 1 and 1", sink.Calls(), r.Failed())
-	}
-}
-
-func TestRecordRunEndToEnd(t *testing.T) {
-	sink := newChanSink(10)
-	now := time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC)
-	r := MustRecorder(t, sink, Options{CountryHeader: "CF-IPCountry", Now: func() time.Time { return now }})
-	req := httptest.NewRequest("GET", "https://sho.rt/abc", nil)
-	req.RemoteAddr = "198.51.100.7:54321"
-	req.Header.Set("User-Agent", uaSafariIOS)
-	req.Header.Set("Referer", "https://WWW.Instagram.com/p/xyz")
-	req.Header.Set("Cf-Ipcountry", "ca")
-	r.Record(r.Capture(req, KindQR, 5, 3))
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := r.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	b := recv(t, sink.ch)
-	if len(b) != 1 {
-		t.Fatalf("batch %+v", b)
-	}
-	got := b[0]
-	if got.Visitor == "" {
-		t.Error("no Visitor")
-	}
-	got.Visitor = ""
-	want := Visit{Kind: KindQR, ID: 5, OwnerID: 3, At: now, Referrer: "instagram.com",
-		Browser: "Safari", OS: "iOS", Country: "CA", Social: SocialInstagram}
-	if got != want {
-		t.Errorf("visit\n got %+v\nwant %+v", got, want)
-	}
-}
-
-func TestCapture(t *testing.T) {
-	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	withHeader := MustRecorder(t, nopSink{}, Options{CountryHeader: "cf-ipcountry", Now: func() time.Time { return at }})
-	without := MustRecorder(t, nopSink{}, Options{Now: func() time.Time { return at }})
-	req := httptest.NewRequest("GET", "/x", nil)
-	req.RemoteAddr = "[2001:db8::5]:443"
-	req.Header.Set("User-Agent", "UA")
-	req.Header.Set("Referer", "https://ref.example/")
-	req.Header.Set("CF-IPCountry", "DE")
-
-	want := Hit{Kind: KindLink, ID: 1, OwnerID: 2, At: at, IP: netip.MustParseAddr("2001:db8::5"),
-		UserAgent: "UA", Referer: "https://ref.example/", Country: "DE"}
-	if got := withHeader.Capture(req, KindLink, 1, 2); got != want {
-		t.Errorf("Capture with header\n got %+v\nwant %+v", got, want)
-	}
-	want.Country = ""
-	if got := without.Capture(req, KindLink, 1, 2); got != want {
-		t.Errorf("Capture without header\n got %+v\nwant %+v", got, want)
-	}
-	req.RemoteAddr = "192.0.2.3" // no port (some test servers and proxies)
-	if got := without.Capture(req, KindLink, 1, 2); got.IP != netip.MustParseAddr("192.0.2.3") {
-		t.Errorf("IP without port = %v", got.IP)
-	}
-	req.RemoteAddr = "@" // a unix socket: no address
-	if got := without.Capture(req, KindLink, 1, 2); got.IP.IsValid() {
-		t.Errorf("IP from %q = %v", req.RemoteAddr, got.IP)
-	}
-	if !raceEnabled {
-		req.RemoteAddr = "192.0.2.3:1234"
-		if n := testing.AllocsPerRun(200, func() { withHeader.Capture(req, KindLink, 1, 2) }); n != 0 {
-			t.Errorf("Capture allocates %v times", n)
+// TestDropWarning: while hits are dropped, a warning is logged at once and
+// then at most every 10 seconds, with the number dropped since the last one.
+func TestDropWarning(t *testing.T) {
+	var logs testkit.Buffer
+	var mu sync.Mutex
+	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	r := MustRecorder(t, newChanSink(1), Options{QueueSize: 1, Now: clock,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	warnings := func() []string {
+		var out []string
+		for _, l := range strings.Split(logs.String(), "\n") {
+			if strings.Contains(l, "clicks dropped") {
+				out = append(out, l)
+			}
 		}
+		return out
 	}
-}
-
-func TestShutdownDuringBackoff(t *testing.T) {
-	sink := &flakySink{failures: 1 << 30, ok: newChanSink(1)}
-	r := MustRecorder(t, sink, Options{BatchSize: 1, RetryBackoff: time.Hour, ShutdownTimeout: 10 * time.Millisecond})
-	stop := startRun(t, r)
-	r.Record(hit(1))
-	for sink.Calls() == 0 { // the worker is now waiting an hour to retry
-		time.Sleep(time.Millisecond)
+	r.Record(hit(1)) // queued (Run is not running: nothing leaves the queue)
+	for i := range 5 {
+		r.Record(hit(int64(i + 2)))
 	}
-	if err := stop(); !errors.Is(err, ErrFlushIncomplete) {
-		t.Fatalf("Run: %v, want ErrFlushIncomplete", err)
+	if w := warnings(); r.Dropped() != 5 || len(w) != 1 || !strings.Contains(w[0], "dropped=1 ") {
+		t.Fatalf("Dropped %d, warnings %q; want 5 and one warning of the first", r.Dropped(), w)
 	}
-	if r.Failed() != 1 || sink.Calls() != 1 {
-		t.Errorf("Failed %d calls %d, want 1 and 1", r.Failed(), sink.Calls())
+	mu.Lock()
+	now = now.Add(10 * time.Second)
+	mu.Unlock()
+	r.Record(hit(9))
+	if w := warnings(); len(w) != 2 || !strings.Contains(w[1], "dropped=5 ") || !strings.Contains(w[1], "dropped_total=6") {
+		t.Fatalf("warnings %q; want a second one 10 s later counting the 5 since", w)
 	}
 }
