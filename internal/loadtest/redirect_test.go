@@ -19,7 +19,7 @@ import (
 // Sizes of the redirect run.
 const (
 	redirectConns = 32              // keep-alive connections of the load generator
-	redirectRun   = 5 * time.Second // timed redirects per server
+	redirectRun   = 60 * time.Second // timed redirects per server: sustained, past what the click queue absorbs
 	redirectAlias = "bench-link"
 	redirectLong  = "https://example.org/landing?utm_source=bench"
 	redirectUA    = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36"

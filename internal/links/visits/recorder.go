@@ -18,6 +18,7 @@ import (
 // Defaults for the zero values of Options.
 const (
 	DefaultBatchSize       = 512
+	DefaultMaxBatchSize    = 8192
 	DefaultFlushInterval   = time.Second
 	DefaultQueueSize       = 65536
 	DefaultRetries         = 3
@@ -51,8 +52,14 @@ type Options struct {
 	// Secret keys the visitor hash (at least MinSecretLen bytes; required).
 	// Every portal instance sharing a store must use the same secret.
 	Secret []byte
-	// BatchSize is the most visits per SaveVisits call (DefaultBatchSize).
+	// BatchSize is the number of visits that makes a batch ready to save
+	// (DefaultBatchSize). While the previous batch is still being saved,
+	// the next one keeps growing, up to MaxBatchSize: under a burst the
+	// store gets fewer, larger writes instead of falling behind.
 	BatchSize int
+	// MaxBatchSize is the most visits per SaveVisits call
+	// (DefaultMaxBatchSize; at least BatchSize).
+	MaxBatchSize int
 	// FlushInterval is the longest a visit waits in a partial batch
 	// (DefaultFlushInterval).
 	FlushInterval time.Duration
@@ -109,8 +116,8 @@ type Recorder struct {
 	lastDropWarn atomic.Int64  // when it was, Unix nanoseconds
 
 	// Used by the Run goroutine only.
-	batch        []Visit
-	shutdownLost uint64 // visits given up because the shutdown budget ran out
+	spare        []Visit // the batch buffer the flusher is not holding
+	shutdownLost uint64  // visits given up because the shutdown budget ran out
 	uas          uaCache
 	hasher       visitorHasher
 	newTicker    func(time.Duration) (<-chan time.Time, func()) // replaced in tests
@@ -130,7 +137,7 @@ func NewRecorder(sink Sink, o Options) (*Recorder, error) {
 		name string
 		v    int64
 	}{
-		{"BatchSize", int64(o.BatchSize)}, {"QueueSize", int64(o.QueueSize)},
+		{"BatchSize", int64(o.BatchSize)}, {"MaxBatchSize", int64(o.MaxBatchSize)}, {"QueueSize", int64(o.QueueSize)},
 		{"FlushInterval", int64(o.FlushInterval)}, {"RetryBackoff", int64(o.RetryBackoff)},
 		{"ShutdownTimeout", int64(o.ShutdownTimeout)},
 	} {
@@ -141,6 +148,12 @@ func NewRecorder(sink Sink, o Options) (*Recorder, error) {
 	o.Secret = append([]byte(nil), o.Secret...)
 	if o.BatchSize == 0 {
 		o.BatchSize = DefaultBatchSize
+	}
+	if o.MaxBatchSize == 0 {
+		o.MaxBatchSize = max(DefaultMaxBatchSize, o.BatchSize)
+	}
+	if o.MaxBatchSize < o.BatchSize {
+		return nil, fmt.Errorf("visits: MaxBatchSize %d is below BatchSize %d", o.MaxBatchSize, o.BatchSize)
 	}
 	if o.FlushInterval == 0 {
 		o.FlushInterval = DefaultFlushInterval
@@ -168,7 +181,7 @@ func NewRecorder(sink Sink, o Options) (*Recorder, error) {
 		q:       make(chan Hit, o.QueueSize),
 		stop:    make(chan struct{}),
 		runDone: make(chan struct{}),
-		batch:   make([]Visit, 0, o.BatchSize),
+		spare:   make([]Visit, 0, o.BatchSize),
 		hasher:  visitorHasher{secret: o.Secret},
 		newTicker: func(d time.Duration) (<-chan time.Time, func()) {
 			t := time.NewTicker(d)
@@ -319,16 +332,59 @@ func (r *Recorder) Run(ctx context.Context) error {
 		}
 	}()
 
+	// The flusher saves one batch while this goroutine fills the next: the
+	// store's latency overlaps the enrichment of the following hits. Two
+	// buffers go back and forth: one filling here, one being saved.
+	toFlush := make(chan []Visit) // unbuffered: a send succeeds when the flusher is idle
+	flushed := make(chan []Visit, 1)
+	flusherDone := make(chan struct{})
+	go func() {
+		defer close(flusherDone)
+		for b := range toFlush {
+			r.flush(sinkCtx, b)
+			flushed <- b[:0]
+		}
+	}()
+	spare := r.spare[:0] // the buffer of the next batch, once one is handed over
+	batch := make([]Visit, 0, r.opts.BatchSize)
+	// handOver gives the batch to the flusher, waiting for it when wait is
+	// set, and reports whether it did.
+	handOver := func(wait bool) bool {
+		if !wait {
+			select {
+			case toFlush <- batch:
+			default:
+				return false
+			}
+		} else {
+			toFlush <- batch
+		}
+		if spare == nil {
+			spare = <-flushed
+		}
+		batch, spare = spare, nil
+		return true
+	}
+	// stopFlusher hands over what is left and waits for the flusher.
+	stopFlusher := func() {
+		if len(batch) > 0 {
+			handOver(true)
+		}
+		close(toFlush)
+		<-flusherDone
+		r.spare = batch[:0]
+	}
+
 	tick, stopTick := r.newTicker(r.opts.FlushInterval)
 	defer stopTick()
 	poll := time.NewTimer(pollInterval)
 	defer poll.Stop()
-	batch := r.batch[:0]
 	add := func(h Hit) {
 		batch = append(batch, r.enrich(h))
 		if len(batch) >= r.opts.BatchSize {
-			r.flush(sinkCtx, batch)
-			batch = batch[:0]
+			// Ready: hand it over if the flusher is idle; else it grows
+			// while the previous one is saved, up to MaxBatchSize.
+			handOver(len(batch) >= r.opts.MaxBatchSize)
 		}
 	}
 	for {
@@ -349,19 +405,30 @@ func (r *Recorder) Run(ctx context.Context) error {
 			poll.Reset(pollInterval)
 			wake = poll.C
 		}
+		// A ready batch goes as soon as the flusher is idle.
+		var ready chan<- []Visit
+		if len(batch) >= r.opts.BatchSize {
+			ready = toFlush
+		}
 		select {
 		case h := <-recvQ:
 			add(h)
 		case <-wake:
+		case ready <- batch:
+			if spare == nil {
+				spare = <-flushed
+			}
+			batch, spare = spare, nil
 		case <-tick:
 			if len(batch) > 0 {
-				r.flush(sinkCtx, batch)
-				batch = batch[:0]
+				handOver(false)
 			}
 		case <-ctx.Done():
-			return r.drain(sinkCtx, batch)
+			stopFlusher()
+			return r.drain(sinkCtx, r.spare)
 		case <-r.stop:
-			return r.drain(sinkCtx, batch)
+			stopFlusher()
+			return r.drain(sinkCtx, r.spare)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/netip"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -25,15 +26,17 @@ func hit(id int64) Hit {
 
 func TestRecordNeverBlocks(t *testing.T) {
 	sink := newBlockingSink()
-	r := MustRecorder(t, sink, Options{QueueSize: 4, BatchSize: 1})
+	r := MustRecorder(t, sink, Options{QueueSize: 4, BatchSize: 1, MaxBatchSize: 1})
 	stop := startRun(t, r)
 
 	r.Record(hit(1))
-	if n := recv(t, sink.entered); n != 1 { // the worker is now stuck in the sink
+	if n := recv(t, sink.entered); n != 1 { // the flusher is now stuck in the sink
 		t.Fatalf("first batch has %d visits", n)
 	}
+	r.Record(hit(2)) // taken by the worker, which waits for the flusher
+	waitQueueEmpty(t, r)
 	for i := range 4 {
-		r.Record(hit(int64(i + 2))) // fills the queue
+		r.Record(hit(int64(i + 3))) // fills the queue
 	}
 	if got := r.Dropped(); got != 0 {
 		t.Fatalf("Dropped = %d before the queue was full", got)
@@ -54,8 +57,49 @@ func TestRecordNeverBlocks(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if got := r.Saved(); got != 5 {
-		t.Errorf("Saved = %d, want the 5 accepted hits", got)
+	if got := r.Saved(); got != 6 {
+		t.Errorf("Saved = %d, want the 6 accepted hits", got)
+	}
+}
+
+// TestBatchGrowsWhileSaving: while a batch is being saved, the next one
+// keeps growing past BatchSize, up to MaxBatchSize; then the worker waits.
+// Nothing is lost or saved twice.
+func TestBatchGrowsWhileSaving(t *testing.T) {
+	sink := newBlockingSink()
+	r := MustRecorder(t, sink, Options{BatchSize: 2, MaxBatchSize: 5})
+	manualTicker(r)
+	stop := startRun(t, r)
+	r.Record(hit(0))
+	r.Record(hit(1))
+	if n := recv(t, sink.entered); n != 2 { // the first batch is stuck in the sink
+		t.Fatalf("first batch of %d, want 2", n)
+	}
+	for i := range 8 {
+		r.Record(hit(int64(i + 2)))
+	}
+	// The worker takes 5 and waits for the flusher: 3 stay queued.
+	for deadline := time.Now().Add(10 * time.Second); r.Queued() != 3; runtime.Gosched() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d queued, want 3 once the next batch is full", r.Queued())
+		}
+	}
+	close(sink.release)
+	if n := recv(t, sink.entered); n != 5 {
+		t.Fatalf("second batch of %d, want MaxBatchSize (5)", n)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if r.Saved() != 10 || r.Dropped() != 0 || r.Failed() != 0 {
+		t.Errorf("Saved %d Dropped %d Failed %d, want 10, 0, 0", r.Saved(), r.Dropped(), r.Failed())
+	}
+	seen := map[int64]bool{}
+	for _, v := range sink.saved {
+		if seen[v.ID] {
+			t.Errorf("visit %d saved twice", v.ID)
+		}
+		seen[v.ID] = true
 	}
 }
 
@@ -76,7 +120,7 @@ func TestRecordDoesNotAllocate(t *testing.T) {
 
 func TestBatchSize(t *testing.T) {
 	sink := newChanSink(10)
-	r := MustRecorder(t, sink, Options{BatchSize: 3})
+	r := MustRecorder(t, sink, Options{BatchSize: 3, MaxBatchSize: 3})
 	manualTicker(r) // never fires: only size and shutdown flush
 	stop := startRun(t, r)
 	for i := range 7 {
@@ -138,7 +182,7 @@ func TestFlushIntervalRealTicker(t *testing.T) {
 
 func TestFlushOnShutdown(t *testing.T) {
 	sink := newChanSink(10)
-	r := MustRecorder(t, sink, Options{BatchSize: 4})
+	r := MustRecorder(t, sink, Options{BatchSize: 4, MaxBatchSize: 4})
 	manualTicker(r)
 	for i := range 10 { // queued before Run starts
 		r.Record(hit(int64(i)))
@@ -221,7 +265,7 @@ func TestRunTwice(t *testing.T) {
 
 func TestShutdownBudget(t *testing.T) {
 	sink := newBlockingSink() // never released: only the shutdown budget ends it
-	r := MustRecorder(t, sink, Options{BatchSize: 2, ShutdownTimeout: 20 * time.Millisecond})
+	r := MustRecorder(t, sink, Options{BatchSize: 2, MaxBatchSize: 2, ShutdownTimeout: 20 * time.Millisecond})
 	manualTicker(r)
 	stop := startRun(t, r)
 	for i := range 5 {
@@ -240,7 +284,7 @@ func TestShutdownBudget(t *testing.T) {
 func TestSinkRetry(t *testing.T) {
 	ok := newChanSink(10)
 	sink := &flakySink{failures: 2, ok: ok}
-	r := MustRecorder(t, sink, Options{BatchSize: 2, RetryBackoff: time.Microsecond})
+	r := MustRecorder(t, sink, Options{BatchSize: 2, MaxBatchSize: 2, RetryBackoff: time.Microsecond})
 	manualTicker(r)
 	stop := startRun(t, r)
 	r.Record(hit(1))
@@ -259,7 +303,7 @@ func TestSinkRetry(t *testing.T) {
 func TestSinkFailureDropsBatch(t *testing.T) {
 	ok := newChanSink(10)
 	sink := &flakySink{failures: 3, ok: ok} // Retries 2: three attempts, all fail
-	r := MustRecorder(t, sink, Options{BatchSize: 2, Retries: 2, RetryBackoff: time.Microsecond})
+	r := MustRecorder(t, sink, Options{BatchSize: 2, MaxBatchSize: 2, Retries: 2, RetryBackoff: time.Microsecond})
 	manualTicker(r)
 	stop := startRun(t, r)
 	for i := range 4 {
