@@ -18,7 +18,7 @@ import (
 
 // Sizes of the redirect run.
 const (
-	redirectConns = 32              // keep-alive connections of the load generator
+	redirectConns = 32               // keep-alive connections of the load generator
 	redirectRun   = 60 * time.Second // timed redirects per server: sustained, past what the click queue absorbs
 	redirectAlias = "bench-link"
 	redirectLong  = "https://example.org/landing?utm_source=bench"
