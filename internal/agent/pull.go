@@ -14,8 +14,6 @@ import (
 	"github.com/seedhq/portal/pkg/client"
 )
 
-// --- Pull ----------------------------------------------------------------------
-
 // pullLoop pulls at start, every PullInterval and after each handshake,
 // backing off after failures.
 func (s *Syncer) pullLoop(ctx context.Context) {

@@ -9,8 +9,6 @@ import (
 	"github.com/seedhq/portal/pkg/client"
 )
 
-// --- Push ------------------------------------------------------------------------
-
 // pushLoop pushes at start, every PushInterval and soon after a Kick,
 // backing off after failures. Kicks wait while the portal is failing.
 func (s *Syncer) pushLoop(ctx context.Context) {
