@@ -8,8 +8,6 @@ import (
 	"github.com/seedhq/portal/pkg/client"
 )
 
-// --- Heartbeat -------------------------------------------------------------------
-
 // heartbeatLoop reports after each handshake and then every interval the
 // portal asks for.
 func (s *Syncer) heartbeatLoop(ctx context.Context) {

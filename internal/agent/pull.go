@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -13,8 +14,6 @@ import (
 	"github.com/seedhq/portal/internal/agent/localdb"
 	"github.com/seedhq/portal/pkg/client"
 )
-
-// --- Pull ----------------------------------------------------------------------
 
 // pullLoop pulls at start, every PullInterval and after each handshake,
 // backing off after failures.
@@ -179,6 +178,38 @@ func (s *Syncer) install(ctx context.Context) error {
 		s.o.OnPackage(p, meta)
 	}
 	return nil
+}
+
+// LoadLocalPackage decrypts and decodes the package held in localdb with
+// the stored package key. It returns an error wrapping localdb.ErrNoPackage
+// when none was pulled yet.
+func (s *Syncer) LoadLocalPackage() (*client.Package, localdb.PackageMeta, error) {
+	meta, data, err := s.db.Package()
+	if err != nil {
+		return nil, localdb.PackageMeta{}, fmt.Errorf("read the exam package: %w", err)
+	}
+	key, err := LoadPackageKey(s.db, s.cfg)
+	if err != nil {
+		return nil, meta, fmt.Errorf("open the exam package: %w", err)
+	}
+	p, err := decodePackage(data, key, meta.Version)
+	if err != nil {
+		return nil, meta, fmt.Errorf("open the exam package %s: %w", meta.Version, err)
+	}
+	return p, meta, nil
+}
+
+// decodePackage decrypts and decodes data and checks its plaintext version
+// when one was announced.
+func decodePackage(data, key []byte, version string) (*client.Package, error) {
+	p, err := client.DecodePackage(bytes.NewReader(data), key)
+	if err != nil {
+		return nil, err
+	}
+	if version != "" && !strings.EqualFold(p.Version, version) {
+		return nil, fmt.Errorf("plaintext version %s, the portal announced %s", p.Version, version)
+	}
+	return p, nil
 }
 
 // Errors of the pull.

@@ -9,7 +9,18 @@ import (
 	"github.com/seedhq/portal/pkg/client"
 )
 
-// --- Push ------------------------------------------------------------------------
+// PushResult is the outcome of PushNow.
+type PushResult struct {
+	// Batches and Answers count what the portal acknowledged.
+	Batches int `json:"batches"`
+	Answers int `json:"answers"`
+	// Duplicates counts the batches the portal already had (a retry after a
+	// lost receipt); their answers were not stored twice.
+	Duplicates int    `json:"duplicates"`
+	LastSyncID string `json:"last_sync_id,omitempty"`
+	// Pending is what still waits for the portal afterwards.
+	Pending int `json:"pending"`
+}
 
 // pushLoop pushes at start, every PushInterval and soon after a Kick,
 // backing off after failures. Kicks wait while the portal is failing.

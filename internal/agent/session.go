@@ -10,8 +10,6 @@ import (
 	"github.com/seedhq/portal/pkg/client"
 )
 
-// --- Handshake and access token --------------------------------------------
-
 // retryError is an error with the wait before trying again.
 type retryError struct {
 	err   error

@@ -1,14 +1,12 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -218,19 +216,6 @@ type SyncStatus struct {
 	LastHeartbeatAt          time.Time `json:"last_heartbeat_at,omitzero"`
 }
 
-// PushResult is the outcome of PushNow.
-type PushResult struct {
-	// Batches and Answers count what the portal acknowledged.
-	Batches int `json:"batches"`
-	Answers int `json:"answers"`
-	// Duplicates counts the batches the portal already had (a retry after a
-	// lost receipt); their answers were not stored twice.
-	Duplicates int    `json:"duplicates"`
-	LastSyncID string `json:"last_sync_id,omitempty"`
-	// Pending is what still waits for the portal afterwards.
-	Pending int `json:"pending"`
-}
-
 // NewSyncer returns the Syncer of the enrolled lab server cfg over db,
 // restoring the sync state saved by an earlier run.
 func NewSyncer(cfg *Config, db *localdb.DB, opts SyncerOptions) (*Syncer, error) {
@@ -386,38 +371,6 @@ func (s *Syncer) Run(ctx context.Context) error {
 	wg.Go(func() { s.heartbeatLoop(ctx) })
 	wg.Wait()
 	return nil
-}
-
-// LoadLocalPackage decrypts and decodes the package held in localdb with
-// the stored package key. It returns an error wrapping localdb.ErrNoPackage
-// when none was pulled yet.
-func (s *Syncer) LoadLocalPackage() (*client.Package, localdb.PackageMeta, error) {
-	meta, data, err := s.db.Package()
-	if err != nil {
-		return nil, localdb.PackageMeta{}, fmt.Errorf("read the exam package: %w", err)
-	}
-	key, err := LoadPackageKey(s.db, s.cfg)
-	if err != nil {
-		return nil, meta, fmt.Errorf("open the exam package: %w", err)
-	}
-	p, err := decodePackage(data, key, meta.Version)
-	if err != nil {
-		return nil, meta, fmt.Errorf("open the exam package %s: %w", meta.Version, err)
-	}
-	return p, meta, nil
-}
-
-// decodePackage decrypts and decodes data and checks its plaintext version
-// when one was announced.
-func decodePackage(data, key []byte, version string) (*client.Package, error) {
-	p, err := client.DecodePackage(bytes.NewReader(data), key)
-	if err != nil {
-		return nil, err
-	}
-	if version != "" && !strings.EqualFold(p.Version, version) {
-		return nil, fmt.Errorf("plaintext version %s, the portal announced %s", p.Version, version)
-	}
-	return p, nil
 }
 
 // --- Sync state ---------------------------------------------------------------

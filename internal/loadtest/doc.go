@@ -3,12 +3,15 @@
 // heartbeat rate and latency from 1,000 simulated lab servers, and the peak
 // memory of the portal binary while 20 servers pull a 200 MB package, and
 // the link redirector's rate (click recording on) beside a bare net/http 302
-// handler. They run on PostgreSQL and on bbolt.
+// handler, and the link lists' latency. They run on PostgreSQL and on bbolt.
+// TestLabagentLoad measures the labagent binary: save latency for a class
+// of 400 (an open loop), saves per second back to back, the catch-up of
+// 1,000,000 queued answers and its memory.
 //
 // The tests carry the build tag loadtest, so "make test" never runs them;
 // "make bench" does:
 //
-//	go test -tags loadtest -run '^(TestLoad|TestLabagentLoad|TestRedirectLoad)$' -v -timeout 30m ./internal/loadtest
+//	go test -tags loadtest -run '^(TestLoad|TestLabagentLoad|TestRedirectLoad|TestLinkListLoad)$' -count=1 -v -timeout 30m ./internal/loadtest
 //
 // See docs/benchmarks.md for the figures.
 package loadtest

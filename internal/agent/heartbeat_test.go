@@ -1,0 +1,44 @@
+package agent_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/seedhq/portal/internal/agent"
+	"github.com/seedhq/portal/internal/exam"
+)
+
+func TestSyncerHeartbeat(t *testing.T) {
+	f := newFixture(t, fixtureOptions{portal: exam.Config{HeartbeatInterval: time.Second}})
+	lab := &fakeLab{}
+	lab.students.Store(3)
+	lab.exams.Store(1)
+	s := f.syncer(func(o *agent.SyncerOptions) { o.PullInterval = time.Minute })
+	s.SetLab(lab)
+	f.run(s)
+
+	monitor := func() exam.Monitor {
+		ms, err := f.svc.ListMonitors(context.Background(), testNPSN, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ms) != 1 {
+			return exam.Monitor{}
+		}
+		return ms[0]
+	}
+	waitFor(t, "a heartbeat", func() bool {
+		m := monitor()
+		return m.ServerCode == "LAB-01" && m.ConnectedStudents == 3 && m.ActiveExamsCount == 1 && m.ClientVersion == "test-1.0"
+	})
+	// The interval the portal asks for (1 s) is kept.
+	lab.students.Store(5)
+	waitFor(t, "a heartbeat with the new figures", func() bool {
+		m := monitor()
+		return m.ConnectedStudents == 5 && m.Status == exam.StatusOnline
+	})
+	if st := s.Status(); st.HeartbeatIntervalSeconds != 1 || st.LastHeartbeatAt.IsZero() {
+		t.Fatalf("heartbeat in status: %+v", st)
+	}
+}

@@ -1,0 +1,143 @@
+package agent_test
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/seedhq/portal/internal/agent"
+	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/pkg/client"
+)
+
+func TestSyncerPushNow(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	s := f.syncer(func(o *agent.SyncerOptions) { o.PushBatchSize = 2 })
+	saveAnswers(t, f.db, f.examID, f.students[0], map[string]string{"q1": "b", "q2": "false"})
+	saveAnswers(t, f.db, f.examID, f.students[1], map[string]string{"q1": "a"})
+	if n := pending(t, f.db); n != 3 {
+		t.Fatalf("pending = %d", n)
+	}
+
+	res, err := s.PushNow(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Batches != 2 || res.Answers != 3 || res.Duplicates != 0 || res.Pending != 0 || res.LastSyncID == "" {
+		t.Fatalf("PushNow = %+v", res)
+	}
+	if n := pending(t, f.db); n != 0 {
+		t.Fatalf("pending after push = %d", n)
+	}
+	results := memberResults(t, f.svc, f.examID)
+	if r := results[f.students[0]]; r.Answered != 2 || r.Correct != 2 {
+		t.Errorf("portal results of student 0: %+v", r)
+	}
+	if r := results[f.students[1]]; r.Answered != 1 || r.Correct != 0 {
+		t.Errorf("portal results of student 1: %+v", r)
+	}
+	st := s.Status()
+	if st.PendingAnswers != 0 || st.LastSyncID != res.LastSyncID || st.LastReceipt == nil || st.LastReceipt.Records != 1 || st.LastPushAt.IsZero() {
+		t.Fatalf("status after push: %+v (receipt %+v)", st, st.LastReceipt)
+	}
+
+	// Nothing pending: nothing sent.
+	before := len(f.tr.matching(pathPush))
+	if res, err := s.PushNow(t.Context()); err != nil || res.Batches != 0 {
+		t.Fatalf("empty PushNow = %+v, %v", res, err)
+	}
+	if n := len(f.tr.matching(pathPush)); n != before {
+		t.Fatalf("an empty push sent %d requests", n-before)
+	}
+}
+
+func TestSyncerPushIsExactlyOnce(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	f.tr.dropPushes.Store(1)
+	s := f.syncer()
+	f.run(s)
+	f.pkgs.wait(t, 1)
+
+	saveAnswers(t, f.db, f.examID, f.students[0], map[string]string{"q1": "b", "q2": "true", "q3": "a² + b² = c²"})
+	s.Kick()
+	waitFor(t, "the answers to be acknowledged", func() bool { return pending(t, f.db) == 0 })
+
+	pushes := f.tr.matching(pathPush)
+	if len(pushes) != 2 || pushes[0].IdempotencyKey == "" || pushes[1].IdempotencyKey != pushes[0].IdempotencyKey ||
+		pushes[0].Status != http.StatusOK || pushes[1].Status != http.StatusOK {
+		t.Fatalf("pushes: %+v", pushes)
+	}
+	logs, err := f.svc.ListSyncLogs(t.Context(), exam.SyncLogFilter{ServerCode: "LAB-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outcomes := map[exam.SyncOutcome]int{}
+	for _, l := range logs {
+		if l.Action == exam.ActionPushResults {
+			if l.IdempotencyKey != pushes[0].IdempotencyKey {
+				t.Errorf("sync log of another key: %+v", l)
+			}
+			outcomes[l.Outcome]++
+		}
+	}
+	if outcomes[exam.OutcomeAccepted] != 1 || outcomes[exam.OutcomeDuplicate] != 1 || len(outcomes) != 2 {
+		t.Fatalf("push outcomes in the sync log: %v", outcomes)
+	}
+	if r := memberResults(t, f.svc, f.examID)[f.students[0]]; r.Answered != 3 || r.Correct != 1 {
+		t.Fatalf("portal results: %+v", r)
+	}
+	if st := s.Status(); st.LastReceipt == nil || !st.LastReceipt.Duplicate || st.LastReceipt.IdempotencyKey != pushes[0].IdempotencyKey {
+		t.Fatalf("last receipt: %+v", st.LastReceipt)
+	}
+}
+
+func TestSyncerPortalDownThenBack(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	s := f.syncer()
+	f.run(s)
+	f.pkgs.wait(t, 1)
+
+	f.portal.Stop()
+	saveAnswers(t, f.db, f.examID, f.students[1], map[string]string{"q1": "b"})
+	s.Kick()
+	waitFor(t, "the status to say offline", func() bool {
+		st := s.Status()
+		return st.State == agent.SyncOffline && st.LastError != ""
+	})
+	if n := pending(t, f.db); n != 1 {
+		t.Fatalf("pending while the portal is down = %d", n)
+	}
+
+	f.portal.Start()
+	waitFor(t, "the answers to arrive", func() bool { return pending(t, f.db) == 0 })
+	if r := memberResults(t, f.svc, f.examID)[f.students[1]]; r.Answered != 1 || r.Correct != 1 {
+		t.Fatalf("portal results: %+v", r)
+	}
+	waitFor(t, "the status to say online", func() bool { return s.Status().State != agent.SyncOffline })
+}
+
+func TestSyncerKeepsRefusedBatch(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	s := f.syncer()
+	saveAnswers(t, f.db, "no-such-exam", f.students[0], map[string]string{"q1": "b"})
+	for range 2 {
+		_, err := s.PushNow(t.Context())
+		if !errors.Is(err, &client.Error{Code: client.CodeUnknownExam}) {
+			t.Fatalf("PushNow error = %v, want %s", err, client.CodeUnknownExam)
+		}
+	}
+	if n := pending(t, f.db); n != 1 {
+		t.Fatalf("pending after a refusal = %d, want the batch kept", n)
+	}
+	if bs, err := f.db.Batches(); err != nil || len(bs) != 1 {
+		t.Fatalf("batches = %+v, %v", bs, err)
+	}
+	pushes := f.tr.matching(pathPush)
+	if len(pushes) != 2 || pushes[0].IdempotencyKey != pushes[1].IdempotencyKey || pushes[0].Status != http.StatusUnprocessableEntity {
+		t.Fatalf("pushes: %+v", pushes)
+	}
+	if st := s.Status(); !strings.Contains(st.LastError, client.CodeUnknownExam) || st.LastErrorAt.IsZero() {
+		t.Fatalf("status after a refused batch: %+v", st)
+	}
+}
