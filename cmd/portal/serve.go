@@ -62,6 +62,9 @@ type serveOptions struct {
 	GeoIPDB       string // GeoLite2/GeoIP2 .mmdb file; empty: none
 	// LinkCacheTTL keeps the redirector's look-ups in memory; 0: none.
 	LinkCacheTTL time.Duration
+	// LinkVisitRetention is how long raw visits are kept; 0: for ever.
+	// Statistics come from roll-ups and are kept regardless.
+	LinkVisitRetention time.Duration
 	// LinkHomeURL is where the short host's root (/) redirects; "": the 404 page.
 	LinkHomeURL string
 }
@@ -146,6 +149,7 @@ for up to --shutdown-timeout and closes the store.`,
 	f.String("country-header", "", "request header set by a trusted proxy with the visitor's ISO country code, e.g. CF-IPCountry (default: none)")
 	f.String("link-home-url", "", "where a visit to the short-link host's root (/) is redirected (default: a 404 page)")
 	f.Duration("link-cache-ttl", 5*time.Second, "how long the redirector keeps looked-up links, domains, campaigns and QR codes in memory (0: no cache)")
+	f.String("link-visit-retention", "90d", "how long raw click records are kept (e.g. 90d, 720h; 0: for ever); statistics are kept regardless")
 	f.String("geoip-db", "", "GeoLite2/GeoIP2 Country or City .mmdb file for the visitors' countries (optional)")
 	return cmd
 }
@@ -153,19 +157,20 @@ for up to --shutdown-timeout and closes the store.`,
 // serveOptionsFrom reads and validates the configuration of "portal serve".
 func serveOptionsFrom(r *config.Reader) (serveOptions, error) {
 	o := serveOptions{
-		Listen:            r.ListenAddr("listen"),
-		DataDir:           r.Required("data-dir"),
-		TrustedProxies:    r.Prefixes("trusted-proxies"),
-		JWTSecret:         r.String("jwt-secret"),
-		HeartbeatInterval: r.Duration("heartbeat-interval", 5*time.Second, 24*time.Hour),
-		ShutdownTimeout:   r.Duration("shutdown-timeout", 0, time.Hour),
-		AdminUsername:     r.String("admin-username"),
-		AdminPassword:     r.Viper().GetString("admin-password"), // kept verbatim: spaces may be part of it
-		LinkHost:          strings.ToLower(r.String("link-host")),
-		VisitSecret:       r.Viper().GetString("visit-secret"), // kept verbatim, as admin-password
-		CountryHeader:     r.String("country-header"),
-		GeoIPDB:           r.String("geoip-db"),
-		LinkCacheTTL:      r.Duration("link-cache-ttl", 0, time.Hour),
+		Listen:             r.ListenAddr("listen"),
+		DataDir:            r.Required("data-dir"),
+		TrustedProxies:     r.Prefixes("trusted-proxies"),
+		JWTSecret:          r.String("jwt-secret"),
+		HeartbeatInterval:  r.Duration("heartbeat-interval", 5*time.Second, 24*time.Hour),
+		ShutdownTimeout:    r.Duration("shutdown-timeout", 0, time.Hour),
+		AdminUsername:      r.String("admin-username"),
+		AdminPassword:      r.Viper().GetString("admin-password"), // kept verbatim: spaces may be part of it
+		LinkHost:           strings.ToLower(r.String("link-host")),
+		VisitSecret:        r.Viper().GetString("visit-secret"), // kept verbatim, as admin-password
+		CountryHeader:      r.String("country-header"),
+		GeoIPDB:            r.String("geoip-db"),
+		LinkCacheTTL:       r.Duration("link-cache-ttl", 0, time.Hour),
+		LinkVisitRetention: r.Duration("link-visit-retention", 0, 100*365*24*time.Hour),
 	}
 	if u := r.URL("base-url", "http", "https"); u != nil {
 		o.BaseURL = u.String()
@@ -287,6 +292,12 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 			<-recDone
 			logger.Info("visit recorder stopped", "saved", rec.Saved(), "dropped", rec.Dropped(), "failed", rec.Failed())
 		}()
+		pruneDone := make(chan struct{})
+		go func() {
+			defer close(pruneDone)
+			visits.RunRetention(ctx, ls, o.LinkVisitRetention, logger)
+		}()
+		defer func() { <-pruneDone }()
 		ro := redirect.Options{
 			Store:     ls,
 			Recorder:  rec,

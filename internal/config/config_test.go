@@ -173,6 +173,10 @@ func TestReaderValues(t *testing.T) {
 	if got := r.Duration("shutdown-timeout", 0, time.Hour); got != 45*time.Second {
 		t.Errorf("shutdown-timeout = %v, want 45s (a bare number is seconds)", got)
 	}
+	t.Setenv("TESTAPP_SHUTDOWN_TIMEOUT", "2d")
+	if got := r.Duration("shutdown-timeout", 0, 72*time.Hour); got != 48*time.Hour {
+		t.Errorf("shutdown-timeout = %v, want 48h (2d is two days)", got)
+	}
 	if got := r.Prefixes("trusted-proxies"); len(got) != 3 || got[2] != netip.MustParsePrefix("::1/128") {
 		t.Errorf("trusted-proxies = %v", got)
 	}

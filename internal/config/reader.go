@@ -96,8 +96,9 @@ func (r *Reader) Int(key string, min, max int) int {
 	return n
 }
 
-// Duration returns the value of key ("30s", "2m"; a bare number is seconds),
-// recording an error when it does not parse or is outside [min, max].
+// Duration returns the value of key ("30s", "2m"; a bare number is seconds;
+// "90d" is days), recording an error when it does not parse or is outside
+// [min, max].
 func (r *Reader) Duration(key string, min, max time.Duration) time.Duration {
 	raw := r.v.Get(key)
 	var d time.Duration
@@ -109,6 +110,8 @@ func (r *Reader) Duration(key string, min, max time.Duration) time.Duration {
 		x = strings.TrimSpace(x)
 		if n, nerr := strconv.ParseFloat(x, 64); nerr == nil {
 			d = time.Duration(n * float64(time.Second))
+		} else if n, nerr := strconv.ParseUint(strings.TrimSuffix(x, "d"), 10, 16); nerr == nil && strings.HasSuffix(x, "d") {
+			d = time.Duration(n) * 24 * time.Hour
 		} else {
 			d, err = time.ParseDuration(x)
 		}
@@ -120,7 +123,7 @@ func (r *Reader) Duration(key string, min, max time.Duration) time.Duration {
 		err = fmt.Errorf("unexpected type %T", raw)
 	}
 	if err != nil {
-		r.Fail(key, "%q is not a duration (e.g. 30s, 5m, 1h)", fmt.Sprint(raw))
+		r.Fail(key, "%q is not a duration (e.g. 30s, 5m, 1h, 90d)", fmt.Sprint(raw))
 		return 0
 	}
 	if d < min || d > max {

@@ -217,7 +217,7 @@ const VisitStatsTop = 10
 // drawn from them.
 //
 // Visits go with their target: DeleteLink, DeleteQR and DeleteCampaign
-// remove the target's stored visits and the visitors seen for it, in the
+// remove the target's stored visits, roll-ups and the visitors seen for it, in the
 // transaction removing the target, and visits saved after that are dropped
 // as visits of a missing target. Nothing of a deleted target's visits stays
 // stored.
@@ -232,6 +232,16 @@ type VisitStore interface {
 	SaveVisits(ctx context.Context, vs []visits.Visit) error
 	// VisitStats returns the statistics of the owner's target of the kind
 	// (visits.KindLink, KindQR or KindCampaign) as visits.Aggregate computes
-	// them over its stored visits, top lists cut to VisitStatsTop entries.
+	// them over every visit ever saved for it (pruned ones included), top
+	// lists cut to VisitStatsTop entries. It reads the target's roll-ups
+	// (visits.Rollup), kept by SaveVisits, never the raw visits: its cost
+	// does not grow with the number of visits.
 	VisitStats(ctx context.Context, owner int64, kind string, id int64) (visits.Stats, error)
+	// PruneVisits removes the raw visits that happened before visitsBefore
+	// (none when it is zero) and the seen visitors of the UTC days before
+	// that of visitorsBefore (none when it is zero), and returns how many
+	// visits it removed. Statistics and counters are kept exactly: they
+	// come from roll-ups kept as visits are saved. It works in short
+	// transactions, so that recording goes on meanwhile.
+	PruneVisits(ctx context.Context, visitsBefore, visitorsBefore time.Time) (int64, error)
 }

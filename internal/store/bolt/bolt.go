@@ -150,11 +150,13 @@ func initialise(tx *bbolt.Tx) error {
 	meta := tx.Bucket(bucketMeta)
 	switch v := meta.Get(metaFormat); {
 	case v == nil:
-		return meta.Put(metaFormat, []byte(format))
+		if err := meta.Put(metaFormat, []byte(format)); err != nil {
+			return err
+		}
 	case string(v) != format:
 		return fmt.Errorf("file format %q is not supported (want %q)", v, format)
 	}
-	return nil
+	return migrateVisits(tx)
 }
 
 // Close closes the bbolt file.

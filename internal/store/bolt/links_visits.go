@@ -5,32 +5,45 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"time"
 
 	"go.etcd.io/bbolt"
 
-	"github.com/seedhq/portal/internal/jsonx"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/visits"
 )
 
-// Buckets of the visit records (links.VisitStore).
+// Buckets of the visit records (links.VisitStore). Every key starts with
+// the target's prefix (kind byte, target id); in the raw visits and the seen
+// visitors an 8-byte big-endian time follows, so that pruning by age deletes
+// a prefix of each target's keys.
 var (
-	// bucketLinkVisits holds the visits: (kind byte, target id, seq) -> visitRec.
-	// A prefix scan of (kind byte, target id) reads one target's visits in
-	// the order they were saved.
-	bucketLinkVisits = []byte("links_visits")
+	// bucketLinkVisits holds the raw visits: (kind byte, target id, Unix
+	// microseconds, seq) -> visitRec.
+	bucketLinkVisits = []byte("links_visits_at")
 	// bucketLinkVisitUniques holds the visitors already counted as unique:
 	// (kind byte, target id, UTC day, visitor) -> 1.
 	bucketLinkVisitUniques = []byte("links_visit_uniques")
+	// bucketLinkVisitRollups holds the statistics (visits.Rollup):
+	// (kind byte, target id, dimension byte, label) -> 8-byte big-endian count.
+	bucketLinkVisitRollups = []byte("links_visit_rollups")
+	// bucketLinkVisitsV1 is the raw visits' layout before roll-ups,
+	// (kind byte, target id, seq) -> visitRec: migrateVisits moves it.
+	bucketLinkVisitsV1 = []byte("links_visits")
 )
+
+// metaVisits is the meta key recording that the visits are in the layout
+// above, roll-ups included.
+var metaVisits = []byte("visits_layout")
+
+// visitsLayout is the value of metaVisits.
+const visitsLayout = "2"
 
 // seenValue is the value of bucketLinkVisitUniques: not empty, since within
 // the write transaction Get reads a key put with an empty value as missing.
 var seenValue = []byte{1}
 
 func init() {
-	allBuckets = append(allBuckets, bucketLinkVisits, bucketLinkVisitUniques)
+	allBuckets = append(allBuckets, bucketLinkVisits, bucketLinkVisitUniques, bucketLinkVisitRollups)
 }
 
 // visitRec is a stored visit; kind and target id are in its key.
@@ -136,14 +149,13 @@ func visitKey(kind string, id int64, parts ...[]byte) []byte {
 	return k
 }
 
-// deleteVisits removes the visits and the seen visitors of the target of the
-// kind: every key with its prefix (kind byte, target id) in bucketLinkVisits
-// and bucketLinkVisitUniques. DeleteLink, DeleteQR and DeleteCampaign call
-// it in the transaction removing the target, so that a target's visits go
-// with it.
+// deleteVisits removes the visits, the seen visitors and the roll-ups of
+// the target of the kind: every key with its prefix (kind byte, target id)
+// in their buckets. DeleteLink, DeleteQR and DeleteCampaign call it in the
+// transaction removing the target, so that a target's visits go with it.
 func deleteVisits(tx *bbolt.Tx, kind string, id int64) error {
 	prefix := visitKey(kind, id)
-	for _, name := range [][]byte{bucketLinkVisits, bucketLinkVisitUniques} {
+	for _, name := range [][]byte{bucketLinkVisits, bucketLinkVisitUniques, bucketLinkVisitRollups} {
 		// Seek again after each Delete: a cursor's Next after Delete may
 		// skip the key that moved into the deleted one's place.
 		c := tx.Bucket(name).Cursor()
@@ -181,6 +193,7 @@ func (s *Store) SaveVisits(ctx context.Context, vs []visits.Visit) error {
 	return s.update(ctx, "save visits", func(tx *bbolt.Tx) error {
 		rows, uniques := tx.Bucket(bucketLinkVisits), tx.Bucket(bucketLinkVisitUniques)
 		targets := make(map[visitTargetKey]*visitTarget)
+		roll := visits.Rollup{}
 		for _, v := range vs {
 			tk := visitTargetKey{v.Kind, v.ID}
 			t, ok := targets[tk]
@@ -201,9 +214,10 @@ func (s *Store) SaveVisits(ctx context.Context, vs []visits.Visit) error {
 			at := ts(v.At).UnixMicro()
 			rec := visitRec{Owner: t.owner, At: at, Referrer: v.Referrer, Browser: v.Browser, OS: v.OS,
 				Country: v.Country, Bot: v.Bot, Visitor: v.Visitor, Social: v.Social}
-			if err := putJSON(rows, visitKey(v.Kind, v.ID, id8(int64(seq))), rec); err != nil {
+			if err := putJSON(rows, visitKey(v.Kind, v.ID, id8(at, int64(seq))), rec); err != nil {
 				return err
 			}
+			roll.Add(v)
 			if v.Bot {
 				continue
 			}
@@ -215,6 +229,9 @@ func (s *Store) SaveVisits(ctx context.Context, vs []visits.Visit) error {
 				} else if err := uniques.Put(uk, seenValue); err != nil {
 					return err
 				}
+				if unique {
+					roll.AddUnique(v.Kind, v.ID)
+				}
 			}
 			switch {
 			case t.link != nil:
@@ -225,6 +242,9 @@ func (s *Store) SaveVisits(ctx context.Context, vs []visits.Visit) error {
 			case t.qr != nil:
 				t.qr.Scans++
 			}
+		}
+		if err := addRollups(tx.Bucket(bucketLinkVisitRollups), roll); err != nil {
+			return err
 		}
 		for tk, t := range targets {
 			switch {
@@ -242,30 +262,50 @@ func (s *Store) SaveVisits(ctx context.Context, vs []visits.Visit) error {
 	})
 }
 
+// rollupKey returns the key of a roll-up counter in bucketLinkVisitRollups.
+func rollupKey(k visits.RollupKey) []byte {
+	return visitKey(k.Kind, k.ID, []byte(k.Dim), []byte(k.Label))
+}
+
+// addRollups adds the increments of roll to the counters in b.
+func addRollups(b *bbolt.Bucket, roll visits.Rollup) error {
+	for _, c := range roll.Sorted() {
+		key := rollupKey(c.RollupKey)
+		n := uint64(c.N)
+		if v := b.Get(key); len(v) == 8 {
+			n += binary.BigEndian.Uint64(v)
+		}
+		if err := b.Put(key, binary.BigEndian.AppendUint64(nil, n)); err != nil {
+			return fmt.Errorf("add visit roll-ups: %w", err)
+		}
+	}
+	return nil
+}
+
 // VisitStats returns the statistics of the owner's target of the kind.
 func (s *Store) VisitStats(ctx context.Context, owner int64, kind string, id int64) (visits.Stats, error) {
 	t, ok := visitTable(kind)
 	if !ok {
 		return visits.Stats{}, fmt.Errorf("bolt: visit statistics: unknown target kind %q", kind)
 	}
-	var acc visits.Accumulator
+	var counts []visits.RollupCount
 	err := s.view(ctx, "visit statistics", func(tx *bbolt.Tx) error {
 		if err := t.mustOwn(tx, owner, id); err != nil {
 			return err
 		}
-		return scanPrefix(tx.Bucket(bucketLinkVisits), visitKey(kind, id), func(k, v []byte) (bool, error) {
-			var rec visitRec
-			if err := jsonx.Unmarshal(v, &rec); err != nil {
-				return false, fmt.Errorf("decode visit %x: %w", k, err)
+		return scanPrefix(tx.Bucket(bucketLinkVisitRollups), visitKey(kind, id), func(k, v []byte) (bool, error) {
+			if len(k) < 10 || len(v) != 8 {
+				return false, fmt.Errorf("malformed roll-up %x", k)
 			}
-			acc.Add(visits.Visit{Kind: kind, ID: id, OwnerID: rec.Owner, At: time.UnixMicro(rec.At).UTC(),
-				Referrer: rec.Referrer, Browser: rec.Browser, OS: rec.OS, Country: rec.Country, Bot: rec.Bot,
-				Visitor: rec.Visitor, Social: rec.Social})
+			counts = append(counts, visits.RollupCount{
+				RollupKey: visits.RollupKey{Dim: string(k[9:10]), Label: string(k[10:])},
+				N:         int64(binary.BigEndian.Uint64(v)),
+			})
 			return true, nil
 		})
 	})
 	if err != nil {
 		return visits.Stats{}, err
 	}
-	return acc.Stats(links.VisitStatsTop), nil
+	return visits.StatsFromRollup(counts, links.VisitStatsTop), nil
 }

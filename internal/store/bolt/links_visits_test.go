@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"path/filepath"
 	"testing"
 
@@ -10,9 +11,9 @@ import (
 )
 
 // TestDeletedTargetsLeaveNoVisits checks that deleting a link, a QR code and
-// a campaign removes every key of their visits and seen visitors (prefix
-// (kind byte, target id) of bucketLinkVisits and bucketLinkVisitUniques),
-// and leaves those of the kept link.
+// a campaign removes every key of their visits, seen visitors and roll-ups
+// (prefix (kind byte, target id) of bucketLinkVisits, bucketLinkVisitUniques
+// and bucketLinkVisitRollups), and leaves those of the kept link.
 func TestDeletedTargetsLeaveNoVisits(t *testing.T) {
 	s, err := Open(filepath.Join(t.TempDir(), "portal.db"), WithNoSync())
 	if err != nil {
@@ -35,7 +36,7 @@ func TestDeletedTargetsLeaveNoVisits(t *testing.T) {
 		}
 		return n
 	}
-	for _, b := range [][]byte{bucketLinkVisits, bucketLinkVisitUniques} {
+	for _, b := range [][]byte{bucketLinkVisits, bucketLinkVisitUniques, bucketLinkVisitRollups} {
 		for _, tg := range deleted {
 			if n := count(b, tg); n != 0 {
 				t.Errorf("%s: %d keys of deleted %s %d, want 0", b, n, tg.Kind, tg.ID)
@@ -49,5 +50,64 @@ func TestDeletedTargetsLeaveNoVisits(t *testing.T) {
 	}
 	if n := count(bucketLinkVisitUniques, kept); n != 3 {
 		t.Errorf("%s: %d keys of kept %s %d, want 3", bucketLinkVisitUniques, n, kept.Kind, kept.ID)
+	}
+}
+
+// TestVisitsMigration opens a file whose visits are in the layout before
+// roll-ups (bucketLinkVisitsV1, no roll-ups, no metaVisits): Open moves them
+// and rolls them up, and the statistics are those of the raw visits.
+func TestVisitsMigration(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "portal.db")
+	s, err := Open(path, WithNoSync())
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	rv := storetest.SaveRandomVisits(t, s)
+	err = s.db.Update(func(tx *bbolt.Tx) error {
+		old, err := tx.CreateBucket(bucketLinkVisitsV1)
+		if err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketLinkVisits).ForEach(func(k, v []byte) error {
+			return old.Put(append(bytes.Clone(k[:9]), k[17:]...), bytes.Clone(v))
+		}); err != nil {
+			return err
+		}
+		for _, b := range [][]byte{bucketLinkVisits, bucketLinkVisitRollups} {
+			if err := tx.DeleteBucket(b); err != nil {
+				return err
+			}
+			if _, err := tx.CreateBucket(b); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bucketMeta).Delete(metaVisits)
+	})
+	if err != nil {
+		t.Fatalf("write the old layout: %v", err)
+	}
+	s.Close()
+
+	s, err = Open(path, WithNoSync())
+	if err != nil {
+		t.Fatalf("Open after the old layout: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	rv.Check(t, s)
+	err = s.db.View(func(tx *bbolt.Tx) error {
+		if tx.Bucket(bucketLinkVisitsV1) != nil {
+			t.Errorf("the old bucket %s is still there", bucketLinkVisitsV1)
+		}
+		want := 0
+		for _, vs := range rv.Visits {
+			want += len(vs)
+		}
+		if n := tx.Bucket(bucketLinkVisits).Stats().KeyN; n != want {
+			t.Errorf("%d raw visits after the migration, want %d", n, want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -25,15 +25,16 @@ var visitTargets = map[string]struct{ table, what string }{
 	visits.KindCampaign: {"links_campaigns", "campaign"},
 }
 
-// deleteVisits removes the visits and the seen visitors of the target of the
-// kind, in tx: DeleteLink, DeleteQR and DeleteCampaign call it after removing
+// deleteVisits removes the visits, the roll-ups and the seen visitors of the
+// target of the kind, in tx: DeleteLink, DeleteQR and DeleteCampaign call it after removing
 // the target, so that a target's visits go with it. The target's row is then
 // locked by the delete, and SaveVisits locks the rows of its targets (FOR KEY
 // SHARE) before writing their visits: a concurrent SaveVisits either
 // committed first, and this statement, under READ COMMITTED, sees and removes
 // its visits, or waits and then finds the target gone and drops them.
 func deleteVisits(ctx context.Context, tx pgx.Tx, kind string, id int64) error {
-	if _, err := tx.Exec(ctx, `WITH u AS (DELETE FROM links_visit_uniques WHERE kind = $1 AND target_id = $2)
+	if _, err := tx.Exec(ctx, `WITH u AS (DELETE FROM links_visit_uniques WHERE kind = $1 AND target_id = $2),
+			r AS (DELETE FROM links_visit_rollups WHERE kind = $1 AND target_id = $2)
 		DELETE FROM links_visits WHERE kind = $1 AND target_id = $2`, kind, id); err != nil {
 		return fmt.Errorf("delete %s visits: %w", kind, err)
 	}
@@ -103,12 +104,14 @@ func (s *Store) SaveVisits(ctx context.Context, vs []visits.Visit) error {
 		var uIDs []int64
 		var uDays []int32
 		rows := make([][]any, 0, len(vs))
+		roll := visits.Rollup{}
 		for _, v := range vs {
 			tk := visitTargetKey{v.Kind, v.ID}
 			owner, ok := owners[tk]
 			if !ok {
 				continue
 			}
+			roll.Add(v)
 			at := v.At.UTC().Truncate(time.Microsecond)
 			day := visitDay(at)
 			rows = append(rows, []any{v.Kind, v.ID, owner, at, day, v.Referrer, v.Browser, v.OS, v.Country,
@@ -152,10 +155,14 @@ func (s *Store) SaveVisits(ctx context.Context, vs []visits.Visit) error {
 			var id int64
 			if _, err := pgx.ForEachRow(urows, []any{&kind, &id}, func() error {
 				counts[visitTargetKey{kind, id}].uniques++
+				roll.AddUnique(kind, id)
 				return nil
 			}); err != nil {
 				return fmt.Errorf("insert unique visitors: %w", err)
 			}
+		}
+		if err := addRollups(ctx, tx, roll); err != nil {
+			return err
 		}
 		var linkIDs, linkClicks, linkUniques, qrIDs, qrScans []int64
 		keys := make([]visitTargetKey, 0, len(counts))
@@ -198,28 +205,23 @@ func (s *Store) SaveVisits(ctx context.Context, vs []visits.Visit) error {
 	return nil
 }
 
-// visitTopsSQL ranks the labels of one target's non-bot visits on each
-// dimension (c: country, r: referrer, b: browser, o: OS) as
-// visits.Accumulator does: highest count first, ties by label byte-wise.
-const visitTopsSQL = `
-SELECT dim, label, n FROM (
-	SELECT dim, label, n, row_number() OVER (PARTITION BY dim ORDER BY n DESC, label COLLATE "C") AS r
-	FROM (
-		SELECT 'c' AS dim, CASE WHEN country = '' THEN 'Unknown' ELSE country END AS label, count(*) AS n
-		FROM links_visits WHERE kind = $1 AND target_id = $2 AND NOT bot GROUP BY 2
-		UNION ALL
-		SELECT 'r', CASE WHEN referrer = '' THEN 'Direct' ELSE referrer END, count(*)
-		FROM links_visits WHERE kind = $1 AND target_id = $2 AND NOT bot GROUP BY 2
-		UNION ALL
-		SELECT 'b', CASE WHEN browser = '' THEN 'Unknown' ELSE browser END, count(*)
-		FROM links_visits WHERE kind = $1 AND target_id = $2 AND NOT bot GROUP BY 2
-		UNION ALL
-		SELECT 'o', CASE WHEN os = '' THEN 'Unknown' ELSE os END, count(*)
-		FROM links_visits WHERE kind = $1 AND target_id = $2 AND NOT bot GROUP BY 2
-	) AS g
-) AS ranked
-WHERE r <= $3
-ORDER BY dim, r`
+// addRollups adds a batch's roll-up increments to the counters, in key
+// order (visits.Rollup.Sorted), so that concurrent writers never deadlock.
+func addRollups(ctx context.Context, tx pgx.Tx, roll visits.Rollup) error {
+	incs := roll.Sorted()
+	kinds, dims, labels := make([]string, len(incs)), make([]string, len(incs)), make([]string, len(incs))
+	ids, ns := make([]int64, len(incs)), make([]int64, len(incs))
+	for i, c := range incs {
+		kinds[i], ids[i], dims[i], labels[i], ns[i] = c.Kind, c.ID, c.Dim, c.Label, c.N
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO links_visit_rollups AS r (kind, target_id, dim, label, count)
+		SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[])
+		ON CONFLICT (kind, target_id, dim, label) DO UPDATE SET count = r.count + excluded.count`,
+		kinds, ids, dims, labels, ns); err != nil {
+		return fmt.Errorf("add visit roll-ups: %w", err)
+	}
+	return nil
+}
 
 // VisitStats returns the statistics of the owner's target of the kind.
 func (s *Store) VisitStats(ctx context.Context, owner int64, kind string, id int64) (visits.Stats, error) {
@@ -227,52 +229,60 @@ func (s *Store) VisitStats(ctx context.Context, owner int64, kind string, id int
 	if !ok {
 		return visits.Stats{}, linkErr("visit statistics", fmt.Errorf("unknown target kind %q", kind))
 	}
-	st := visits.Stats{TopCountries: visits.TopList{}, TopReferrers: visits.TopList{},
-		TopBrowsers: visits.TopList{}, TopOs: visits.TopList{}}
+	var counts []visits.RollupCount
 	err := s.readTx(ctx, func(tx pgx.Tx) error {
 		if err := mustOwn(ctx, tx, target.table, target.what, owner, id); err != nil {
 			return err
 		}
-		if err := tx.QueryRow(ctx, `SELECT
-				count(*) FILTER (WHERE NOT bot),
-				count(*) FILTER (WHERE NOT bot AND visitor = '')
-					+ count(DISTINCT day::text || ':' || visitor) FILTER (WHERE NOT bot AND visitor <> ''),
-				count(*) FILTER (WHERE bot),
-				count(*) FILTER (WHERE NOT bot AND social = 'facebook'),
-				count(*) FILTER (WHERE NOT bot AND social = 'twitter'),
-				count(*) FILTER (WHERE NOT bot AND social = 'instagram')
-			FROM links_visits WHERE kind = $1 AND target_id = $2`, kind, id).Scan(
-			&st.Clicks, &st.UniqueClicks, &st.Bots,
-			&st.SocialCount.Facebook, &st.SocialCount.Twitter, &st.SocialCount.Instagram); err != nil {
-			return fmt.Errorf("count visits: %w", err)
-		}
-		rows, err := tx.Query(ctx, visitTopsSQL, kind, id, links.VisitStatsTop)
+		rows, err := tx.Query(ctx, `SELECT dim, label, count FROM links_visit_rollups
+			WHERE kind = $1 AND target_id = $2`, kind, id)
 		if err != nil {
-			return fmt.Errorf("rank visits: %w", err)
+			return fmt.Errorf("read roll-ups: %w", err)
 		}
-		var dim, label string
-		var n int
-		_, err = pgx.ForEachRow(rows, []any{&dim, &label, &n}, func() error {
-			lc := visits.LabelCount{Label: label, Count: n}
-			switch dim {
-			case "c":
-				st.TopCountries = append(st.TopCountries, lc)
-			case "r":
-				st.TopReferrers = append(st.TopReferrers, lc)
-			case "b":
-				st.TopBrowsers = append(st.TopBrowsers, lc)
-			case "o":
-				st.TopOs = append(st.TopOs, lc)
-			}
+		var c visits.RollupCount
+		_, err = pgx.ForEachRow(rows, []any{&c.Dim, &c.Label, &c.N}, func() error {
+			counts = append(counts, c)
 			return nil
 		})
 		if err != nil {
-			return fmt.Errorf("rank visits: %w", err)
+			return fmt.Errorf("read roll-ups: %w", err)
 		}
 		return nil
 	})
 	if err != nil {
 		return visits.Stats{}, linkErr("visit statistics", err)
 	}
-	return st, nil
+	return visits.StatsFromRollup(counts, links.VisitStatsTop), nil
+}
+
+// pruneChunk is the most raw visits PruneVisits deletes in one statement,
+// so that no transaction holds many row locks or much WAL at once.
+const pruneChunk = 10_000
+
+// PruneVisits removes the raw visits before visitsBefore (none when it is
+// zero), pruneChunk rows per statement through the index on at, and the seen
+// visitors of the days before that of visitorsBefore (none when it is zero).
+// Roll-ups are kept.
+func (s *Store) PruneVisits(ctx context.Context, visitsBefore, visitorsBefore time.Time) (int64, error) {
+	var removed int64
+	if !visitsBefore.IsZero() {
+		for {
+			tag, err := s.pool.Exec(ctx, `DELETE FROM links_visits WHERE ctid = ANY (ARRAY(
+				SELECT ctid FROM links_visits WHERE at < $1 LIMIT $2))`, visitsBefore.UTC(), pruneChunk)
+			if err != nil {
+				return removed, linkErr("prune visits", err)
+			}
+			removed += tag.RowsAffected()
+			if tag.RowsAffected() < pruneChunk {
+				break
+			}
+		}
+	}
+	if !visitorsBefore.IsZero() {
+		if _, err := s.pool.Exec(ctx, `DELETE FROM links_visit_uniques WHERE day < $1`,
+			visitDay(visitorsBefore.UTC())); err != nil {
+			return removed, linkErr("prune seen visitors", err)
+		}
+	}
+	return removed, nil
 }

@@ -8,7 +8,8 @@ import (
 
 // TestDeletedTargetsLeaveNoVisits checks that deleting a link, a QR code and
 // a campaign removes every row of their visits (links_visits) and seen
-// visitors (links_visit_uniques), and leaves those of the kept link.
+// visitors (links_visit_uniques) and their roll-ups (links_visit_rollups),
+// and leaves those of the kept link.
 func TestDeletedTargetsLeaveNoVisits(t *testing.T) {
 	st := mustOpen(t)
 	deleted, kept := storetest.DeleteVisitedTargets(t, st)
@@ -20,7 +21,7 @@ func TestDeletedTargetsLeaveNoVisits(t *testing.T) {
 			`SELECT count(*) FROM `+table+` WHERE kind = $1 AND target_id = $2`, tg.Kind, tg.ID).Scan(&n))
 		return n
 	}
-	for _, table := range []string{"links_visits", "links_visit_uniques"} {
+	for _, table := range []string{"links_visits", "links_visit_uniques", "links_visit_rollups"} {
 		for _, tg := range deleted {
 			if n := count(table, tg); n != 0 {
 				t.Errorf("%s: %d rows of deleted %s %d, want 0", table, n, tg.Kind, tg.ID)
@@ -35,4 +36,20 @@ func TestDeletedTargetsLeaveNoVisits(t *testing.T) {
 	if n := count("links_visit_uniques", kept); n != 3 {
 		t.Errorf("links_visit_uniques: %d rows of kept %s %d, want 3", n, kept.Kind, kept.ID)
 	}
+}
+
+// TestVisitRollupsMigration applies 0004_link_visit_rollups to a database
+// holding visits but no roll-ups: its backfill gives the statistics of the
+// raw visits.
+func TestVisitRollupsMigration(t *testing.T) {
+	s := mustOpen(t)
+	rv := storetest.SaveRandomVisits(t, s)
+	ctx := t.Context()
+	if _, err := s.pool.Exec(ctx, `DROP TABLE links_visit_rollups;
+		DROP INDEX links_visits_at_idx; DROP INDEX links_visit_uniques_day_idx;
+		DELETE FROM schema_migrations WHERE version = '0004_link_visit_rollups'`); err != nil {
+		t.Fatalf("undo 0004: %v", err)
+	}
+	mustOK(t, "Migrate", s.Migrate(ctx))
+	rv.Check(t, s)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -17,6 +18,8 @@ func init() {
 		linksTest{"Visits", testLinkVisits},
 		linksTest{"VisitsFailuresWriteNothing", testLinkVisitsFailures},
 		linksTest{"VisitsGoWithTheirTarget", testLinkVisitsDeleted},
+		linksTest{"VisitRollupsMatchRawVisits", testVisitRollups},
+		linksTest{"PruneVisitsKeepsStatistics", testPruneVisits},
 	)
 }
 
@@ -301,3 +304,124 @@ func DeleteVisitedTargets(t *testing.T, s links.Store) (deleted []VisitTarget, k
 }
 
 func testLinkVisitsDeleted(t *testing.T, s links.Store) { DeleteVisitedTargets(t, s) }
+
+// RandomVisits are the visits SaveRandomVisits saved, by target.
+type RandomVisits struct {
+	Owner   int64
+	Targets []VisitTarget
+	Visits  [][]visits.Visit // Visits[i] are those of Targets[i]
+}
+
+// SaveRandomVisits saves at least 3,000 random visits of two links and a QR code of a
+// new user "ana", in batches of every size from 1 to 400, spread over 50
+// hours across UTC midnights, with visitors coming back on the same and
+// later days, visits without a visitor and bots.
+func SaveRandomVisits(t *testing.T, s links.Store) RandomVisits {
+	t.Helper()
+	ctx := t.Context()
+	ana := mustLinkUser(t, s, "ana")
+	l1 := mustLink(t, s, links.ShortLink{UserID: ana.ID, Alias: "one"})
+	l2 := mustLink(t, s, links.ShortLink{UserID: ana.ID, Alias: "two"})
+	q1, err := s.CreateQR(ctx, links.QRCode{UserID: ana.ID, Name: "q", Type: links.QRLink, Data: []byte(`"https://x.org"`),
+		CreatedAt: at(0), UpdatedAt: at(0)})
+	mustOK(t, "CreateQR", err)
+	rv := RandomVisits{Owner: ana.ID, Targets: []VisitTarget{
+		{visits.KindLink, l1.ID}, {visits.KindLink, l2.ID}, {visits.KindQR, q1.ID}}}
+	rv.Visits = make([][]visits.Visit, len(rv.Targets))
+	rng := rand.New(rand.NewPCG(3, 4))
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	for saved := 0; saved < 3000; {
+		batch := make([]visits.Visit, 1+rng.IntN(400))
+		for i := range batch {
+			ti := rng.IntN(len(rv.Targets))
+			tg := rv.Targets[ti]
+			v := visit(tg.Kind, tg.ID, RandomVisitsStart.Add(time.Duration(rng.IntN(50*60))*time.Minute),
+				pick("", "v1", "v2", fmt.Sprint(rng.IntN(40))), pick("", "ID", "US"), pick("", "t.co", "www.google.com"),
+				pick("", "Chrome", "Safari"), pick("", "Android", "iOS"), pick("", "", visits.SocialTwitter, visits.SocialFacebook))
+			v.Bot = rng.IntN(12) == 0
+			batch[i] = v
+			rv.Visits[ti] = append(rv.Visits[ti], v)
+		}
+		mustOK(t, "SaveVisits", s.SaveVisits(ctx, batch))
+		saved += len(batch)
+	}
+	return rv
+}
+
+// RandomVisitsStart is the time of SaveRandomVisits' first possible visit.
+var RandomVisitsStart = time.Date(2026, 3, 14, 22, 0, 0, 0, time.UTC)
+
+// Check fails unless the statistics of every target are those computed over
+// its raw visits (visits.Aggregate).
+func (rv RandomVisits) Check(t *testing.T, s links.Store) {
+	t.Helper()
+	for i, tg := range rv.Targets {
+		checkVisitStats(t, s, rv.Owner, tg.Kind, tg.ID, rv.Visits[i], "")
+	}
+}
+
+// testVisitRollups: statistics read from the roll-ups kept as visits are
+// saved equal those computed over the raw visits.
+func testVisitRollups(t *testing.T, s links.Store) { SaveRandomVisits(t, s).Check(t, s) }
+
+// testPruneVisits: pruning raw visits and seen visitors leaves every
+// statistic and counter as it was, and a visitor seen on a day whose seen
+// visitors are kept is still not counted twice.
+func testPruneVisits(t *testing.T, s links.Store) {
+	ctx := t.Context()
+	rv := SaveRandomVisits(t, s)
+	link := rv.Targets[0]
+	before, err := s.GetLink(ctx, rv.Owner, link.ID)
+	mustOK(t, "GetLink", err)
+	var old int64
+	cut := RandomVisitsStart.Add(30 * time.Hour) // 2026-03-16 04:00 UTC
+	for _, vs := range rv.Visits {
+		for _, v := range vs {
+			if v.At.Before(cut) {
+				old++
+			}
+		}
+	}
+	n, err := s.PruneVisits(ctx, cut, cut)
+	mustOK(t, "PruneVisits", err)
+	if n != old {
+		t.Fatalf("PruneVisits removed %d visits, want the %d before %s", n, old, cut)
+	}
+	rv.Check(t, s)
+	n, err = s.PruneVisits(ctx, cut, cut)
+	mustOK(t, "PruneVisits again", err)
+	if n != 0 {
+		t.Fatalf("PruneVisits again removed %d visits, want 0", n)
+	}
+	after, err := s.GetLink(ctx, rv.Owner, link.ID)
+	mustOK(t, "GetLink", err)
+	if after.Clicks != before.Clicks || after.UniqueClicks != before.UniqueClicks {
+		t.Fatalf("after pruning clicks %d unique %d, want %d %d", after.Clicks, after.UniqueClicks, before.Clicks, before.UniqueClicks)
+	}
+	// Visitor v1 was seen on 2026-03-16 (the cut's day, kept) and visitor
+	// "x" never: v1 again that day is not unique, x is.
+	var seen bool
+	for _, v := range rv.Visits[0] {
+		if v.Visitor == "v1" && !v.Bot && v.At.UTC().Day() == 16 {
+			seen = true
+		}
+	}
+	if !seen {
+		t.Fatal("the random visits hold no visit of v1 on 2026-03-16: the test cannot check it")
+	}
+	day := time.Date(2026, 3, 16, 23, 0, 0, 0, time.UTC)
+	again := []visits.Visit{visit(link.Kind, link.ID, day, "v1", "", "", "", "", ""), visit(link.Kind, link.ID, day, "x", "", "", "", "", "")}
+	mustOK(t, "SaveVisits", s.SaveVisits(ctx, again))
+	rv.Visits[0] = append(rv.Visits[0], again...)
+	rv.Check(t, s)
+	// Pruning everything keeps the statistics.
+	_, err = s.PruneVisits(ctx, day.Add(time.Hour), day.Add(48*time.Hour))
+	mustOK(t, "PruneVisits everything", err)
+	rv.Check(t, s)
+	// Zero times prune nothing.
+	n, err = s.PruneVisits(ctx, time.Time{}, time.Time{})
+	mustOK(t, "PruneVisits zero", err)
+	if n != 0 {
+		t.Fatalf("PruneVisits with zero times removed %d visits", n)
+	}
+}
