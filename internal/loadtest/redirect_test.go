@@ -3,11 +3,13 @@
 package loadtest
 
 import (
+	"bufio"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -83,8 +85,33 @@ func runRedirects(t *testing.T, bin, dbURL string) {
 		last = clicks
 		time.Sleep(2 * time.Second)
 	}
-	report("clicks saved after the redirect run", kind, fmt.Sprintf("%d of %d redirects (%.2f%%)", clicks, res.N,
-		100*float64(clicks)/float64(res.N)), "-", nil)
+	share := float64(clicks) / float64(res.N)
+	report("clicks recorded after the 60 s redirect run", kind, fmt.Sprintf("%d of %d redirects (%.3f%%); /metrics: %.0f dropped, %.0f failed, %.0f failed batches",
+		clicks, res.N, 100*share, metric(t, base, "portal_link_clicks_dropped_total"), metric(t, base, "portal_link_clicks_failed_total"),
+		metric(t, base, "portal_link_click_batch_failures_total")), ">= 99.99%", ptr(share >= 0.9999))
+}
+
+// metric returns the value of the unlabelled metric name in the portal's
+// /metrics.
+func metric(t *testing.T, base, name string) float64 {
+	t.Helper()
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("/metrics: %s: %v", name, err)
+			}
+			return f
+		}
+	}
+	t.Fatalf("/metrics has no %s", name)
+	return 0
 }
 
 // startLinkPortal starts the real portal on dbURL ("" for bbolt), creates
