@@ -13,6 +13,7 @@ import (
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/redirect"
+	"github.com/seedhq/portal/internal/ordering"
 	"github.com/seedhq/portal/internal/store/bolt"
 	"github.com/seedhq/portal/internal/store/storetest"
 )
@@ -159,6 +160,18 @@ func TestUnreferencedBlobRemoved(t *testing.T) {
 
 func TestLinksConformance(t *testing.T) {
 	storetest.RunLinks(t, func(t *testing.T) links.Store {
+		s := open(t, filepath.Join(t.TempDir(), "portal.db"), bolt.WithNoSync())
+		t.Cleanup(func() {
+			if err := s.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+		return s
+	})
+}
+
+func TestOrderingConformance(t *testing.T) {
+	storetest.RunOrdering(t, func(t *testing.T) ordering.Store {
 		s := open(t, filepath.Join(t.TempDir(), "portal.db"), bolt.WithNoSync())
 		t.Cleanup(func() {
 			if err := s.Close(); err != nil {

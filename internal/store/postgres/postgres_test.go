@@ -7,6 +7,7 @@ import (
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/redirect"
+	"github.com/seedhq/portal/internal/ordering"
 	"github.com/seedhq/portal/internal/store/pgtest"
 	"github.com/seedhq/portal/internal/store/postgres"
 	"github.com/seedhq/portal/internal/store/storetest"
@@ -40,6 +41,23 @@ func TestLinksConformance(t *testing.T) {
 		t.Helper()
 		url := pgtest.NewDatabase(t)
 		st, err := postgres.Open(context.Background(), url)
+		if err != nil {
+			t.Fatalf("open: %v", err)
+		}
+		t.Cleanup(func() { st.Close() })
+		if err := st.Migrate(context.Background()); err != nil {
+			t.Fatalf("migrate: %v", err)
+		}
+		return st
+	})
+}
+
+// TestOrderingConformance runs the ordering.Store conformance suite against
+// fresh, migrated PostgreSQL databases, one per case.
+func TestOrderingConformance(t *testing.T) {
+	storetest.RunOrdering(t, func(t *testing.T) ordering.Store {
+		t.Helper()
+		st, err := postgres.Open(context.Background(), pgtest.NewDatabase(t))
 		if err != nil {
 			t.Fatalf("open: %v", err)
 		}

@@ -1,0 +1,74 @@
+package ordering
+
+import (
+	"context"
+	"time"
+)
+
+// Store keeps the ordering service's records. Every method is one
+// transaction: all or nothing. Both stores pass the conformance suite
+// (internal/store/storetest); the rules are in this package, passed to the
+// read-modify-write methods as functions.
+type Store interface {
+	// CreateLoginToken stores a new login token.
+	CreateLoginToken(ctx context.Context, t LoginToken) error
+	// GetLoginToken returns the token whose hash is hash, or
+	// ErrTokenNotFound.
+	GetLoginToken(ctx context.Context, hash string) (LoginToken, error)
+	// UpdateLogin loads the token whose hash is hash (ErrTokenNotFound when
+	// there is none) and the user of its number (the zero User when there
+	// is none), calls fn, and, when fn returns nil, saves both: the token,
+	// and the user when fn left its ID set (created when it was new). The
+	// token and the user are locked from the load to the save. fn's error
+	// is returned as it is, and nothing is saved.
+	UpdateLogin(ctx context.Context, hash string, fn func(t *LoginToken, u *User) error) (LoginToken, User, error)
+
+	// UpdateBans loads the ban records of keys, in the order given (a
+	// record that does not exist yet is given as a new one: ID set from
+	// newID, zero counters, LastAttemptAt and CreatedAt now), calls fn,
+	// and saves every record when fn returns nil. The records are locked
+	// from the load to the save. Keys are given in a fixed order (number
+	// first) so that concurrent calls never deadlock.
+	UpdateBans(ctx context.Context, keys []BanKey, now time.Time, newID func() string, fn func(bans []*Ban) error) ([]Ban, error)
+	// ListBans returns the ban records with a level above 0 or attempts,
+	// most recent attempt first.
+	ListBans(ctx context.Context) ([]Ban, error)
+
+	// RecordConsent records that number may receive messages: an inbound
+	// message (source "inbound") or a registration (source "registered").
+	// It keeps the first time and updates the last.
+	RecordConsent(ctx context.Context, c Consent) error
+	// GetConsent returns the consent of number, and false when none is recorded.
+	GetConsent(ctx context.Context, number string) (Consent, bool, error)
+
+	// MarkSpent records key as used until until, and reports true when it
+	// was not yet (a webhook id, a solved challenge): the first of several
+	// concurrent callers gets true, every other false. Keys past their
+	// until may be forgotten.
+	MarkSpent(ctx context.Context, key string, until time.Time) (bool, error)
+	// HitRateLimit adds one hit to the counter of key in the fixed window
+	// starting at window and returns the new count, capped at limit+1.
+	HitRateLimit(ctx context.Context, key string, window time.Time, limit int) (int, error)
+
+	// GetOrderingUser returns the user with id, or ErrUserNotFound.
+	GetOrderingUser(ctx context.Context, id string) (User, error)
+	// ListOrderingUsers returns every user, oldest first.
+	ListOrderingUsers(ctx context.Context) ([]User, error)
+	// UpdateOrderingUser loads the user with id (ErrUserNotFound), calls fn
+	// and saves the user when fn returns nil.
+	UpdateOrderingUser(ctx context.Context, id string, fn func(*User) error) (User, error)
+}
+
+// Consent is the record that a number may receive messages from the shop.
+type Consent struct {
+	Number  string    `json:"messengerNumber"`
+	Source  string    `json:"source"`
+	FirstAt time.Time `json:"firstAt"`
+	LastAt  time.Time `json:"lastAt"`
+}
+
+// Consent sources.
+const (
+	ConsentInbound    = "inbound"
+	ConsentRegistered = "registered"
+)
