@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // Kind classifies an error; the HTTP layer maps each kind to one status.
@@ -107,3 +108,17 @@ func (k Kind) Status() int {
 		return http.StatusInternalServerError
 	}
 }
+
+// RetryAfterError is an *Error that says when to try again: the HTTP edge
+// sends its RetryAfter, rounded up to whole seconds, in Retry-After. A
+// RetryAfter of 0 or less sends none (a permanent refusal).
+type RetryAfterError struct {
+	Err        *Error
+	RetryAfter time.Duration
+}
+
+// Error implements the error interface.
+func (e *RetryAfterError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the underlying application error.
+func (e *RetryAfterError) Unwrap() error { return e.Err }

@@ -28,18 +28,6 @@ var (
 	ErrTooManyAttempts    = apperr.New(apperr.RateLimited, "TOO_MANY_ATTEMPTS", "too many failed sign-ins from this address; try again later")
 )
 
-// RetryAfterError is returned with ErrTooManyAttempts; it says when to retry.
-type RetryAfterError struct {
-	Err        *apperr.Error
-	RetryAfter time.Duration
-}
-
-// Error implements the error interface.
-func (e *RetryAfterError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the underlying application error.
-func (e *RetryAfterError) Unwrap() error { return e.Err }
-
 // LoginInput is the body of an operator login plus the client's address.
 type LoginInput struct {
 	Username   string
@@ -63,10 +51,10 @@ var dummyHash = sync.OnceValue(func() string {
 
 // Login checks an operator's credentials and returns a signed token. Failed
 // attempts are counted per client address; over the limit it answers
-// ErrTooManyAttempts (as *RetryAfterError) without checking the password.
+// ErrTooManyAttempts (as *apperr.RetryAfterError) without checking the password.
 func (s *Service) Login(ctx context.Context, in LoginInput) (LoginResult, error) {
 	if wait := s.logins.Blocked(in.ClientAddr, s.cfg.Now()); wait > 0 {
-		return LoginResult{}, &RetryAfterError{Err: ErrTooManyAttempts, RetryAfter: wait}
+		return LoginResult{}, &apperr.RetryAfterError{Err: ErrTooManyAttempts, RetryAfter: wait}
 	}
 	username := strings.ToLower(strings.TrimSpace(in.Username))
 	if username == "" || in.Password == "" {

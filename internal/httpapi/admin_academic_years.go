@@ -7,6 +7,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/httpapi/respond"
 )
 
 type academicYearView struct {
@@ -29,7 +30,7 @@ type createAcademicYearRequest struct {
 // year; an active one deactivates the others.
 func (s *server) createAcademicYear(w http.ResponseWriter, r *http.Request) {
 	var req createAcademicYearRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := respond.Decode(r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

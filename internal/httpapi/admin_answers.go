@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/httpapi/respond"
 )
 
 // batchImportView is the outcome of one batch of an imported answer file.
@@ -28,7 +29,7 @@ type batchImportView struct {
 func (s *server) importAnswers(w http.ResponseWriter, r *http.Request) {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/octet-stream" {
-			writeErrorStatus(w, http.StatusUnsupportedMediaType, codeUnsupportedMedia,
+			respond.ErrorStatus(w, http.StatusUnsupportedMediaType, respond.CodeUnsupportedMedia,
 				"Content-Type must be application/octet-stream (the file as it is), not "+ct)
 			return
 		}
@@ -43,7 +44,7 @@ func (s *server) importAnswers(w http.ResponseWriter, r *http.Request) {
 		views[i] = batchImportView{IdempotencyKey: b.IdempotencyKey, Records: b.Records, Outcome: string(b.Outcome),
 			SyncID: b.SyncID, Duplicate: b.Outcome == exam.OutcomeDuplicate, Code: b.Code, Message: b.Message}
 	}
-	writeJSON(w, http.StatusOK, struct {
+	respond.JSON(w, http.StatusOK, struct {
 		Success    bool              `json:"success"`
 		ServerCode string            `json:"server_code"`
 		NPSN       string            `json:"npsn"`

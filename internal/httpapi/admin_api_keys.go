@@ -7,6 +7,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/httpapi/respond"
 )
 
 // apiKeyView is an API key as operators see it: never the key or its hash.
@@ -32,7 +33,7 @@ type createAPIKeyRequest struct {
 // directory API, shown once in "key".
 func (s *server) createAPIKey(w http.ResponseWriter, r *http.Request) {
 	var req createAPIKeyRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := respond.Decode(r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/httpapi/respond"
 )
 
 // storedAnswerView is a stored answer as operators read it.
@@ -74,7 +75,7 @@ func (s *server) examAnswers(w http.ResponseWriter, r *http.Request) {
 		TotalPages int `json:"total_pages"`
 		AnswerRows int `json:"answer_rows"`
 	}
-	writeJSON(w, http.StatusOK, struct {
+	respond.JSON(w, http.StatusOK, struct {
 		Success bool               `json:"success"`
 		Data    []storedAnswerView `json:"data"`
 		Meta    meta               `json:"meta"`

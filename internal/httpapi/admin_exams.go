@@ -7,6 +7,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/httpapi/respond"
 )
 
 type optionJSON struct {
@@ -87,7 +88,7 @@ func nonNil[T any](s []T) []T {
 // exam with its questions and answer key, assigned to schools by npsn.
 func (s *server) createExam(w http.ResponseWriter, r *http.Request) {
 	var req createExamRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := respond.Decode(r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -143,7 +144,7 @@ func (s *server) deleteExam(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, okBody{Success: true, Message: "exam deleted"})
+	respond.JSON(w, http.StatusOK, okBody{Success: true, Message: "exam deleted"})
 }
 
 type memberResultView struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/httpapi/respond"
 )
 
 type loginCardView struct {
@@ -120,14 +121,14 @@ func (s *server) importMembers(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case err != nil:
-		writeErrorStatus(w, http.StatusUnsupportedMediaType, codeUnsupportedMedia,
+		respond.ErrorStatus(w, http.StatusUnsupportedMediaType, respond.CodeUnsupportedMedia,
 			"Content-Type must be application/json or text/csv")
 		return
 	case mt == "application/json":
 		var req struct {
 			Members []memberInputJSON `json:"members"`
 		}
-		if err := decodeJSON(r, &req); err != nil {
+		if err := respond.Decode(r, &req); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
@@ -141,7 +142,7 @@ func (s *server) importMembers(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	default:
-		writeErrorStatus(w, http.StatusUnsupportedMediaType, codeUnsupportedMedia,
+		respond.ErrorStatus(w, http.StatusUnsupportedMediaType, respond.CodeUnsupportedMedia,
 			"Content-Type must be application/json or text/csv, not "+mt)
 		return
 	}
@@ -155,7 +156,7 @@ func (s *server) importMembers(w http.ResponseWriter, r *http.Request) {
 		views[i] = importRowView{Row: row.Row, MemberID: row.MemberID, Action: string(row.Action),
 			Code: row.Code, Message: row.Message}
 	}
-	writeJSON(w, http.StatusOK, struct {
+	respond.JSON(w, http.StatusOK, struct {
 		Success  bool            `json:"success"`
 		Created  int             `json:"created"`
 		Updated  int             `json:"updated"`

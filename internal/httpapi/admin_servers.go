@@ -8,6 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/httpapi/respond"
 )
 
 // monitorView is a server monitor record, with the fields of the spec.
@@ -122,5 +123,5 @@ func (s *server) resetServer(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, okBody{Success: true, Message: "server binding reset"})
+	respond.JSON(w, http.StatusOK, okBody{Success: true, Message: "server binding reset"})
 }

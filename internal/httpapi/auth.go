@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/httpapi/respond"
 )
 
 type loginRequest struct {
@@ -28,18 +29,18 @@ func newUserView(u exam.User) userView {
 // address.
 func (s *server) login(w http.ResponseWriter, r *http.Request) {
 	var req loginRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := respond.Decode(r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	res, err := s.exam.Login(r.Context(), exam.LoginInput{
-		Username: req.Username, Password: req.Password, ClientAddr: clientIPFrom(r.Context()),
+		Username: req.Username, Password: req.Password, ClientAddr: respond.ClientIP(r.Context()),
 	})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
+	respond.JSON(w, http.StatusOK, struct {
 		Success   bool      `json:"success"`
 		Token     string    `json:"token"`
 		ExpiresAt time.Time `json:"expires_at"`
@@ -49,7 +50,7 @@ func (s *server) login(w http.ResponseWriter, r *http.Request) {
 
 // me handles GET /api/v1/auth/me: the signed-in operator.
 func (s *server) me(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, struct {
+	respond.JSON(w, http.StatusOK, struct {
 		Success bool     `json:"success"`
 		User    userView `json:"user"`
 	}{true, newUserView(operatorFrom(r.Context()))})

@@ -1,11 +1,12 @@
 package httpapi
 
 import (
-	"context"
 	"net"
 	"net/http"
 	"net/netip"
 	"strings"
+
+	"github.com/seedhq/portal/internal/httpapi/respond"
 )
 
 // clientIP resolves the client's address and keeps it in the context. The
@@ -16,7 +17,7 @@ import (
 func (s *server) clientIP(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ip := resolveClientIP(r, s.proxies)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxClientIP, ip)))
+		next.ServeHTTP(w, r.WithContext(respond.WithClientIP(r.Context(), ip)))
 	})
 }
 
@@ -47,12 +48,6 @@ func ClientAddr(trusted []netip.Prefix, next http.Handler) http.Handler {
 		r2.RemoteAddr = netip.AddrPortFrom(a, 0).String()
 		next.ServeHTTP(w, r2)
 	})
-}
-
-// clientIPFrom returns the address resolved by the clientIP middleware.
-func clientIPFrom(ctx context.Context) string {
-	ip, _ := ctx.Value(ctxClientIP).(string)
-	return ip
 }
 
 func resolveClientIP(r *http.Request, trusted []netip.Prefix) string {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/httpapi/respond"
 )
 
 // directoryMeta is the meta object of academic-year and lookup responses.
@@ -21,7 +22,7 @@ func (s *server) activeAcademicYear(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
+	respond.JSON(w, http.StatusOK, struct {
 		Success bool             `json:"success"`
 		Data    academicYearView `json:"data"`
 		Meta    directoryMeta    `json:"meta"`
@@ -85,7 +86,7 @@ func (s *server) lookupMember(w http.ResponseWriter, r *http.Request) {
 		data = &memberLookupView{ID: m.ID, Nama: m.Nama, Role: m.Role, DapodikID: m.DapodikID, NISN: m.NISN,
 			Kelas: m.Kelas, AcademicYearName: m.AcademicYearName, GoogleEmail: m.GoogleEmail, IsClaimed: m.IsClaimed}
 	}
-	writeJSON(w, http.StatusOK, struct {
+	respond.JSON(w, http.StatusOK, struct {
 		Success bool              `json:"success"`
 		Found   bool              `json:"found"`
 		Data    *memberLookupView `json:"data"`
@@ -139,7 +140,7 @@ func (s *server) listMembers(w http.ResponseWriter, r *http.Request) {
 		PerPage    int `json:"per_page"`
 		TotalPages int `json:"total_pages"`
 	}
-	writeJSON(w, http.StatusOK, struct {
+	respond.JSON(w, http.StatusOK, struct {
 		Success bool             `json:"success"`
 		Data    []memberListView `json:"data"`
 		Meta    meta             `json:"meta"`

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/seedhq/portal/internal/httpapi/respond"
 )
 
 // readyTimeout bounds the store check of /readyz.
@@ -22,7 +24,7 @@ func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if err := s.exam.Ping(ctx); err != nil {
 		s.log.WarnContext(r.Context(), "readiness check failed",
-			"request_id", requestIDFrom(r.Context()), "err", err)
+			"request_id", respond.RequestID(r.Context()), "err", err)
 		writeText(w, http.StatusServiceUnavailable, "store unavailable")
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/httpapi/respond"
 )
 
 type generateLicenseRequest struct {
@@ -47,7 +48,7 @@ func newLicenseView(l exam.License, now time.Time) licenseView {
 // signed licence for one school's machine.
 func (s *server) generateLicense(w http.ResponseWriter, r *http.Request) {
 	var req generateLicenseRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := respond.Decode(r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -64,7 +65,7 @@ func (s *server) generateLicense(w http.ResponseWriter, r *http.Request) {
 		ExpiresAt time.Time `json:"expires_at"`
 		Signature string    `json:"signature"`
 	}
-	writeJSON(w, http.StatusCreated, struct {
+	respond.JSON(w, http.StatusCreated, struct {
 		Success      bool        `json:"success"`
 		LicenseToken string      `json:"license_token"`
 		Payload      payload     `json:"payload"`
@@ -84,7 +85,7 @@ func (s *server) generateLicense(w http.ResponseWriter, r *http.Request) {
 // licensePublicKey handles GET /api/v1/licenses/public-key (no credential):
 // the Ed25519 key that verifies licence tokens offline.
 func (s *server) licensePublicKey(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, struct {
+	respond.JSON(w, http.StatusOK, struct {
 		Success   bool   `json:"success"`
 		Algorithm string `json:"algorithm"`
 		PublicKey string `json:"public_key"`

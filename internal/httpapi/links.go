@@ -13,6 +13,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/httpapi/respond"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/qr"
 )
@@ -97,7 +98,7 @@ type linkOKBody struct {
 
 // writeLinkOK writes {"error":0,"message":msg}.
 func writeLinkOK(w http.ResponseWriter, msg string) {
-	writeJSON(w, http.StatusOK, linkOKBody{Error: 0, Message: msg})
+	respond.JSON(w, http.StatusOK, linkOKBody{Error: 0, Message: msg})
 }
 
 // writeLinkList writes the paged list envelope: {"error":"0","data":{result,
@@ -108,7 +109,7 @@ func writeLinkList[T, V any](w http.ResponseWriter, name string, l links.List[T]
 		items[i] = view(it)
 	}
 	p := l.Paging()
-	writeJSON(w, http.StatusOK, map[string]any{
+	respond.JSON(w, http.StatusOK, map[string]any{
 		"error": "0",
 		"data": map[string]any{
 			"result":      p.Result,
@@ -123,7 +124,7 @@ func writeLinkList[T, V any](w http.ResponseWriter, name string, l links.List[T]
 
 // writeLinkErrorStatus writes the link error envelope with an explicit status.
 func writeLinkErrorStatus(w http.ResponseWriter, status int, code, msg string) {
-	writeJSON(w, status, linkErrorBody{Error: 1, Message: msg, Code: code})
+	respond.JSON(w, status, linkErrorBody{Error: 1, Message: msg, Code: code})
 }
 
 // linkError answers err in the link envelope: an *apperr.Error with the
@@ -137,12 +138,12 @@ func (s *server) linkError(w http.ResponseWriter, r *http.Request, err error) {
 	)
 	switch {
 	case errors.As(err, &tooLarge):
-		writeLinkErrorStatus(w, http.StatusRequestEntityTooLarge, codeBodyTooLarge,
-			"request body is larger than the limit of "+byteSize(tooLarge.Limit))
+		writeLinkErrorStatus(w, http.StatusRequestEntityTooLarge, respond.CodeBodyTooLarge,
+			"request body is larger than the limit of "+respond.ByteSize(tooLarge.Limit))
 		return
 	case errors.As(err, &qrErr):
 		if errors.Is(err, qr.ErrTooLarge) {
-			writeLinkErrorStatus(w, http.StatusRequestEntityTooLarge, codeBodyTooLarge, qrErr.Error())
+			writeLinkErrorStatus(w, http.StatusRequestEntityTooLarge, respond.CodeBodyTooLarge, qrErr.Error())
 			return
 		}
 		writeLinkErrorStatus(w, http.StatusBadRequest, "VALIDATION_FAILED", qrErr.Error())
@@ -150,10 +151,10 @@ func (s *server) linkError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	e := apperr.From(err)
 	if e == nil || e.Kind == apperr.Internal {
-		id := requestIDFrom(r.Context())
+		id := respond.RequestID(r.Context())
 		s.log.ErrorContext(r.Context(), "internal error",
 			"request_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
-		writeLinkErrorStatus(w, http.StatusInternalServerError, codeInternal,
+		writeLinkErrorStatus(w, http.StatusInternalServerError, respond.CodeInternal,
 			"internal error; quote request id "+id+" when reporting it")
 		return
 	}
@@ -168,7 +169,7 @@ func (s *server) linkError(w http.ResponseWriter, r *http.Request, err error) {
 // field, at most the default body limit), answering the error itself; it
 // reports whether the handler may go on.
 func (s *server) decodeLink(w http.ResponseWriter, r *http.Request, dst any) bool {
-	if err := decodeJSON(r, dst); err != nil {
+	if err := respond.Decode(r, dst); err != nil {
 		s.linkError(w, r, err)
 		return false
 	}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/seedhq/portal/internal/httpapi/respond"
 	"github.com/seedhq/portal/internal/links"
 )
 
@@ -29,7 +30,7 @@ func (s *server) linkAccount(w http.ResponseWriter, r *http.Request) {
 		s.linkError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
+	respond.JSON(w, http.StatusOK, struct {
 		Error int             `json:"error"`
 		Data  linkAccountView `json:"data"`
 	}{0, newLinkAccountView(u)})
@@ -105,7 +106,7 @@ func (s *server) linkAddDomain(w http.ResponseWriter, r *http.Request) {
 		s.linkError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, linkIDBody{ID: d.ID})
+	respond.JSON(w, http.StatusOK, linkIDBody{ID: d.ID})
 }
 
 type linkDomainPatchRequest struct {

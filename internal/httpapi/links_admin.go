@@ -8,6 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/httpapi/respond"
 	"github.com/seedhq/portal/internal/links"
 )
 
@@ -43,7 +44,7 @@ type createLinkUserRequest struct {
 // link-management API and its API key, shown once in "key".
 func (s *server) adminCreateLinkUser(w http.ResponseWriter, r *http.Request) {
 	var req createLinkUserRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := respond.Decode(r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -74,7 +75,7 @@ func (s *server) adminListLinkUsers(w http.ResponseWriter, r *http.Request) {
 		views[i] = newLinkUserView(u)
 	}
 	pg := l.Paging()
-	writeJSON(w, http.StatusOK, struct {
+	respond.JSON(w, http.StatusOK, struct {
 		Success    bool           `json:"success"`
 		Data       []linkUserView `json:"data"`
 		Pagination map[string]int `json:"pagination"`
@@ -132,7 +133,7 @@ func (s *server) linkOwnerExists(r *http.Request, id int64) error {
 // overlay for a user.
 func (s *server) adminCreateLinkOverlay(w http.ResponseWriter, r *http.Request) {
 	var req createLinkOverlayRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := respond.Decode(r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -163,7 +164,7 @@ type createLinkSplashRequest struct {
 // splash page for a user.
 func (s *server) adminCreateLinkSplash(w http.ResponseWriter, r *http.Request) {
 	var req createLinkSplashRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := respond.Decode(r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

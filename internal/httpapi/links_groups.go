@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/seedhq/portal/internal/httpapi/respond"
 	"github.com/seedhq/portal/internal/links"
 )
 
@@ -44,7 +45,7 @@ type linkCampaignBody struct {
 }
 
 func (s *server) writeCampaign(w http.ResponseWriter, r *http.Request, c links.Campaign) {
-	writeJSON(w, http.StatusOK, linkCampaignBody{ID: c.ID, Domain: c.Name, Public: c.Public,
+	respond.JSON(w, http.StatusOK, linkCampaignBody{ID: c.ID, Domain: c.Name, Public: c.Public,
 		Rotator: s.rotator(r, c), List: s.campaignListURL(r, c)})
 }
 
@@ -233,7 +234,7 @@ func (s *server) linkAddChannel(w http.ResponseWriter, r *http.Request) {
 		s.linkError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
+	respond.JSON(w, http.StatusOK, struct {
 		Error int `json:"error"`
 		linkChannelView
 	}{0, newLinkChannelView(c)})

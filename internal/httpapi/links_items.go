@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/httpapi/respond"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/qr"
 	"github.com/seedhq/portal/internal/links/visits"
@@ -63,7 +64,7 @@ func (s *server) linkAddPixel(w http.ResponseWriter, r *http.Request) {
 		s.linkError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, linkIDBody{ID: px.ID})
+	respond.JSON(w, http.StatusOK, linkIDBody{ID: px.ID})
 }
 
 type linkPixelPatchRequest struct {
@@ -137,7 +138,7 @@ func (s *server) linkGetQR(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
+	respond.JSON(w, http.StatusOK, struct {
 		Error   int           `json:"error"`
 		Details linkQRDetails `json:"details"`
 		Data    visits.Stats  `json:"data"`
@@ -217,7 +218,7 @@ func (s *server) linkAddQR(w http.ResponseWriter, r *http.Request) {
 		s.linkError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
+	respond.JSON(w, http.StatusOK, struct {
 		Error int    `json:"error"`
 		ID    int64  `json:"id"`
 		Link  string `json:"link"`
@@ -339,7 +340,7 @@ func (s *server) linkGetURL(w http.ResponseWriter, r *http.Request) {
 		s.linkError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
+	respond.JSON(w, http.StatusOK, struct {
 		Error   int          `json:"error"`
 		ID      int64        `json:"id"`
 		Details linkURLView  `json:"details"`
@@ -488,7 +489,7 @@ func (s *server) linkAddURL(w http.ResponseWriter, r *http.Request) {
 		s.linkError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
+	respond.JSON(w, http.StatusOK, struct {
 		Error    int    `json:"error"`
 		ID       int64  `json:"id"`
 		ShortURL string `json:"shorturl"`
@@ -547,7 +548,7 @@ func (s *server) linkUpdateURL(w http.ResponseWriter, r *http.Request) {
 		s.linkError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
+	respond.JSON(w, http.StatusOK, struct {
 		Error    int    `json:"error"`
 		Message  string `json:"message"`
 		ID       int64  `json:"id"`

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -12,14 +11,13 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/seedhq/portal/internal/httpapi/respond"
 )
 
 type ctxKey int
 
 const (
-	ctxRequestID ctxKey = iota
-	ctxClientIP
-	ctxOperator
+	ctxOperator ctxKey = iota
 	ctxServer
 	ctxAPIKey
 )
@@ -37,7 +35,7 @@ func (s *server) requestID(next http.Handler) http.Handler {
 			id = newRequestID()
 		}
 		w.Header().Set(requestIDHeader, id)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxRequestID, id)))
+		next.ServeHTTP(w, r.WithContext(respond.WithRequestID(r.Context(), id)))
 	})
 }
 
@@ -58,12 +56,6 @@ func newRequestID() string {
 	var b [12]byte
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-// requestIDFrom returns the request id stored by the requestID middleware.
-func requestIDFrom(ctx context.Context) string {
-	id, _ := ctx.Value(ctxRequestID).(string)
-	return id
 }
 
 // responseRecorder remembers the status and the number of body bytes written.
@@ -144,8 +136,8 @@ func (s *server) observe(next http.Handler) http.Handler {
 				slog.Int("status", status),
 				slog.Duration("duration", elapsed),
 				slog.Int64("bytes", rec.bytes),
-				slog.String("request_id", requestIDFrom(r.Context())),
-				slog.String("client_ip", clientIPFrom(r.Context())),
+				slog.String("request_id", respond.RequestID(r.Context())),
+				slog.String("client_ip", respond.ClientIP(r.Context())),
 			)
 			if p != nil {
 				panic(p)
@@ -181,13 +173,13 @@ func (s *server) recoverer(next http.Handler) http.Handler {
 				panic(p)
 			}
 			s.log.ErrorContext(r.Context(), "panic serving request",
-				"request_id", requestIDFrom(r.Context()), "method", r.Method, "path", r.URL.Path,
+				"request_id", respond.RequestID(r.Context()), "method", r.Method, "path", r.URL.Path,
 				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			if rec, ok := w.(*responseRecorder); ok && rec.written() {
 				panic(http.ErrAbortHandler) // too late for a clean answer: cut the connection
 			}
-			writeErrorStatus(w, http.StatusInternalServerError, codeInternal,
-				"internal error; quote request id "+requestIDFrom(r.Context())+" when reporting it")
+			respond.ErrorStatus(w, http.StatusInternalServerError, respond.CodeInternal,
+				"internal error; quote request id "+respond.RequestID(r.Context())+" when reporting it")
 		}()
 		next.ServeHTTP(w, r)
 	})
@@ -220,8 +212,8 @@ func routeBodyLimit(n int64) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.ContentLength > n {
-				writeErrorStatus(w, http.StatusRequestEntityTooLarge, codeBodyTooLarge,
-					"request body is larger than the limit of "+byteSize(n))
+				respond.ErrorStatus(w, http.StatusRequestEntityTooLarge, respond.CodeBodyTooLarge,
+					"request body is larger than the limit of "+respond.ByteSize(n))
 				return
 			}
 			setBodyLimit(w, r, n)

@@ -1,18 +1,10 @@
 package httpapi
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
-	"reflect"
-	"strconv"
-	"strings"
-	"sync"
 	"time"
 
-	"github.com/seedhq/portal/internal/jsonx"
+	"github.com/seedhq/portal/internal/httpapi/respond"
 )
 
 // dataBody is the success envelope of responses that carry one value or a list.
@@ -23,7 +15,7 @@ type dataBody struct {
 
 // writeData writes {"success":true,"data":data}.
 func writeData(w http.ResponseWriter, status int, data any) {
-	writeJSON(w, status, dataBody{Success: true, Data: data})
+	respond.JSON(w, status, dataBody{Success: true, Data: data})
 }
 
 // withKey is the body of a creation that returns a secret key, shown once:
@@ -38,7 +30,7 @@ type withKey[T any] struct {
 // password), as JSON that no cache may keep.
 func writeSecret(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, status, v)
+	respond.JSON(w, status, v)
 }
 
 // okBody is the body of successful operations that return nothing else.
@@ -54,115 +46,4 @@ func utcPtr(t *time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
-}
-
-// bodyBuffers are the response buffers of writeJSON, reused so that a long
-// list is not encoded into a buffer grown (and zeroed) afresh each time.
-var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// maxPooledBody is the largest buffer kept for reuse (a few lists of 1,000
-// records); larger ones are left to the garbage collector.
-const maxPooledBody = 4 << 20
-
-// writeJSON writes v as JSON, followed by a newline, with the given status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	buf := bodyBuffers.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= maxPooledBody {
-			buf.Reset()
-			bodyBuffers.Put(buf)
-		}
-	}()
-	buf.Reset()
-	if err := json.NewEncoder(buf).Encode(v); err != nil {
-		// Only a bug can get here (every response type marshals).
-		status = http.StatusInternalServerError
-		buf.Reset()
-		buf.WriteString(`{"success":false,"error":"internal error: response could not be encoded","code":"INTERNAL"}` + "\n")
-	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
-	w.WriteHeader(status)
-	w.Write(buf.Bytes())
-}
-
-// decodeJSON decodes the request body, which must be exactly one JSON value
-// with no field unknown to dst. Errors are 400 INVALID_JSON with a message
-// that says what is wrong and where, or 413 BODY_TOO_LARGE (as
-// *http.MaxBytesError) when the body is over the route's limit.
-//
-// A body is decoded by the json v2 engine in encoding/json's semantics
-// (jsonx, twice as fast on a push of 1,000 answers); one it refuses is
-// decoded again by encoding/json, whose errors name the field and the
-// offset, so that encoding/json has the last word either way.
-func decodeJSON(r *http.Request, dst any) error {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return jsonError(err)
-	}
-	if jsonx.UnmarshalStrict(body, dst) == nil {
-		return nil
-	}
-	reflect.ValueOf(dst).Elem().SetZero() // what the failed decoding filled in
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
-		return jsonError(err)
-	}
-	// Exactly one value: anything but white space after it is an error.
-	var extra json.RawMessage
-	if err := dec.Decode(&extra); errors.Is(err, io.EOF) {
-		return nil
-	}
-	return invalidJSON("request body has data after the JSON value")
-}
-
-// jsonError turns a decoding error into a clear INVALID_JSON error.
-func jsonError(err error) error {
-	var (
-		tooLarge *http.MaxBytesError
-		syntax   *json.SyntaxError
-		typ      *json.UnmarshalTypeError
-	)
-	switch {
-	case errors.As(err, &tooLarge):
-		return err
-	case errors.Is(err, io.EOF):
-		return invalidJSON("request body is empty; a JSON object is required")
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return invalidJSON("request body ends in the middle of a JSON value")
-	case errors.As(err, &syntax):
-		return invalidJSON("malformed JSON at byte %d: %v", syntax.Offset, err)
-	case errors.As(err, &typ):
-		if typ.Field != "" {
-			return invalidJSON("field %q must be %s, not %s", typ.Field, jsonKind(typ.Type.Kind().String()), typ.Value)
-		}
-		return invalidJSON("request body must be %s, not %s", jsonKind(typ.Type.Kind().String()), typ.Value)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return invalidJSON("unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
-	default:
-		// Errors of UnmarshalJSON/UnmarshalText methods, e.g. a malformed time.
-		return invalidJSON("invalid JSON: %v", err)
-	}
-}
-
-// jsonKind names a Go kind as JSON readers know it.
-func jsonKind(kind string) string {
-	switch kind {
-	case "struct", "map":
-		return "an object"
-	case "slice", "array":
-		return "an array"
-	case "string":
-		return "a string"
-	case "bool":
-		return "a boolean"
-	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
-		return "an integer"
-	case "float32", "float64":
-		return "a number"
-	default:
-		return kind
-	}
 }

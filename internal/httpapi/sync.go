@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/httpapi/respond"
 )
 
 type verifyServerRequest struct {
@@ -33,19 +34,19 @@ type verifiedLicense struct {
 // access token and its school's package key.
 func (s *server) verifyServer(w http.ResponseWriter, r *http.Request) {
 	var req verifyServerRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := respond.Decode(r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	v, err := s.exam.VerifyServer(r.Context(), exam.VerifyInput{
 		ServerCode: req.ServerCode, NPSN: req.NPSN, HardwareID: req.HardwareID,
-		LicenseToken: req.LicenseToken, ClientIP: clientIPFrom(r.Context()),
+		LicenseToken: req.LicenseToken, ClientIP: respond.ClientIP(r.Context()),
 	})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
+	respond.JSON(w, http.StatusOK, struct {
 		Success                  bool            `json:"success"`
 		Status                   string          `json:"status"`
 		ServerName               string          `json:"server_name"`
@@ -169,7 +170,7 @@ func (s *server) pullQuestions(w http.ResponseWriter, r *http.Request) {
 		// The status is sent: cut the response so that the client sees a
 		// truncated body rather than a complete-looking one.
 		s.log.WarnContext(r.Context(), "package stream failed",
-			"request_id", requestIDFrom(r.Context()), "npsn", meta.NPSN, "err", err)
+			"request_id", respond.RequestID(r.Context()), "npsn", meta.NPSN, "err", err)
 		panic(http.ErrAbortHandler)
 	}
 	s.exam.LogPull(r.Context(), id, meta)
@@ -251,7 +252,7 @@ type pushRequest struct {
 // by checksum.
 func (s *server) pushAnswers(w http.ResponseWriter, r *http.Request) {
 	var req pushRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := respond.Decode(r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -264,7 +265,7 @@ func (s *server) pushAnswers(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
+	respond.JSON(w, http.StatusOK, struct {
 		Success     bool      `json:"success"`
 		Message     string    `json:"message"`
 		SyncID      string    `json:"sync_id"`
@@ -293,20 +294,20 @@ type heartbeatRequest struct {
 // that updates the server's monitor record.
 func (s *server) heartbeat(w http.ResponseWriter, r *http.Request) {
 	var req heartbeatRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := respond.Decode(r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	res, err := s.exam.Heartbeat(r.Context(), serverFrom(r.Context()), exam.HeartbeatInput{
 		ServerCode: req.ServerCode, ConnectedStudents: req.ConnectedStudents,
 		ActiveExamsCount: req.ActiveExamsCount, ClientVersion: req.ClientVersion,
-		Status: exam.MonitorStatus(req.Status), ClientIP: clientIPFrom(r.Context()),
+		Status: exam.MonitorStatus(req.Status), ClientIP: respond.ClientIP(r.Context()),
 	})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
+	respond.JSON(w, http.StatusOK, struct {
 		Success         bool      `json:"success"`
 		ServerTime      time.Time `json:"server_time"`
 		IntervalSeconds int64     `json:"interval_seconds"`

@@ -58,25 +58,11 @@ type LoginStart struct {
 	ExpiresIn int    `json:"expiresIn"`
 }
 
-// BanError is a refused login: the ban and how long it lasts.
-type BanError struct {
-	// Err is ErrBanned or ErrBannedPermanently.
-	Err *apperr.Error
-	// RetryAfter is how long until logins are allowed again; -1 for a
-	// permanent ban.
-	RetryAfter time.Duration
-}
-
-// Error returns the message of Err.
-func (e *BanError) Error() string { return e.Err.Error() }
-
-// Unwrap returns Err.
-func (e *BanError) Unwrap() error { return e.Err }
-
 // Login starts a login for number from the client address: it checks the
 // anti-bot challenge, applies the ban ladder to the number and the address,
 // and issues a PENDING token that the number's verification message turns
-// VERIFIED.
+// VERIFIED. A refused login is an *apperr.RetryAfterError with ErrBanned
+// and the time left, or ErrBannedPermanently and -1.
 func (s *Service) Login(ctx context.Context, number, challengeToken, address string) (LoginStart, error) {
 	n, err := NormalizeNumber(number, s.cfg.Region)
 	if err != nil {
@@ -91,14 +77,14 @@ func (s *Service) Login(ctx context.Context, number, challengeToken, address str
 		return LoginStart{}, fmt.Errorf("verify challenge: %w", err)
 	}
 	now := s.cfg.Now().UTC()
-	var refused *BanError
+	var refused *apperr.RetryAfterError
 	_, err = s.store.UpdateBans(ctx, banKeys(n, address), now, newID, func(bans []*Ban) error {
 		refused = nil
 		// Every subject counts the attempt, even when another refuses it,
 		// so that an address spraying numbers is banned too.
 		for _, b := range bans {
 			if !b.attempt(now) {
-				e := &BanError{Err: ErrBanned, RetryAfter: b.RetryAfter(now)}
+				e := &apperr.RetryAfterError{Err: ErrBanned, RetryAfter: b.RetryAfter(now)}
 				if b.Level >= 3 {
 					e.Err = ErrBannedPermanently
 				}

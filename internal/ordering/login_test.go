@@ -157,7 +157,7 @@ func TestLoginBans(t *testing.T) {
 		c.now = c.now.Add(time.Second)
 	}
 	_, err := svc.Login(ctx, victim, "ok", stranger)
-	var be *ordering.BanError
+	var be *apperr.RetryAfterError
 	if !errors.As(err, &be) || !errors.Is(err, ordering.ErrBanned) || be.RetryAfter != time.Hour {
 		t.Fatalf("fourth login: %v, want a ban for an hour", err)
 	}
