@@ -138,7 +138,7 @@ func (v *Verifier) Verify(h http.Header, body []byte, now time.Time) (id string,
 		return "", fmt.Errorf("%w: %s %q is not Unix seconds", ErrMissingHeaders, HeaderTimestamp, ts)
 	}
 	if skew := now.Sub(time.Unix(sec, 0)); skew.Abs() > v.tolerance {
-		return "", fmt.Errorf("%w: %s is %s from now, tolerance %s", ErrStaleTimestamp, HeaderTimestamp, skew, v.tolerance)
+		return "", fmt.Errorf("%w: %s %s has age %s, beyond ±%s", ErrStaleTimestamp, HeaderTimestamp, ts, skew, v.tolerance)
 	}
 	for _, key := range v.keys {
 		want := mac(key, id, ts, body)
