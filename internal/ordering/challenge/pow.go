@@ -35,7 +35,7 @@ const (
 // MinKeyLen is the shortest HMAC key NewPoW accepts, in bytes.
 const MinKeyLen = 32
 
-// maxTokenLen bounds the token Verify decodes. A genuine token is about 300
+// maxTokenLen bounds the token Verify decodes. A genuine token is about 350
 // bytes; anything much longer is refused before base64 and JSON decoding.
 const maxTokenLen = 1024
 
@@ -147,7 +147,7 @@ func (p *PoW) New(now time.Time) (Challenge, error) {
 // challenge was not used before; then it records the challenge as spent.
 // remoteIP is not used: a challenge is not bound to an address, since a
 // phone may change networks between solving and logging in.
-func (p *PoW) Verify(ctx context.Context, token, _ string) error {
+func (p *PoW) Verify(ctx context.Context, token, remoteIP string) error {
 	if token == "" {
 		return ErrMissing
 	}

@@ -297,8 +297,8 @@ func TestSpliceRefused(t *testing.T) {
 	for {
 		a := decode(t, MustToken(t, p, time.Now()))
 		n := strconv.FormatInt(a.number(t), 10)
-		if len(n) < 2 {
-			continue
+		if len(n) < 2 || n[1] == '0' {
+			continue // nothing to move, or a rest JSON cannot spell
 		}
 		a["salt"] = a["salt"].(string) + n[:1]
 		a["number"] = json.Number(n[1:])
