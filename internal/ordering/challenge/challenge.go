@@ -32,7 +32,7 @@
 //
 // # Expiry and single use
 //
-// A challenge carries its expiry in its salt (salt "<hex>?expires=<unix>&",
+// A challenge carries its expiry in its salt (salt "<random>?expires=<unix>&",
 // as ALTCHA does; the trailing "&" keeps digits of the number from being
 // read as part of the expiry) and is refused after DefaultExpiry, 5 minutes,
 // unless WithExpiry says otherwise. A solved challenge is accepted once: PoW

@@ -47,7 +47,8 @@ type Challenge struct {
 	Algorithm string `json:"algorithm"`
 	// Challenge is hex(sha256(Salt + decimal number)).
 	Challenge string `json:"challenge"`
-	// Salt is random hex followed by "?expires=<unix seconds>&".
+	// Salt is 128 random bits as base32 text (crypto/rand.Text) followed
+	// by "?expires=<unix seconds>&".
 	Salt string `json:"salt"`
 	// Signature is hex(HMAC-SHA256(key, Challenge)).
 	Signature string `json:"signature"`
@@ -215,7 +216,7 @@ func decodeToken(token string) (payload, error) {
 func saltExpiry(salt string) (time.Time, error) {
 	_, query, ok := strings.Cut(salt, "?")
 	if !ok || !strings.HasSuffix(salt, "&") {
-		return time.Time{}, errors.New("salt is not of the form <hex>?expires=<unix>&")
+		return time.Time{}, errors.New("salt is not of the form <random>?expires=<unix>&")
 	}
 	params, err := url.ParseQuery(query)
 	if err != nil {
