@@ -5,8 +5,8 @@
 // # Proof of work by default
 //
 // The built-in Verifier, PoW, is a self-hosted proof of work shaped as
-// ALTCHA's (v1, SHA-256) challenges are, so that ALTCHA's browser widget can
-// solve it. It needs no third-party account, no secret from anyone but the
+// ALTCHA's (v1, SHA-256) challenges are, so that ALTCHA's browser widget
+// should solve it too (not yet tried against the widget). It needs no third-party account, no secret from anyone but the
 // portal itself and no network access, so it works on a fresh `make run`
 // and in tests. The server picks a random number n in [0, maxnumber], sends
 // the client sha256(salt + n) and an HMAC of it, and the client finds n by
