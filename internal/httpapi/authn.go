@@ -6,23 +6,14 @@ import (
 	"strings"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/httpapi/respond"
 )
-
-// bearerToken returns the token of an "Authorization: Bearer <token>" header
-// (the scheme is case-insensitive), or "" when there is none.
-func bearerToken(r *http.Request) string {
-	scheme, token, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return ""
-	}
-	return strings.TrimSpace(token)
-}
 
 // requireOperator admits requests with a valid operator JWT and stores the
 // operator (exam.User) in the context.
 func (s *server) requireOperator(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u, err := s.exam.AuthenticateOperator(r.Context(), bearerToken(r))
+		u, err := s.exam.AuthenticateOperator(r.Context(), respond.BearerToken(r))
 		if err != nil {
 			s.unauthorized(w, r, err)
 			return
@@ -35,7 +26,7 @@ func (s *server) requireOperator(next http.Handler) http.Handler {
 // server's identity (exam.ServerIdentity) in the context.
 func (s *server) requireServer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := s.exam.AuthenticateServer(r.Context(), bearerToken(r))
+		id, err := s.exam.AuthenticateServer(r.Context(), respond.BearerToken(r))
 		if err != nil {
 			s.unauthorized(w, r, err)
 			return
@@ -60,7 +51,7 @@ func (s *server) requireAPIKey(next http.Handler) http.Handler {
 // unauthorized answers a failed bearer authentication, with the
 // WWW-Authenticate challenge of RFC 6750.
 func (s *server) unauthorized(w http.ResponseWriter, r *http.Request, err error) {
-	if bearerToken(r) == "" {
+	if respond.BearerToken(r) == "" {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="portal"`)
 	}
 	s.writeError(w, r, err)

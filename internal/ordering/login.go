@@ -199,6 +199,34 @@ func (s *Service) Inbound(ctx context.Context, from, text string) (InboundResult
 	return InboundVerified, u, nil
 }
 
+// GatewayMessage handles an inbound message delivered by the messaging
+// gateway as the webhook with id (whose signature the HTTP edge checked): a
+// webhook id seen before within ReplayWindow is InboundAlreadyProcessed and
+// changes nothing; otherwise as Inbound. When the handling fails on the
+// portal's side, the id is forgotten so that the gateway's retry is handled.
+func (s *Service) GatewayMessage(ctx context.Context, id, from, text string) (InboundResult, User, error) {
+	key := "gateway-webhook:" + id
+	fresh, err := s.store.MarkSpent(ctx, key, s.cfg.Now().Add(ReplayWindow))
+	if err != nil {
+		return "", User{}, fmt.Errorf("gateway message: %w", err)
+	}
+	if !fresh {
+		return InboundAlreadyProcessed, User{}, nil
+	}
+	res, u, err := s.Inbound(ctx, from, text)
+	if err != nil && apperr.From(err) == nil {
+		if uerr := s.store.UnmarkSpent(context.WithoutCancel(ctx), key); uerr != nil {
+			s.log.Error("ordering: forgetting a failed webhook id", "err", uerr)
+		}
+	}
+	return res, u, err
+}
+
+// ReplayWindow is how long a webhook id is remembered: twice the signature
+// tolerance of 5 minutes, so that a replay is refused for as long as its
+// timestamp would be accepted.
+const ReplayWindow = 10 * time.Minute
+
 // errAlready stops UpdateLogin for a token verified before: nothing to save.
 var errAlready = errors.New("already verified")
 
@@ -212,14 +240,29 @@ type PollResult struct {
 	User User
 }
 
-// Poll returns the state of the login of token. The first poll after
-// verification hands out the JWT and marks the token DELIVERED; later polls
-// get ErrTokenUsed, so a JWT is never handed out twice.
-func (s *Service) Poll(ctx context.Context, token string) (PollResult, error) {
+// Poll limits: polls per minute of one token and of one client address. The
+// spec's clients poll every 2 seconds (30 a minute).
+const (
+	PollsPerToken   = 60
+	PollsPerAddress = 600
+)
+
+// Poll returns the state of the login of token, polled from address. The
+// first poll after verification hands out the JWT and marks the token
+// DELIVERED; later polls get ErrTokenUsed, so a JWT is never handed out
+// twice. Polls beyond PollsPerToken a minute for the token or
+// PollsPerAddress for the address are ErrTooManyPolls with the wait.
+func (s *Service) Poll(ctx context.Context, token, address string) (PollResult, error) {
+	now := s.cfg.Now().UTC()
+	if err := s.limitPolls(ctx, now, "ordering:poll-address:"+address, PollsPerAddress); err != nil {
+		return PollResult{}, err
+	}
 	if tokenPattern.FindString("VERIFY_"+token) == "" {
 		return PollResult{}, ErrTokenNotFound
 	}
-	now := s.cfg.Now().UTC()
+	if err := s.limitPolls(ctx, now, "ordering:poll-token:"+hashToken(token), PollsPerToken); err != nil {
+		return PollResult{}, err
+	}
 	var res PollResult
 	_, u, err := s.store.UpdateLogin(ctx, hashToken(token), func(t *LoginToken, u *User) error {
 		switch t.Status {
@@ -250,6 +293,19 @@ func (s *Service) Poll(ctx context.Context, token string) (PollResult, error) {
 	}
 	res.User = u
 	return res, nil
+}
+
+// limitPolls counts a poll against the key's minute and refuses it beyond limit.
+func (s *Service) limitPolls(ctx context.Context, now time.Time, key string, limit int) error {
+	window := now.Truncate(time.Minute)
+	n, err := s.store.HitRateLimit(ctx, key, window, limit)
+	if err != nil {
+		return fmt.Errorf("poll rate limit: %w", err)
+	}
+	if n > limit {
+		return &apperr.RetryAfterError{Err: ErrTooManyPolls, RetryAfter: window.Add(time.Minute).Sub(now)}
+	}
+	return nil
 }
 
 // errNothingToSave stops UpdateLogin when a poll changes nothing.

@@ -74,7 +74,7 @@ func TestLoginFlow(t *testing.T) {
 		t.Fatalf("magic link %q", ls.MagicLink)
 	}
 	c.now = c.now.Add(10 * time.Second)
-	p, err := svc.Poll(ctx, ls.Token)
+	p, err := svc.Poll(ctx, ls.Token, "192.0.2.1")
 	if err != nil || p.Status != ordering.LoginPending || p.ExpiresIn != 80 || p.JWT != "" {
 		t.Fatalf("poll before verification: %+v %v", p, err)
 	}
@@ -88,21 +88,21 @@ func TestLoginFlow(t *testing.T) {
 	if res, _, err := svc.Inbound(ctx, "6281234567890", "VERIFY_"+ls.Token); err != nil || res != ordering.InboundAlreadyProcessed {
 		t.Fatalf("inbound again: %s %v", res, err)
 	}
-	p, err = svc.Poll(ctx, ls.Token)
+	p, err = svc.Poll(ctx, ls.Token, "192.0.2.1")
 	if err != nil || p.Status != ordering.LoginVerified || p.JWT == "" || p.User.ID != u.ID {
 		t.Fatalf("poll after verification: %+v %v", p, err)
 	}
-	if _, err := svc.Poll(ctx, ls.Token); !errors.Is(err, ordering.ErrTokenUsed) {
+	if _, err := svc.Poll(ctx, ls.Token, "192.0.2.1"); !errors.Is(err, ordering.ErrTokenUsed) {
 		t.Fatalf("second poll: %v, want ErrTokenUsed", err)
 	}
 	got, err := svc.Authenticate(ctx, p.JWT)
 	if err != nil || got.ID != u.ID {
 		t.Fatalf("Authenticate: %+v %v", got, err)
 	}
-	if _, err := svc.Poll(ctx, "tok_AAAAAAAAAAAAAAAAAAAAAAAAAA"); !errors.Is(err, ordering.ErrTokenNotFound) {
+	if _, err := svc.Poll(ctx, "tok_AAAAAAAAAAAAAAAAAAAAAAAAAA", "192.0.2.1"); !errors.Is(err, ordering.ErrTokenNotFound) {
 		t.Fatalf("poll of an unknown token: %v", err)
 	}
-	if _, err := svc.Poll(ctx, "garbage"); !errors.Is(err, ordering.ErrTokenNotFound) {
+	if _, err := svc.Poll(ctx, "garbage", "192.0.2.1"); !errors.Is(err, ordering.ErrTokenNotFound) {
 		t.Fatalf("poll of garbage: %v", err)
 	}
 }
@@ -114,7 +114,7 @@ func TestLoginExpiry(t *testing.T) {
 	svc, c := newService(t, "")
 	ls := mustLogin(t, svc, "081234567890", "192.0.2.1")
 	c.now = c.now.Add(ordering.LoginTTL)
-	if p, err := svc.Poll(ctx, ls.Token); err != nil || p.Status != ordering.LoginExpired {
+	if p, err := svc.Poll(ctx, ls.Token, "192.0.2.1"); err != nil || p.Status != ordering.LoginExpired {
 		t.Fatalf("poll: %+v %v, want EXPIRED", p, err)
 	}
 	if _, _, err := svc.Inbound(ctx, "6281234567890", "VERIFY_"+ls.Token); !errors.Is(err, ordering.ErrTokenExpired) {
@@ -202,7 +202,7 @@ func TestAuthenticateRefusals(t *testing.T) {
 	if _, _, err := svc.Inbound(ctx, "6281234567890", "VERIFY_"+ls.Token); err != nil {
 		t.Fatal(err)
 	}
-	p, err := svc.Poll(ctx, ls.Token)
+	p, err := svc.Poll(ctx, ls.Token, "192.0.2.1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,5 +231,57 @@ func TestAuthenticateRefusals(t *testing.T) {
 	c.now = c.now.Add(8 * 24 * time.Hour)
 	if _, err := svc.Authenticate(ctx, p.JWT); !errors.Is(err, ordering.ErrUnauthorized) {
 		t.Errorf("expired: %v, want ErrUnauthorized", err)
+	}
+}
+
+// TestPollLimits: a token polled more than PollsPerToken times in a minute
+// is refused with the wait until the next minute; so is an address past
+// PollsPerAddress, whatever the tokens.
+func TestPollLimits(t *testing.T) {
+	ctx := t.Context()
+	svc, c := newService(t, "")
+	ls := mustLogin(t, svc, "081234567890", "192.0.2.1")
+	c.now = c.now.Add(15 * time.Second)
+	for i := range ordering.PollsPerToken {
+		if _, err := svc.Poll(ctx, ls.Token, "192.0.2.1"); err != nil {
+			t.Fatalf("poll %d: %v", i, err)
+		}
+	}
+	_, err := svc.Poll(ctx, ls.Token, "192.0.2.1")
+	var ra *apperr.RetryAfterError
+	if !errors.As(err, &ra) || !errors.Is(err, ordering.ErrTooManyPolls) || ra.RetryAfter != 45*time.Second {
+		t.Fatalf("poll past the limit: %v, want ErrTooManyPolls for 45s", err)
+	}
+	c.now = c.now.Add(45 * time.Second)
+	if _, err := svc.Poll(ctx, ls.Token, "192.0.2.1"); err != nil {
+		t.Fatalf("poll in the next minute: %v", err)
+	}
+	const b32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+	for i := range ordering.PollsPerAddress - 1 {
+		unknown := "tok_" + string(b32[i%32]) + string(b32[i/32]) + strings.Repeat("A", 24)
+		if _, err := svc.Poll(ctx, unknown, "198.51.100.1"); !errors.Is(err, ordering.ErrTokenNotFound) {
+			t.Fatalf("poll %d of unknown tokens: %v", i, err)
+		}
+	}
+	if _, err := svc.Poll(ctx, "tok_AAAAAAAAAAAAAAAAAAAAAAAAAA", "198.51.100.1"); !errors.Is(err, ordering.ErrTokenNotFound) {
+		t.Fatalf("last allowed poll: %v", err)
+	}
+	if _, err := svc.Poll(ctx, ls.Token, "198.51.100.1"); !errors.Is(err, ordering.ErrTooManyPolls) {
+		t.Fatalf("address past the limit: %v, want ErrTooManyPolls", err)
+	}
+}
+
+// TestGatewayMessageReplay: a webhook id is handled once.
+func TestGatewayMessageReplay(t *testing.T) {
+	ctx := t.Context()
+	svc, _ := newService(t, "")
+	ls := mustLogin(t, svc, "081234567890", "192.0.2.1")
+	res, _, err := svc.GatewayMessage(ctx, "msg_1", "6281234567890", "VERIFY_"+ls.Token)
+	if err != nil || res != ordering.InboundVerified {
+		t.Fatalf("first: %s %v", res, err)
+	}
+	res, _, err = svc.GatewayMessage(ctx, "msg_1", "6289999999999", "VERIFY_"+ls.Token)
+	if err != nil || res != ordering.InboundAlreadyProcessed {
+		t.Fatalf("replay: %s %v, want ALREADY_PROCESSED and nothing done", res, err)
 	}
 }

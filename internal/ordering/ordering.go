@@ -56,6 +56,7 @@ var (
 	ErrTokenExpired      = apperr.New(apperr.Unprocessable, "TOKEN_EXPIRED", "the login token has expired: log in again")
 	ErrTokenUsed         = apperr.New(apperr.Conflict, "TOKEN_USED", "this login was completed and its JWT already handed out: log in again")
 	ErrNumberMismatch    = apperr.New(apperr.Unprocessable, "NUMBER_MISMATCH", "the message does not come from the number the login token was issued for")
+	ErrTooManyPolls      = apperr.New(apperr.RateLimited, "TOO_MANY_POLLS", "polling too fast: poll every 2 seconds")
 	ErrUserNotFound      = apperr.New(apperr.NotFound, "USER_NOT_FOUND", "no such user")
 	ErrBanNotFound       = apperr.New(apperr.NotFound, "BAN_NOT_FOUND", "no such ban")
 	ErrUnauthorized      = apperr.New(apperr.Unauthorized, "UNAUTHORIZED", "a valid ordering JWT is required (Authorization: Bearer <token>)")

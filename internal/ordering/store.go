@@ -43,9 +43,12 @@ type Store interface {
 
 	// MarkSpent records key as used until until, and reports true when it
 	// was not yet (a webhook id, a solved challenge): the first of several
-	// concurrent callers gets true, every other false. Keys past their
-	// until may be forgotten.
+	// concurrent callers gets true, every other false. until only says when
+	// the key may be pruned; until then it stays spent.
 	MarkSpent(ctx context.Context, key string, until time.Time) (bool, error)
+	// UnmarkSpent forgets key, so that it may be used again (a webhook whose
+	// handling failed, for the sender's retry).
+	UnmarkSpent(ctx context.Context, key string) error
 	// HitRateLimit adds one hit to the counter of key in the fixed window
 	// starting at window and returns the new count, capped at limit+1.
 	HitRateLimit(ctx context.Context, key string, window time.Time, limit int) (int, error)

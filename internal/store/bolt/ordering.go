@@ -205,19 +205,25 @@ func (s *Store) GetConsent(ctx context.Context, number string) (ordering.Consent
 	return c, ok, err
 }
 
-// MarkSpent records key until until and reports whether it was new. Keys
-// past their until are forgotten as they are met.
+// MarkSpent records key until until and reports whether it was new.
 func (s *Store) MarkSpent(ctx context.Context, key string, until time.Time) (bool, error) {
 	fresh := false
 	err := s.update(ctx, "mark spent", func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketOrdSpent)
-		if v := b.Get([]byte(key)); len(v) == 8 && time.Now().Unix() <= int64(binary.BigEndian.Uint64(v)) {
+		if b.Get([]byte(key)) != nil {
 			return nil
 		}
 		fresh = true
 		return b.Put([]byte(key), binary.BigEndian.AppendUint64(nil, uint64(until.Unix())))
 	})
 	return fresh, err
+}
+
+// UnmarkSpent forgets key.
+func (s *Store) UnmarkSpent(ctx context.Context, key string) error {
+	return s.update(ctx, "unmark spent", func(tx *bbolt.Tx) error {
+		return tx.Bucket(bucketOrdSpent).Delete([]byte(key))
+	})
 }
 
 // GetOrderingUser returns the user with id.
