@@ -1,6 +1,6 @@
 // Package httpapi is the HTTP edge of the portal: one chi router serving the
-// exam synchronisation API under /api/v1 (and, later, the link-management and
-// ordering APIs), with the middleware every request goes through (request id,
+// exam synchronisation API under /api/v1, the link-management API and the
+// ordering API (its handlers in the subpackage ordering), with the middleware every request goes through (request id,
 // panic recovery, one log line, Prometheus metrics, body limits, client
 // address resolution) and the authentication of operators, lab servers and
 // API-key clients.
@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/seedhq/portal/internal/exam"
+	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	"github.com/seedhq/portal/internal/links"
 )
 
@@ -34,6 +35,9 @@ type Options struct {
 	// and the /api/v1/admin/link-* operator routes. Nil: those routes do
 	// not exist (404).
 	Links *links.Service
+	// Ordering configures the ordering API's routes (/api/auth/...,
+	// /api/bans, ...). Nil: those routes do not exist (404).
+	Ordering *ordhttp.Options
 	// LinkBaseURL is the base URL of the short host (short links, rotators,
 	// QR images), e.g. https://sho.rt. Empty: the scheme and host of each
 	// request.
@@ -56,8 +60,9 @@ type Options struct {
 
 // server holds what the handlers share. Handlers are its methods.
 type server struct {
-	exam  *exam.Service
-	links *links.Service
+	exam     *exam.Service
+	links    *links.Service
+	ordering *ordhttp.Options
 	// linkBaseURL is Options.LinkBaseURL without a trailing slash.
 	linkBaseURL string
 	log         *slog.Logger
@@ -68,8 +73,8 @@ type server struct {
 }
 
 // New returns the portal's HTTP handler: one chi router with every route of
-// the exam API, /healthz, /readyz and /metrics, and, with Options.Links,
-// every route of the link-management API.
+// the exam API, /healthz, /readyz and /metrics, and, with Options.Links and
+// Options.Ordering, every route of the link-management and ordering APIs.
 func New(opts Options) http.Handler {
 	if opts.Exam == nil {
 		panic("httpapi: Options.Exam is required")
@@ -96,6 +101,7 @@ func New(opts Options) http.Handler {
 	s := &server{
 		exam:        opts.Exam,
 		links:       opts.Links,
+		ordering:    opts.Ordering,
 		linkBaseURL: strings.TrimSuffix(opts.LinkBaseURL, "/"),
 		log:         logger,
 		proxies:     opts.TrustedProxies,

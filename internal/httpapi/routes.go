@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"github.com/go-chi/chi/v5"
+
+	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 )
 
 // Body limits (docs/api/exam.md, "Errors").
@@ -36,6 +38,13 @@ func (s *server) routes() {
 	s.examRoutes(r)
 	if s.links != nil {
 		s.linkRoutes(r)
+	}
+	if s.ordering != nil {
+		o := *s.ordering
+		if o.Logger == nil {
+			o.Logger = s.log
+		}
+		ordhttp.Routes(r, o)
 	}
 }
 

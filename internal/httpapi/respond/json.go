@@ -64,6 +64,12 @@ func Decode(r *http.Request, dst any) error {
 	if err != nil {
 		return jsonError(err)
 	}
+	return DecodeBytes(body, dst)
+}
+
+// DecodeBytes is Decode for a body already read (one whose signature was
+// checked over its raw bytes first).
+func DecodeBytes(body []byte, dst any) error {
 	if jsonx.UnmarshalStrict(body, dst) == nil {
 		return nil
 	}

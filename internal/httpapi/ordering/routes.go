@@ -1,0 +1,31 @@
+package ordering
+
+import (
+	"github.com/go-chi/chi/v5"
+
+	ord "github.com/seedhq/portal/internal/ordering"
+)
+
+// Routes installs every route of the ordering API on r.
+func Routes(r chi.Router, o Options) {
+	a := newAPI(o)
+
+	// No credential: the login flow (the gateway's webhook carries its
+	// signature).
+	r.Get("/api/auth/challenge", a.challenge)
+	r.Post("/api/auth/login", a.login)
+	r.Get("/api/auth/poll-status", a.pollStatus)
+	r.Post("/api/auth/gateway-webhook", a.gatewayWebhook)
+
+	// Ordering JWT.
+	r.Group(func(r chi.Router) {
+		r.Use(a.requireUser)
+		r.Get("/api/auth/me", a.me)
+
+		r.Group(func(r chi.Router) {
+			r.Use(requireRole(a, ord.RoleOwner))
+			r.Get("/api/bans", a.listBans)
+			r.Post("/api/bans/{id}/lift", a.liftBan)
+		})
+	})
+}
