@@ -347,6 +347,9 @@ func (r *Recorder) Run(ctx context.Context) error {
 	}()
 	spare := r.spare[:0] // the buffer of the next batch, once one is handed over
 	batch := make([]Visit, 0, r.opts.BatchSize)
+	// due is set when a tick found the flusher busy: the batch goes as soon
+	// as the flusher is idle, whatever its size.
+	due := false
 	// handOver gives the batch to the flusher, waiting for it when wait is
 	// set, and reports whether it did.
 	handOver := func(wait bool) bool {
@@ -362,7 +365,7 @@ func (r *Recorder) Run(ctx context.Context) error {
 		if spare == nil {
 			spare = <-flushed
 		}
-		batch, spare = spare, nil
+		batch, spare, due = spare, nil, false
 		return true
 	}
 	// stopFlusher hands over what is left and waits for the flusher.
@@ -405,9 +408,9 @@ func (r *Recorder) Run(ctx context.Context) error {
 			poll.Reset(pollInterval)
 			wake = poll.C
 		}
-		// A ready batch goes as soon as the flusher is idle.
+		// A ready or due batch goes as soon as the flusher is idle.
 		var ready chan<- []Visit
-		if len(batch) >= r.opts.BatchSize {
+		if len(batch) >= r.opts.BatchSize || due && len(batch) > 0 {
 			ready = toFlush
 		}
 		select {
@@ -418,10 +421,10 @@ func (r *Recorder) Run(ctx context.Context) error {
 			if spare == nil {
 				spare = <-flushed
 			}
-			batch, spare = spare, nil
+			batch, spare, due = spare, nil, false
 		case <-tick:
-			if len(batch) > 0 {
-				handOver(false)
+			if len(batch) > 0 && !handOver(false) {
+				due = true
 			}
 		case <-ctx.Done():
 			stopFlusher()

@@ -103,6 +103,35 @@ func TestBatchGrowsWhileSaving(t *testing.T) {
 	}
 }
 
+// TestTickWhileSaving: a tick that finds the previous batch still being
+// saved does not lose its turn: the batch goes as soon as the save ends,
+// with no further tick (TestFlushInterval failed under load when it did).
+func TestTickWhileSaving(t *testing.T) {
+	sink := newBlockingSink()
+	r := MustRecorder(t, sink, Options{BatchSize: 100})
+	tick := manualTicker(r)
+	stop := startRun(t, r)
+	r.Record(hit(0))
+	waitQueueEmpty(t, r)
+	tick <- time.Time{}
+	if n := recv(t, sink.entered); n != 1 { // stuck in the sink
+		t.Fatalf("first batch of %d, want 1", n)
+	}
+	r.Record(hit(1))
+	waitQueueEmpty(t, r)
+	tick <- time.Time{} // the flusher is busy
+	close(sink.release)
+	if n := recv(t, sink.entered); n != 1 {
+		t.Fatalf("second batch of %d, want 1", n)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if r.Saved() != 2 {
+		t.Errorf("Saved %d, want 2", r.Saved())
+	}
+}
+
 func TestRecordDoesNotAllocate(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are not meaningful under the race detector")
