@@ -81,6 +81,7 @@ login"). Results print as a table on a terminal and as JSON otherwise, or as
 		newSyncLogsCmd(opts),
 		newLinkUserCmd(opts),
 		newImportAnswersCmd(opts),
+		newOrderingCmd(opts),
 	)
 	return cmd
 }

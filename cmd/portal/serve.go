@@ -25,9 +25,11 @@ import (
 	"github.com/seedhq/portal/internal/config"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
+	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/redirect"
 	"github.com/seedhq/portal/internal/links/visits"
+	"github.com/seedhq/portal/internal/ordering"
 )
 
 // Names of files the portal keeps in its data directory.
@@ -62,6 +64,8 @@ type serveOptions struct {
 	GeoIPDB       string // GeoLite2/GeoIP2 .mmdb file; empty: none
 	// LinkCacheTTL keeps the redirector's look-ups in memory; 0: none.
 	LinkCacheTTL time.Duration
+	// Ordering configures the ordering service.
+	Ordering orderingOptions
 	// LinkVisitRetention is how long raw visits are kept; 0: for ever.
 	// Statistics come from roll-ups and are kept regardless.
 	LinkVisitRetention time.Duration
@@ -150,6 +154,7 @@ for up to --shutdown-timeout and closes the store.`,
 	f.String("link-home-url", "", "where a visit to the short-link host's root (/) is redirected (default: a 404 page)")
 	f.Duration("link-cache-ttl", 5*time.Second, "how long the redirector keeps looked-up links, domains, campaigns and QR codes in memory (0: no cache)")
 	f.String("link-visit-retention", "90d", "how long raw click records are kept (e.g. 90d, 720h; 0: for ever); statistics are kept regardless")
+	addOrderingFlags(f)
 	f.String("geoip-db", "", "GeoLite2/GeoIP2 Country or City .mmdb file for the visitors' countries (optional)")
 	return cmd
 }
@@ -179,6 +184,7 @@ func serveOptionsFrom(r *config.Reader) (serveOptions, error) {
 		o.LinkHomeURL = u.String()
 	}
 	o.DatabaseURL = databaseURL(r, "database-url")
+	o.Ordering = orderingOptionsFrom(r)
 	o.LogLevel, o.LogFormat = r.Log()
 	if o.JWTSecret != "" && len(o.JWTSecret) < 32 {
 		r.Fail("jwt-secret", "must be at least 32 bytes, got %d", len(o.JWTSecret))
@@ -315,9 +321,30 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 		logger.Warn("this store does not implement the link-management API; its routes and the redirector are not served")
 	}
 
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", o.Listen, err)
+	}
+	defer ln.Close()
+	baseURL := o.BaseURL
+	if baseURL == "" {
+		baseURL = localURL(ln.Addr())
+	}
+
+	// The ordering API runs on every store that implements ordering.Store.
+	var ordOpts *ordhttp.Options
+	if ost, ok := st.(ordering.Store); ok {
+		if ordOpts, err = newOrdering(ctx, st, ost, o.Ordering, baseURL, logger); err != nil {
+			return err
+		}
+	} else {
+		logger.Warn("this store does not implement the ordering API; its routes are not served")
+	}
+
 	handler := httpapi.New(httpapi.Options{
 		Exam:           svc,
 		Links:          linkSvc,
+		Ordering:       ordOpts,
 		LinkBaseURL:    linkBase,
 		Logger:         logger,
 		TrustedProxies: o.TrustedProxies,
@@ -329,11 +356,7 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 		handler = mountRedirector(handler, httpapi.ClientAddr(o.TrustedProxies, redir))
 	}
 
-	ln, err := net.Listen("tcp", o.Listen)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", o.Listen, err)
-	}
-	return serveHTTP(ctx, ln, handler, o, logger)
+	return serveHTTP(ctx, ln, handler, baseURL, o, logger)
 }
 
 // visitSecretName is the name of the generated visit secret in the store.
@@ -385,13 +408,13 @@ func isAPIPath(path string) bool {
 	case "/api", "/healthz", "/readyz", "/metrics":
 		return true
 	}
-	return strings.HasPrefix(path, "/api/")
+	return strings.HasPrefix(path, "/api/") || strings.HasPrefix(path, "/sandbox/")
 }
 
 // serveHTTP serves handler on ln until ctx is done, then stops accepting,
 // waits up to o.ShutdownTimeout for requests in flight and closes what is
 // left.
-func serveHTTP(ctx context.Context, ln net.Listener, handler http.Handler, o serveOptions, logger *slog.Logger) error {
+func serveHTTP(ctx context.Context, ln net.Listener, handler http.Handler, baseURL string, o serveOptions, logger *slog.Logger) error {
 	// Requests get a context of their own, not ctx: a signal must not cancel
 	// the requests that shutdown lets finish. baseCancel aborts them when the
 	// shutdown timeout is over.
@@ -412,10 +435,6 @@ func serveHTTP(ctx context.Context, ln net.Listener, handler http.Handler, o ser
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	baseURL := o.BaseURL
-	if baseURL == "" {
-		baseURL = localURL(ln.Addr())
-	}
 	logger.Info("listening", "addr", ln.Addr().String(), "base_url", baseURL)
 
 	select {

@@ -45,6 +45,7 @@ func (s *server) routes() {
 			o.Logger = s.log
 		}
 		ordhttp.Routes(r, o)
+		s.adminOrderingRoutes(r)
 	}
 }
 

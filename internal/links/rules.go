@@ -101,8 +101,8 @@ var aliasRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 // ReservedAliases are the paths of the short host that aliases and rotator
 // slugs may not take, compared case-insensitively.
 var ReservedAliases = []string{
-	"admin", "api", "assets", "c", "dashboard", "healthz", "login", "logout",
-	"metrics", "qr", "r", "readyz", "static", "u",
+	"admin", "api", "assets", "c", "console", "dashboard", "healthz", "login", "logout",
+	"metrics", "qr", "r", "readyz", "sandbox", "static", "u",
 }
 
 // ValidateAlias checks a custom alias (field "custom") or rotator slug.

@@ -33,6 +33,7 @@ type Client struct {
 	token   string // bearer JWT: operator or lab server
 	apiKey  string // X-API-Key of the directory API
 	linkKey string // API key of the link-management API, sent as a bearer
+	ordKey  string // ordering JWT, sent as a bearer to the ordering API
 
 	// rateLimitRetries is how many times a 429 answer is waited out and
 	// retried (WithRateLimitRetry); 0 never.
@@ -45,6 +46,9 @@ type Client struct {
 	// Links is the link-management API (/api, docs/api/links.md),
 	// authenticated with a link user's API key (WithLinkKey).
 	Links *LinksService
+	// Ordering is the ordering API (/api, docs/api/ordering.md),
+	// authenticated with an ordering JWT (WithOrderingToken).
+	Ordering *OrderingService
 }
 
 // service is the base of every service: the client it belongs to.
@@ -97,6 +101,13 @@ func WithLinkKey(key string) Option {
 	return func(c *Client) { c.linkKey = key }
 }
 
+// WithOrderingToken sets the ordering JWT (from a messenger login), sent as
+// "Authorization: Bearer <token>" to the ordering endpoints (c.Ordering)
+// only. See SetOrderingToken.
+func WithOrderingToken(token string) Option {
+	return func(c *Client) { c.ordKey = token }
+}
+
 // WithRateLimitRetry makes the Client wait out a 429 answer and send the
 // request again, up to max times per call: it waits for Retry-After (or
 // else until X-RateLimit-Reset, or else one second), and gives up at once
@@ -140,6 +151,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	c.common.client = c
 	c.Exam = newExamService(&c.common)
 	c.Links = newLinksService(&c.common)
+	c.Ordering = newOrderingService(&c.common)
 	return c, nil
 }
 
@@ -183,15 +195,25 @@ func (c *Client) SetLinkKey(key string) {
 	c.mu.Unlock()
 }
 
+// SetOrderingToken replaces the ordering JWT sent from now on to the
+// ordering endpoints (c.Ordering). It is safe to call while requests are in
+// flight.
+func (c *Client) SetOrderingToken(token string) {
+	c.mu.Lock()
+	c.ordKey = token
+	c.mu.Unlock()
+}
+
 // credential names the credential an endpoint expects.
 type credential int
 
 const (
-	credNone    credential = iota // login, public key, handshake, health
-	credBearer                    // operator or lab-server JWT
-	credAPIKey                    // X-API-Key
-	credLinkKey                   // link-management API key, as a bearer
-	credAll                       // whatever is set (NewRequest)
+	credNone     credential = iota // login, public key, handshake, health
+	credBearer                     // operator or lab-server JWT
+	credAPIKey                     // X-API-Key
+	credLinkKey                    // link-management API key, as a bearer
+	credOrdering                   // ordering JWT, as a bearer
+	credAll                        // whatever is set (NewRequest)
 )
 
 // NewRequest builds a request for path, relative to the base address (for
@@ -247,8 +269,11 @@ func (c *Client) newRequest(ctx context.Context, method, path string, q url.Valu
 	req.Header.Set("User-Agent", c.userAgent)
 
 	c.mu.RLock()
-	token, key, linkKey := c.token, c.apiKey, c.linkKey
+	token, key, linkKey, ordKey := c.token, c.apiKey, c.linkKey, c.ordKey
 	c.mu.RUnlock()
+	if cred == credOrdering && ordKey != "" {
+		req.Header.Set("Authorization", "Bearer "+ordKey)
+	}
 	if (cred == credBearer || cred == credAll) && token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}

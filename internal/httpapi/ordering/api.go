@@ -30,6 +30,8 @@ type Options struct {
 	// Gateway verifies the Standard Webhooks signature of the messaging
 	// gateway's calls. Required.
 	Gateway *webhook.Verifier
+	// Sandbox turns the built-in messaging gateway stand-in on (nil: off).
+	Sandbox *Sandbox
 	// Logger receives internal errors. Nil discards.
 	Logger *slog.Logger
 	// Now returns the current time; tests fix it. Default time.Now.
@@ -41,6 +43,7 @@ type api struct {
 	svc     *ord.Service
 	pow     *challenge.PoW
 	gateway *webhook.Verifier
+	sandbox *Sandbox
 	log     *slog.Logger
 	now     func() time.Time
 }
@@ -49,7 +52,7 @@ func newAPI(o Options) *api {
 	if o.Service == nil || o.Gateway == nil {
 		panic("httpapi/ordering: Options.Service and Options.Gateway are required")
 	}
-	a := &api{svc: o.Service, pow: o.PoW, gateway: o.Gateway, log: o.Logger, now: o.Now}
+	a := &api{svc: o.Service, pow: o.PoW, gateway: o.Gateway, sandbox: o.Sandbox, log: o.Logger, now: o.Now}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}

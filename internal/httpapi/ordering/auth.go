@@ -62,11 +62,11 @@ type pollResponse struct {
 	Status    ord.LoginStatus `json:"status"`
 	ExpiresIn *int            `json:"expiresIn,omitempty"`
 	Token     string          `json:"token,omitempty"`
-	User      *userBody       `json:"user,omitempty"`
+	User      *UserBody       `json:"user,omitempty"`
 }
 
-// userBody is a user as the spec shows it on login, plus allowedMenus.
-type userBody struct {
+// UserBody is a user as the spec shows it on login, plus allowedMenus.
+type UserBody struct {
 	ID              string   `json:"id"`
 	Name            string   `json:"name"`
 	MessengerNumber string   `json:"messengerNumber"`
@@ -74,12 +74,13 @@ type userBody struct {
 	AllowedMenus    []string `json:"allowedMenus"`
 }
 
-func newUserBody(u ord.User) *userBody {
+// NewUserBody returns the body of u.
+func NewUserBody(u ord.User) *UserBody {
 	menus := u.AllowedMenus
 	if menus == nil {
 		menus = []string{}
 	}
-	return &userBody{ID: u.ID, Name: u.Name, MessengerNumber: u.MessengerNumber, Role: u.Role, AllowedMenus: menus}
+	return &UserBody{ID: u.ID, Name: u.Name, MessengerNumber: u.MessengerNumber, Role: u.Role, AllowedMenus: menus}
 }
 
 // pollStatus serves GET /api/auth/poll-status?token=.
@@ -94,7 +95,7 @@ func (a *api) pollStatus(w http.ResponseWriter, r *http.Request) {
 	case ord.LoginPending:
 		body.ExpiresIn = &res.ExpiresIn
 	case ord.LoginVerified:
-		body.Token, body.User = res.JWT, newUserBody(res.User)
+		body.Token, body.User = res.JWT, NewUserBody(res.User)
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	respond.JSON(w, http.StatusOK, body)
@@ -149,21 +150,21 @@ func (a *api) gatewayWebhook(w http.ResponseWriter, r *http.Request) {
 
 type userResponse struct {
 	Success bool      `json:"success"`
-	User    *userBody `json:"user"`
+	User    *UserBody `json:"user"`
 }
 
 // me serves GET /api/auth/me: the signed-in user.
 func (a *api) me(w http.ResponseWriter, r *http.Request) {
-	respond.JSON(w, http.StatusOK, userResponse{Success: true, User: newUserBody(userFrom(r.Context()))})
+	respond.JSON(w, http.StatusOK, userResponse{Success: true, User: NewUserBody(userFrom(r.Context()))})
 }
 
 type bansResponse struct {
 	Success bool      `json:"success"`
-	Bans    []banBody `json:"bans"`
+	Bans    []BanBody `json:"bans"`
 }
 
-// banBody is a ban record as owners read it.
-type banBody struct {
+// BanBody is a ban record as owners and operators read it.
+type BanBody struct {
 	ID              string     `json:"id"`
 	Kind            string     `json:"kind"`
 	MessengerNumber string     `json:"messengerNumber,omitempty"`
@@ -183,17 +184,7 @@ func (a *api) listBans(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	out := make([]banBody, len(bans))
-	for i, b := range bans {
-		out[i] = banBody{ID: b.ID, Kind: string(b.Kind), Attempts: b.Attempts, BanLevel: b.Level,
-			BanUntil: b.BanUntil, Review: b.Level >= 3, LastAttemptAt: b.LastAttemptAt}
-		if b.Kind == ord.BanNumber {
-			out[i].MessengerNumber = b.Value
-		} else {
-			out[i].Address = b.Value
-		}
-	}
-	respond.JSON(w, http.StatusOK, bansResponse{Success: true, Bans: out})
+	respond.JSON(w, http.StatusOK, bansResponse{Success: true, Bans: NewBanBodies(bans)})
 }
 
 type okResponse struct {
@@ -208,4 +199,19 @@ func (a *api) liftBan(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	respond.JSON(w, http.StatusOK, okResponse{Success: true, Message: "The ban has been lifted."})
+}
+
+// NewBanBodies returns the bodies of bans.
+func NewBanBodies(bans []ord.Ban) []BanBody {
+	out := make([]BanBody, len(bans))
+	for i, b := range bans {
+		out[i] = BanBody{ID: b.ID, Kind: string(b.Kind), Attempts: b.Attempts, BanLevel: b.Level,
+			BanUntil: b.BanUntil, Review: b.Level >= 3, LastAttemptAt: b.LastAttemptAt}
+		if b.Kind == ord.BanNumber {
+			out[i].MessengerNumber = b.Value
+		} else {
+			out[i].Address = b.Value
+		}
+	}
+	return out
 }

@@ -1,6 +1,8 @@
 package ordering
 
 import (
+	"net/http"
+
 	"github.com/go-chi/chi/v5"
 
 	ord "github.com/seedhq/portal/internal/ordering"
@@ -17,6 +19,14 @@ func Routes(r chi.Router, o Options) {
 	r.Get("/api/auth/poll-status", a.pollStatus)
 	r.Post("/api/auth/gateway-webhook", a.gatewayWebhook)
 
+	// The built-in messaging gateway stand-in.
+	if a.sandbox != nil {
+		r.Get("/sandbox/messenger", a.sandboxMessenger)
+		// A cross-site form must not send messages in the name of the
+		// user's browser: the stand-in logs in as any number.
+		r.Method("POST", "/sandbox/messenger", http.NewCrossOriginProtection().Handler(http.HandlerFunc(a.sandboxSend)))
+	}
+
 	// Ordering JWT.
 	r.Group(func(r chi.Router) {
 		r.Use(a.requireUser)
@@ -24,6 +34,8 @@ func Routes(r chi.Router, o Options) {
 
 		r.Group(func(r chi.Router) {
 			r.Use(requireRole(a, ord.RoleOwner))
+			r.Get("/api/users", a.listUsers)
+			r.Put("/api/users/{id}/role", a.setRole)
 			r.Get("/api/bans", a.listBans)
 			r.Post("/api/bans/{id}/lift", a.liftBan)
 		})
