@@ -19,6 +19,7 @@ import (
 const (
 	DefaultBatchSize       = 512
 	DefaultMaxBatchSize    = 8192
+	DefaultWriters         = 2
 	DefaultFlushInterval   = time.Second
 	DefaultQueueSize       = 65536
 	DefaultRetries         = 3
@@ -60,6 +61,10 @@ type Options struct {
 	// MaxBatchSize is the most visits per SaveVisits call
 	// (DefaultMaxBatchSize; at least BatchSize).
 	MaxBatchSize int
+	// Writers is the number of batches saved at once (DefaultWriters): a
+	// store with several connections (PostgreSQL) writes them in parallel,
+	// so that its latency under load does not cap the recording rate.
+	Writers int
 	// FlushInterval is the longest a visit waits in a partial batch
 	// (DefaultFlushInterval).
 	FlushInterval time.Duration
@@ -116,8 +121,8 @@ type Recorder struct {
 	lastDropWarn atomic.Int64  // when it was, Unix nanoseconds
 
 	// Used by the Run goroutine only.
-	spare        []Visit // the batch buffer the flusher is not holding
-	shutdownLost uint64  // visits given up because the shutdown budget ran out
+	spare        []Visit       // a batch buffer no writer holds, for the final drain
+	shutdownLost atomic.Uint64 // visits given up because the shutdown budget ran out (writers add to it)
 	uas          uaCache
 	hasher       visitorHasher
 	newTicker    func(time.Duration) (<-chan time.Time, func()) // replaced in tests
@@ -157,6 +162,9 @@ func NewRecorder(sink Sink, o Options) (*Recorder, error) {
 	}
 	if o.FlushInterval == 0 {
 		o.FlushInterval = DefaultFlushInterval
+	}
+	if o.Writers <= 0 {
+		o.Writers = DefaultWriters
 	}
 	if o.QueueSize == 0 {
 		o.QueueSize = DefaultQueueSize
@@ -332,26 +340,32 @@ func (r *Recorder) Run(ctx context.Context) error {
 		}
 	}()
 
-	// The flusher saves one batch while this goroutine fills the next: the
-	// store's latency overlaps the enrichment of the following hits. Two
-	// buffers go back and forth: one filling here, one being saved.
-	toFlush := make(chan []Visit) // unbuffered: a send succeeds when the flusher is idle
-	flushed := make(chan []Visit, 1)
-	flusherDone := make(chan struct{})
-	go func() {
-		defer close(flusherDone)
-		for b := range toFlush {
-			r.flush(sinkCtx, b)
-			flushed <- b[:0]
-		}
-	}()
-	spare := r.spare[:0] // the buffer of the next batch, once one is handed over
+	// Writers save batches while this goroutine fills the next: the
+	// store's latency overlaps the enrichment of the following hits, and
+	// several batches are saved at once. Writers+1 buffers go round: one
+	// filling here, the others being saved or free.
+	toFlush := make(chan []Visit) // unbuffered: a send succeeds when a writer is idle
+	free := make(chan []Visit, r.opts.Writers+1)
+	for range r.opts.Writers - 1 {
+		free <- make([]Visit, 0, r.opts.BatchSize)
+	}
+	free <- r.spare[:0]
+	var writers sync.WaitGroup
+	for range r.opts.Writers {
+		writers.Go(func() {
+			for b := range toFlush {
+				r.flush(sinkCtx, b)
+				free <- b[:0]
+			}
+		})
+	}
 	batch := make([]Visit, 0, r.opts.BatchSize)
-	// due is set when a tick found the flusher busy: the batch goes as soon
-	// as the flusher is idle, whatever its size.
+	// due is set when a tick found every writer busy: the batch goes as
+	// soon as one is idle, whatever its size.
 	due := false
-	// handOver gives the batch to the flusher, waiting for it when wait is
-	// set, and reports whether it did.
+	// handOver gives the batch to a writer, waiting for one when wait is
+	// set, and reports whether it did. A writer was idle, so its buffer is
+	// free.
 	handOver := func(wait bool) bool {
 		if !wait {
 			select {
@@ -362,19 +376,16 @@ func (r *Recorder) Run(ctx context.Context) error {
 		} else {
 			toFlush <- batch
 		}
-		if spare == nil {
-			spare = <-flushed
-		}
-		batch, spare, due = spare, nil, false
+		batch, due = <-free, false
 		return true
 	}
-	// stopFlusher hands over what is left and waits for the flusher.
+	// stopFlusher hands over what is left and waits for the writers.
 	stopFlusher := func() {
 		if len(batch) > 0 {
 			handOver(true)
 		}
 		close(toFlush)
-		<-flusherDone
+		writers.Wait()
 		r.spare = batch[:0]
 	}
 
@@ -385,8 +396,8 @@ func (r *Recorder) Run(ctx context.Context) error {
 	add := func(h Hit) {
 		batch = append(batch, r.enrich(h))
 		if len(batch) >= r.opts.BatchSize {
-			// Ready: hand it over if the flusher is idle; else it grows
-			// while the previous one is saved, up to MaxBatchSize.
+			// Ready: hand it over if a writer is idle; else it grows
+			// while the others are saved, up to MaxBatchSize.
 			handOver(len(batch) >= r.opts.MaxBatchSize)
 		}
 	}
@@ -408,7 +419,7 @@ func (r *Recorder) Run(ctx context.Context) error {
 			poll.Reset(pollInterval)
 			wake = poll.C
 		}
-		// A ready or due batch goes as soon as the flusher is idle.
+		// A ready or due batch goes as soon as a writer is idle.
 		var ready chan<- []Visit
 		if len(batch) >= r.opts.BatchSize || due && len(batch) > 0 {
 			ready = toFlush
@@ -418,10 +429,7 @@ func (r *Recorder) Run(ctx context.Context) error {
 			add(h)
 		case <-wake:
 		case ready <- batch:
-			if spare == nil {
-				spare = <-flushed
-			}
-			batch, spare, due = spare, nil, false
+			batch, due = <-free, false
 		case <-tick:
 			if len(batch) > 0 && !handOver(false) {
 				due = true
@@ -460,7 +468,7 @@ func (r *Recorder) drain(ctx context.Context, batch []Visit) error {
 				lost++
 			}
 			r.failed.Add(lost)
-			r.shutdownLost += lost
+			r.shutdownLost.Add(lost)
 			r.log.Error("visits: shutdown budget exhausted, queued visits dropped",
 				"visits", lost, "timeout", r.opts.ShutdownTimeout)
 			break
@@ -468,8 +476,8 @@ func (r *Recorder) drain(ctx context.Context, batch []Visit) error {
 		r.flush(ctx, batch)
 		batch = batch[:0]
 	}
-	if r.shutdownLost > 0 {
-		return fmt.Errorf("%w: %d visits dropped after %v", ErrFlushIncomplete, r.shutdownLost, r.opts.ShutdownTimeout)
+	if lost := r.shutdownLost.Load(); lost > 0 {
+		return fmt.Errorf("%w: %d visits dropped after %v", ErrFlushIncomplete, lost, r.opts.ShutdownTimeout)
 	}
 	return nil
 }
@@ -521,7 +529,7 @@ func (r *Recorder) flush(ctx context.Context, batch []Visit) {
 func (r *Recorder) lose(ctx context.Context, n int) {
 	r.failed.Add(uint64(n))
 	if ctx.Err() != nil {
-		r.shutdownLost += uint64(n)
+		r.shutdownLost.Add(uint64(n))
 	}
 }
 

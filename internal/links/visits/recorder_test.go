@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -26,7 +27,7 @@ func hit(id int64) Hit {
 
 func TestRecordNeverBlocks(t *testing.T) {
 	sink := newBlockingSink()
-	r := MustRecorder(t, sink, Options{QueueSize: 4, BatchSize: 1, MaxBatchSize: 1})
+	r := MustRecorder(t, sink, Options{QueueSize: 4, BatchSize: 1, MaxBatchSize: 1, Writers: 1})
 	stop := startRun(t, r)
 
 	r.Record(hit(1))
@@ -67,7 +68,7 @@ func TestRecordNeverBlocks(t *testing.T) {
 // Nothing is lost or saved twice.
 func TestBatchGrowsWhileSaving(t *testing.T) {
 	sink := newBlockingSink()
-	r := MustRecorder(t, sink, Options{BatchSize: 2, MaxBatchSize: 5})
+	r := MustRecorder(t, sink, Options{BatchSize: 2, MaxBatchSize: 5, Writers: 1})
 	manualTicker(r)
 	stop := startRun(t, r)
 	r.Record(hit(0))
@@ -103,12 +104,44 @@ func TestBatchGrowsWhileSaving(t *testing.T) {
 	}
 }
 
+// TestWritersSaveInParallel: with two writers, a second batch is saved
+// while the first is still in the store, and a third waits for one of them.
+func TestWritersSaveInParallel(t *testing.T) {
+	sink := newBlockingSink()
+	r := MustRecorder(t, sink, Options{BatchSize: 2, MaxBatchSize: 2, Writers: 2})
+	manualTicker(r)
+	stop := startRun(t, r)
+	for i := range 6 {
+		r.Record(hit(int64(i)))
+	}
+	for range 2 {
+		if n := recv(t, sink.entered); n != 2 {
+			t.Fatalf("batch of %d, want 2", n)
+		}
+	}
+	select {
+	case n := <-sink.entered:
+		t.Fatalf("a third batch (%d) entered while both writers were busy", n)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(sink.release)
+	if n := recv(t, sink.entered); n != 2 {
+		t.Fatalf("third batch of %d, want 2", n)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if r.Saved() != 6 {
+		t.Errorf("Saved %d, want 6", r.Saved())
+	}
+}
+
 // TestTickWhileSaving: a tick that finds the previous batch still being
 // saved does not lose its turn: the batch goes as soon as the save ends,
 // with no further tick (TestFlushInterval failed under load when it did).
 func TestTickWhileSaving(t *testing.T) {
 	sink := newBlockingSink()
-	r := MustRecorder(t, sink, Options{BatchSize: 100})
+	r := MustRecorder(t, sink, Options{BatchSize: 100, Writers: 1})
 	tick := manualTicker(r)
 	stop := startRun(t, r)
 	r.Record(hit(0))
@@ -221,13 +254,16 @@ func TestFlushOnShutdown(t *testing.T) {
 	if err := r.Run(ctx); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
+	// Writers save in parallel: the batches may arrive in any order.
 	var n int
-	for _, want := range []int{4, 4, 2} {
+	var sizes []int
+	for range 3 {
 		b := recv(t, sink.ch)
-		if len(b) != want {
-			t.Fatalf("batch of %d, want %d", len(b), want)
-		}
+		sizes = append(sizes, len(b))
 		n += len(b)
+	}
+	if slices.Sort(sizes); !slices.Equal(sizes, []int{2, 4, 4}) {
+		t.Fatalf("batches of %v, want 4, 4 and 2", sizes)
 	}
 	if n != 10 || r.Saved() != 10 {
 		t.Errorf("saved %d (Saved %d), want 10", n, r.Saved())
@@ -332,7 +368,7 @@ func TestSinkRetry(t *testing.T) {
 func TestSinkFailureDropsBatch(t *testing.T) {
 	ok := newChanSink(10)
 	sink := &flakySink{failures: 3, ok: ok} // Retries 2: three attempts, all fail
-	r := MustRecorder(t, sink, Options{BatchSize: 2, MaxBatchSize: 2, Retries: 2, RetryBackoff: time.Microsecond})
+	r := MustRecorder(t, sink, Options{BatchSize: 2, MaxBatchSize: 2, Retries: 2, RetryBackoff: time.Microsecond, Writers: 1})
 	manualTicker(r)
 	stop := startRun(t, r)
 	for i := range 4 {

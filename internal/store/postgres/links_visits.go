@@ -129,12 +129,16 @@ func (s *Store) SaveVisits(ctx context.Context, vs []visits.Visit) error {
 				c.uniques++
 				continue
 			}
-			uk := uniqueKey{tk, day, v.Visitor}
-			if !seen[uk] {
-				seen[uk] = true
-				uKinds, uIDs, uDays, uVisitors = append(uKinds, v.Kind), append(uIDs, v.ID), append(uDays, day),
-					append(uVisitors, v.Visitor)
-			}
+			seen[uniqueKey{tk, day, v.Visitor}] = true
+		}
+		// The seen visitors are inserted in key order, as every writer
+		// does, so that concurrent batches never deadlock on them.
+		for _, uk := range slices.SortedFunc(maps.Keys(seen), func(a, b uniqueKey) int {
+			return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.id, b.id), cmp.Compare(a.day, b.day),
+				cmp.Compare(a.visitor, b.visitor))
+		}) {
+			uKinds, uIDs, uDays, uVisitors = append(uKinds, uk.kind), append(uIDs, uk.id), append(uDays, uk.day),
+				append(uVisitors, uk.visitor)
 		}
 		if len(rows) == 0 {
 			return nil
@@ -182,7 +186,13 @@ func (s *Store) SaveVisits(ctx context.Context, vs []visits.Visit) error {
 				qrIDs, qrScans = append(qrIDs, tk.id), append(qrScans, c.clicks)
 			}
 		}
+		// The counters' rows are locked in id order first: an UPDATE ... FROM
+		// locks in its plan's order, and concurrent batches must not
+		// deadlock.
 		if len(linkIDs) > 0 {
+			if _, err := tx.Exec(ctx, `SELECT FROM links_links WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`, linkIDs); err != nil {
+				return fmt.Errorf("lock links: %w", err)
+			}
 			if _, err := tx.Exec(ctx, `UPDATE links_links AS l
 				SET clicks = l.clicks + d.clicks, unique_clicks = l.unique_clicks + d.uniques
 				FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS d (id, clicks, uniques)
@@ -191,6 +201,9 @@ func (s *Store) SaveVisits(ctx context.Context, vs []visits.Visit) error {
 			}
 		}
 		if len(qrIDs) > 0 {
+			if _, err := tx.Exec(ctx, `SELECT FROM links_qrcodes WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`, qrIDs); err != nil {
+				return fmt.Errorf("lock QR codes: %w", err)
+			}
 			if _, err := tx.Exec(ctx, `UPDATE links_qrcodes AS q SET scans = q.scans + d.scans
 				FROM unnest($1::bigint[], $2::bigint[]) AS d (id, scans)
 				WHERE q.id = d.id`, qrIDs, qrScans); err != nil {

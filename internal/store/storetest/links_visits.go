@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +21,7 @@ func init() {
 		linksTest{"VisitsGoWithTheirTarget", testLinkVisitsDeleted},
 		linksTest{"VisitRollupsMatchRawVisits", testVisitRollups},
 		linksTest{"PruneVisitsKeepsStatistics", testPruneVisits},
+		linksTest{"VisitsConcurrentWriters", testVisitsConcurrent},
 	)
 }
 
@@ -423,5 +425,50 @@ func testPruneVisits(t *testing.T, s links.Store) {
 	mustOK(t, "PruneVisits zero", err)
 	if n != 0 {
 		t.Fatalf("PruneVisits with zero times removed %d visits", n)
+	}
+}
+
+// testVisitsConcurrent: batches saved at once by several writers (the
+// recorder's), over the same links and visitors in different orders, all
+// commit (no deadlock) and count exactly.
+func testVisitsConcurrent(t *testing.T, s links.Store) {
+	ctx := t.Context()
+	ana := mustLinkUser(t, s, "ana")
+	var targets []VisitTarget
+	for _, alias := range []string{"one", "two", "three"} {
+		l := mustLink(t, s, links.ShortLink{UserID: ana.ID, Alias: alias})
+		targets = append(targets, VisitTarget{visits.KindLink, l.ID})
+	}
+	const writers, batches = 4, 15
+	all := make([][]visits.Visit, writers)
+	var wg sync.WaitGroup
+	for w := range writers {
+		rng := rand.New(rand.NewPCG(uint64(w), 9))
+		wg.Go(func() {
+			for range batches {
+				batch := make([]visits.Visit, 200)
+				for i := range batch {
+					tg := targets[rng.IntN(len(targets))]
+					batch[i] = visit(tg.Kind, tg.ID, RandomVisitsStart.Add(time.Duration(rng.IntN(3))*time.Hour),
+						fmt.Sprint("v", rng.IntN(50)), "ID", "", "Chrome", "Android", "")
+				}
+				if err := s.SaveVisits(ctx, batch); err != nil {
+					t.Errorf("SaveVisits: %v", err)
+					return
+				}
+				all[w] = append(all[w], batch...)
+			}
+		})
+	}
+	wg.Wait()
+	byTarget := map[VisitTarget][]visits.Visit{}
+	for _, vs := range all {
+		for _, v := range vs {
+			k := VisitTarget{v.Kind, v.ID}
+			byTarget[k] = append(byTarget[k], v)
+		}
+	}
+	for _, tg := range targets {
+		checkVisitStats(t, s, ana.ID, tg.Kind, tg.ID, byTarget[tg], "")
 	}
 }
