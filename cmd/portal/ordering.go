@@ -159,6 +159,7 @@ func newOrdering(ctx context.Context, st secretStore, os ordering.Store, o order
 		MessengerLinkBase: link,
 		OwnerNumber:       o.OwnerNumber,
 		Challenge:         verifier,
+		Payments:          ordering.SandboxPayments{BaseURL: baseURL},
 	}, logger); err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ func withOrdering(clk *clock, ownerNumber string) harnessOption {
 				panic(err)
 			}
 			svc, err := ordering.NewService(os, ordering.Config{JWTKey: key, MessengerLinkBase: "https://wa.me/6281100000000",
-				OwnerNumber: ownerNumber, Challenge: pow, Now: clk.Now}, nil)
+				OwnerNumber: ownerNumber, Challenge: pow, Payments: ordering.SandboxPayments{BaseURL: "http://portal.test"}, Now: clk.Now}, nil)
 			if err != nil {
 				panic(err)
 			}

@@ -39,6 +39,8 @@ type Config struct {
 	OwnerNumber string
 	// Challenge verifies the anti-bot challenge of a login. Required.
 	Challenge Verifier
+	// Payments gives orders their invoice and payment page. Required.
+	Payments PaymentLinker
 	// Now returns the current time; tests fix it. Default time.Now.
 	Now func() time.Time
 }
@@ -58,6 +60,9 @@ func NewService(store Store, cfg Config, logger *slog.Logger) (*Service, error) 
 	}
 	if cfg.Challenge == nil {
 		return nil, errors.New("ordering: a challenge verifier is required")
+	}
+	if cfg.Payments == nil {
+		return nil, errors.New("ordering: a payment linker is required")
 	}
 	link, err := url.Parse(cfg.MessengerLinkBase)
 	if err != nil || (link.Scheme != "https" && link.Scheme != "http") || link.Host == "" {

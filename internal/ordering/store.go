@@ -53,6 +53,44 @@ type Store interface {
 	// starting at window and returns the new count, capped at limit+1.
 	HitRateLimit(ctx context.Context, key string, window time.Time, limit int) (int, error)
 
+	// ListCategories returns the menu's categories by position, then name.
+	ListCategories(ctx context.Context) ([]Category, error)
+	// PutCategory creates or replaces the category with c.ID.
+	PutCategory(ctx context.Context, c Category) error
+	// DeleteCategory removes the category: ErrCategoryNotFound when there
+	// is none, ErrCategoryNotEmpty while items are in it.
+	DeleteCategory(ctx context.Context, id string) error
+	// ListMenuItems returns every menu item by category position, item
+	// position, then name.
+	ListMenuItems(ctx context.Context) ([]MenuItem, error)
+	// PutMenuItem creates or replaces the item with m.ID; its category must
+	// exist (ErrCategoryNotFound).
+	PutMenuItem(ctx context.Context, m MenuItem) error
+	// DeleteMenuItem removes the item (ErrMenuItemNotFound when there is
+	// none). Orders keep their own copy of its name and price.
+	DeleteMenuItem(ctx context.Context, id string) error
+
+	// GetSettings returns the shop's settings, and false when none were set.
+	GetSettings(ctx context.Context) (Settings, bool, error)
+	// PutSettings replaces the shop's settings.
+	PutSettings(ctx context.Context, st Settings) error
+
+	// CreateOrder stores o with the next number of its counter (counter,
+	// e.g. "ORD-20261125": 1 for the day's first order), formatted by
+	// number, in one transaction: numbers are unique and without gaps under
+	// any concurrency, on every instance.
+	CreateOrder(ctx context.Context, o Order, counter string, number func(seq int) string) (Order, error)
+	// GetOrder returns the order with id, or ErrOrderNotFound.
+	GetOrder(ctx context.Context, id string) (Order, error)
+	// GetOrderByInvoice returns the order with the provider invoice id, or
+	// ErrOrderNotFound.
+	GetOrderByInvoice(ctx context.Context, invoiceID string) (Order, error)
+	// ListOrders returns the orders q selects, by creation time.
+	ListOrders(ctx context.Context, q OrderQuery) ([]Order, error)
+	// UpdateOrder loads the order with id (ErrOrderNotFound), locked, calls
+	// fn and saves it when fn returns nil.
+	UpdateOrder(ctx context.Context, id string, fn func(*Order) error) (Order, error)
+
 	// GetOrderingUser returns the user with id, or ErrUserNotFound.
 	GetOrderingUser(ctx context.Context, id string) (User, error)
 	// ListOrderingUsers returns every user, oldest first.

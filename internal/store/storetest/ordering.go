@@ -15,19 +15,23 @@ import (
 // fresh, empty store for each case.
 func RunOrdering(t *testing.T, open func(t *testing.T) ordering.Store) {
 	t.Helper()
-	for _, tc := range []struct {
-		name string
-		run  func(t *testing.T, s ordering.Store)
-	}{
-		{"LoginTokens", testOrderingLogins},
-		{"OneUserPerNumber", testOrderingOneUser},
-		{"Bans", testOrderingBans},
-		{"Consents", testOrderingConsents},
-		{"MarkSpent", testOrderingSpent},
-		{"Users", testOrderingUsers},
-	} {
+	for _, tc := range orderingSuite {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
 	}
+}
+
+type orderingTest struct {
+	name string
+	run  func(t *testing.T, s ordering.Store)
+}
+
+var orderingSuite = []orderingTest{
+	{"LoginTokens", testOrderingLogins},
+	{"OneUserPerNumber", testOrderingOneUser},
+	{"Bans", testOrderingBans},
+	{"Consents", testOrderingConsents},
+	{"MarkSpent", testOrderingSpent},
+	{"Users", testOrderingUsers},
 }
 
 var ordT0 = time.Date(2026, 11, 25, 9, 0, 0, 123456000, time.UTC)

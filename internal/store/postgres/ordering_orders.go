@@ -1,0 +1,273 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/seedhq/portal/internal/ordering"
+)
+
+// This file holds the menu, settings and orders of ordering.Store: the
+// tables of migrations/0006_ordering_orders.sql.
+
+// ListCategories returns the categories by position, then name.
+func (s *Store) ListCategories(ctx context.Context) ([]ordering.Category, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, name, position, created_at FROM ordering_categories
+		ORDER BY position, name, id`)
+	if err != nil {
+		return nil, ordErr("list categories", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ordering.Category, error) {
+		var c ordering.Category
+		err := row.Scan(&c.ID, &c.Name, &c.Position, &c.CreatedAt)
+		c.CreatedAt = c.CreatedAt.UTC()
+		return c, err
+	})
+	if err != nil {
+		return nil, ordErr("list categories", err)
+	}
+	return out, nil
+}
+
+// PutCategory creates or replaces a category.
+func (s *Store) PutCategory(ctx context.Context, c ordering.Category) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO ordering_categories (id, name, position, created_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (id) DO UPDATE SET name = excluded.name, position = excluded.position`, c.ID, c.Name, c.Position, c.CreatedAt)
+	if err != nil {
+		return ordErr("put category", err)
+	}
+	return nil
+}
+
+// DeleteCategory removes an empty category.
+func (s *Store) DeleteCategory(ctx context.Context, id string) error {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM ordering_categories WHERE id = $1`, id)
+	if _, ok := foreignKeyViolation(err); ok {
+		return ordErr("delete category", ordering.ErrCategoryNotEmpty)
+	}
+	if err != nil {
+		return ordErr("delete category", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return ordErr("delete category", ordering.ErrCategoryNotFound)
+	}
+	return nil
+}
+
+// ListMenuItems returns the items by category position, item position, name.
+func (s *Store) ListMenuItems(ctx context.Context) ([]ordering.MenuItem, error) {
+	rows, err := s.pool.Query(ctx, `SELECT m.id, m.category_id, m.name, m.description, m.price, m.available,
+			m.image_url, m.position, m.created_at, m.updated_at
+		FROM ordering_menu_items m JOIN ordering_categories c ON c.id = m.category_id
+		ORDER BY c.position, m.category_id, m.position, m.name, m.id`)
+	if err != nil {
+		return nil, ordErr("list menu items", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ordering.MenuItem, error) {
+		var m ordering.MenuItem
+		err := row.Scan(&m.ID, &m.CategoryID, &m.Name, &m.Description, &m.Price, &m.Available, &m.ImageURL,
+			&m.Position, &m.CreatedAt, &m.UpdatedAt)
+		m.CreatedAt, m.UpdatedAt = m.CreatedAt.UTC(), m.UpdatedAt.UTC()
+		return m, err
+	})
+	if err != nil {
+		return nil, ordErr("list menu items", err)
+	}
+	return out, nil
+}
+
+// PutMenuItem creates or replaces an item of an existing category.
+func (s *Store) PutMenuItem(ctx context.Context, m ordering.MenuItem) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO ordering_menu_items (id, category_id, name, description, price, available,
+			image_url, position, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		ON CONFLICT (id) DO UPDATE SET category_id = excluded.category_id, name = excluded.name,
+			description = excluded.description, price = excluded.price, available = excluded.available,
+			image_url = excluded.image_url, position = excluded.position, updated_at = excluded.updated_at`,
+		m.ID, m.CategoryID, m.Name, m.Description, m.Price, m.Available, m.ImageURL, m.Position, m.CreatedAt, m.UpdatedAt)
+	if _, ok := foreignKeyViolation(err); ok {
+		return ordErr("put menu item", ordering.ErrCategoryNotFound)
+	}
+	if err != nil {
+		return ordErr("put menu item", err)
+	}
+	return nil
+}
+
+// DeleteMenuItem removes an item.
+func (s *Store) DeleteMenuItem(ctx context.Context, id string) error {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM ordering_menu_items WHERE id = $1`, id)
+	if err != nil {
+		return ordErr("delete menu item", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return ordErr("delete menu item", ordering.ErrMenuItemNotFound)
+	}
+	return nil
+}
+
+// GetSettings returns the shop's settings.
+func (s *Store) GetSettings(ctx context.Context) (ordering.Settings, bool, error) {
+	var st ordering.Settings
+	err := s.pool.QueryRow(ctx, `SELECT settings FROM ordering_settings`).Scan(&st)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return st, false, nil
+	}
+	if err != nil {
+		return st, false, ordErr("get settings", err)
+	}
+	return st, true, nil
+}
+
+// PutSettings replaces the shop's settings.
+func (s *Store) PutSettings(ctx context.Context, st ordering.Settings) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO ordering_settings (id, settings) VALUES (true, $1)
+		ON CONFLICT (id) DO UPDATE SET settings = excluded.settings`, st)
+	if err != nil {
+		return ordErr("put settings", err)
+	}
+	return nil
+}
+
+// orderUTC returns o with its times in UTC.
+func orderUTC(o ordering.Order) ordering.Order {
+	o.CreatedAt, o.UpdatedAt, o.ExpiresAt = o.CreatedAt.UTC().Truncate(time.Microsecond), o.UpdatedAt.UTC().Truncate(time.Microsecond), utcPtr(o.ExpiresAt)
+	if o.ExpiresAt != nil {
+		t := o.ExpiresAt.Truncate(time.Microsecond)
+		o.ExpiresAt = &t
+	}
+	for i := range o.History {
+		o.History[i].At = o.History[i].At.UTC().Truncate(time.Microsecond)
+	}
+	return o
+}
+
+// writeOrder inserts or updates o's row.
+func writeOrder(ctx context.Context, tx pgx.Tx, o ordering.Order, insert bool) error {
+	body, err := json.Marshal(o)
+	if err != nil {
+		return fmt.Errorf("encode order: %w", err)
+	}
+	inv := &o.InvoiceID
+	if o.InvoiceID == "" {
+		inv = nil
+	}
+	if insert {
+		_, err = tx.Exec(ctx, `INSERT INTO ordering_orders (id, order_number, user_id, status, invoice_id, total_price,
+			created_at, updated_at, expires_at, body) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			o.ID, o.OrderNumber, o.UserID, o.Status, inv, o.TotalPrice, o.CreatedAt, o.UpdatedAt, o.ExpiresAt, body)
+	} else {
+		_, err = tx.Exec(ctx, `UPDATE ordering_orders SET status = $2, invoice_id = $3, total_price = $4, updated_at = $5,
+			expires_at = $6, body = $7 WHERE id = $1`, o.ID, o.Status, inv, o.TotalPrice, o.UpdatedAt, o.ExpiresAt, body)
+	}
+	if err != nil {
+		return fmt.Errorf("save order: %w", err)
+	}
+	return nil
+}
+
+// CreateOrder stores o with the next number of the counter, in one
+// transaction (the counter row's lock orders concurrent creations).
+func (s *Store) CreateOrder(ctx context.Context, o ordering.Order, counter string, number func(int) string) (ordering.Order, error) {
+	o = orderUTC(o)
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var seq int
+		if err := tx.QueryRow(ctx, `INSERT INTO ordering_order_counters AS c (counter, n) VALUES ($1, 1)
+			ON CONFLICT (counter) DO UPDATE SET n = c.n + 1 RETURNING n`, counter).Scan(&seq); err != nil {
+			return fmt.Errorf("next order number: %w", err)
+		}
+		o.OrderNumber = number(seq)
+		return writeOrder(ctx, tx, o, true)
+	})
+	if err != nil {
+		return ordering.Order{}, ordErr("create order", err)
+	}
+	return o, nil
+}
+
+func scanOrder(row pgx.Row) (ordering.Order, error) {
+	var o ordering.Order
+	var body []byte
+	if err := row.Scan(&body); errors.Is(err, pgx.ErrNoRows) {
+		return o, ordering.ErrOrderNotFound
+	} else if err != nil {
+		return o, err
+	}
+	if err := json.Unmarshal(body, &o); err != nil {
+		return o, fmt.Errorf("decode order: %w", err)
+	}
+	return orderUTC(o), nil
+}
+
+// GetOrder returns an order.
+func (s *Store) GetOrder(ctx context.Context, id string) (ordering.Order, error) {
+	o, err := scanOrder(s.pool.QueryRow(ctx, `SELECT body FROM ordering_orders WHERE id = $1`, id))
+	if err != nil {
+		return o, ordErr("get order", err)
+	}
+	return o, nil
+}
+
+// GetOrderByInvoice returns the order of a provider invoice.
+func (s *Store) GetOrderByInvoice(ctx context.Context, invoiceID string) (ordering.Order, error) {
+	o, err := scanOrder(s.pool.QueryRow(ctx, `SELECT body FROM ordering_orders WHERE invoice_id = $1`, invoiceID))
+	if err != nil {
+		return o, ordErr("get order by invoice", err)
+	}
+	return o, nil
+}
+
+// ListOrders returns the orders q selects, by creation time.
+func (s *Store) ListOrders(ctx context.Context, q ordering.OrderQuery) ([]ordering.Order, error) {
+	dir := "ASC"
+	if q.NewestFirst {
+		dir = "DESC"
+	}
+	limit := any(nil)
+	if q.Limit > 0 {
+		limit = q.Limit
+	}
+	statuses := make([]string, len(q.Statuses))
+	for i, st := range q.Statuses {
+		statuses[i] = string(st)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT body FROM ordering_orders
+		WHERE ($1 = '' OR user_id = $1) AND (cardinality($2::text[]) = 0 OR status = ANY($2))
+		ORDER BY created_at `+dir+`, id `+dir+` LIMIT $3`, q.UserID, statuses, limit)
+	if err != nil {
+		return nil, ordErr("list orders", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ordering.Order, error) { return scanOrder(row) })
+	if err != nil {
+		return nil, ordErr("list orders", err)
+	}
+	return out, nil
+}
+
+// UpdateOrder loads an order (locked), calls fn and saves it.
+func (s *Store) UpdateOrder(ctx context.Context, id string, fn func(*ordering.Order) error) (ordering.Order, error) {
+	var o ordering.Order
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		if o, err = scanOrder(tx.QueryRow(ctx, `SELECT body FROM ordering_orders WHERE id = $1 FOR UPDATE`, id)); err != nil {
+			return err
+		}
+		before := o
+		if err := fn(&o); err != nil {
+			return err
+		}
+		if o.ID != before.ID || o.UserID != before.UserID || o.OrderNumber != before.OrderNumber {
+			return errors.New("an order's id, user and number do not change")
+		}
+		o = orderUTC(o)
+		return writeOrder(ctx, tx, o, false)
+	})
+	if err != nil {
+		return o, ordErr("update order", err)
+	}
+	return o, nil
+}

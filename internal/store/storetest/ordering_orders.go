@@ -1,0 +1,180 @@
+package storetest
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/seedhq/portal/internal/ordering"
+)
+
+func init() {
+	orderingSuite = append(orderingSuite,
+		orderingTest{"Menu", testOrderingMenu},
+		orderingTest{"Settings", testOrderingSettings},
+		orderingTest{"Orders", testOrderingOrders},
+		orderingTest{"OrderNumbersUnderConcurrency", testOrderNumbers},
+	)
+}
+
+func testOrderingMenu(t *testing.T, s ordering.Store) {
+	ctx := t.Context()
+	drinks := ordering.Category{ID: "c-drinks", Name: "Drinks", Position: 2, CreatedAt: ordT0}
+	food := ordering.Category{ID: "c-food", Name: "Food", Position: 1, CreatedAt: ordT0}
+	mustOK(t, "PutCategory", s.PutCategory(ctx, drinks))
+	mustOK(t, "PutCategory", s.PutCategory(ctx, food))
+	cats, err := s.ListCategories(ctx)
+	mustOK(t, "ListCategories", err)
+	check(t, "categories", cats, []ordering.Category{food, drinks})
+
+	tea := ordering.MenuItem{ID: "m-tea", CategoryID: "c-drinks", Name: "Teh manis", Price: 5000, Available: true, CreatedAt: ordT0, UpdatedAt: ordT0}
+	rice := ordering.MenuItem{ID: "m-rice", CategoryID: "c-food", Name: "Nasi goreng", Description: "pedas", Price: 25000, Available: true,
+		ImageURL: "https://img.example/r.jpg", Position: 1, CreatedAt: ordT0, UpdatedAt: ordT0}
+	mustOK(t, "PutMenuItem", s.PutMenuItem(ctx, tea))
+	mustOK(t, "PutMenuItem", s.PutMenuItem(ctx, rice))
+	if err := s.PutMenuItem(ctx, ordering.MenuItem{ID: "m-x", CategoryID: "nope", Name: "x", CreatedAt: ordT0, UpdatedAt: ordT0}); !errors.Is(err, ordering.ErrCategoryNotFound) {
+		t.Fatalf("PutMenuItem in a missing category: %v", err)
+	}
+	tea.Available, tea.Price, tea.UpdatedAt = false, 6000, ordT0.Add(time.Hour)
+	mustOK(t, "PutMenuItem update", s.PutMenuItem(ctx, tea))
+	items, err := s.ListMenuItems(ctx)
+	mustOK(t, "ListMenuItems", err)
+	check(t, "items (food first)", items, []ordering.MenuItem{rice, tea})
+	if err := s.DeleteCategory(ctx, "c-drinks"); !errors.Is(err, ordering.ErrCategoryNotEmpty) {
+		t.Fatalf("DeleteCategory with items: %v", err)
+	}
+	mustOK(t, "DeleteMenuItem", s.DeleteMenuItem(ctx, "m-tea"))
+	if err := s.DeleteMenuItem(ctx, "m-tea"); !errors.Is(err, ordering.ErrMenuItemNotFound) {
+		t.Fatalf("DeleteMenuItem again: %v", err)
+	}
+	mustOK(t, "DeleteCategory", s.DeleteCategory(ctx, "c-drinks"))
+	if err := s.DeleteCategory(ctx, "c-drinks"); !errors.Is(err, ordering.ErrCategoryNotFound) {
+		t.Fatalf("DeleteCategory again: %v", err)
+	}
+}
+
+func testOrderingSettings(t *testing.T, s ordering.Store) {
+	ctx := t.Context()
+	if _, ok, err := s.GetSettings(ctx); err != nil || ok {
+		t.Fatalf("GetSettings before: %v %v", ok, err)
+	}
+	st := ordering.DefaultSettings()
+	st.ShopLat, st.ShopLng, st.DeliveryPerKm = -6.2, 106.8, 2500
+	mustOK(t, "PutSettings", s.PutSettings(ctx, st))
+	st.OrderPrefix = "WRG"
+	mustOK(t, "PutSettings", s.PutSettings(ctx, st))
+	got, ok, err := s.GetSettings(ctx)
+	mustOK(t, "GetSettings", err)
+	if !ok {
+		t.Fatal("GetSettings: none")
+	}
+	check(t, "settings", got, st)
+}
+
+// mustOrderUser creates a user through a verified login and returns it.
+func mustOrderUser(t *testing.T, s ordering.Store, id, number string) ordering.User {
+	t.Helper()
+	mustToken(t, s, "h-"+id, number)
+	_, u := verify(t, s, "h-"+id, id)
+	return u
+}
+
+func newOrder(id, user string, at time.Time) ordering.Order {
+	lat, lng := -6.2, 106.8
+	exp := at.Add(time.Hour)
+	return ordering.Order{ID: id, UserID: user, Status: ordering.StatusPendingPayment, Items: []ordering.OrderItem{
+		{MenuID: "m-rice", Name: "Nasi goreng", Price: 25000, Quantity: 2, Notes: "pedas", Subtotal: 50000}},
+		ItemsTotal: 50000, ShippingCost: 10000, TotalPrice: 60000, ShippingType: ordering.ShippingDelivery,
+		ShippingAddress: "Jl. Merdeka 1", ShippingCity: "Bandung", ShippingPhone: "0812", ShippingLat: &lat, ShippingLng: &lng,
+		InvoiceID: "inv-" + id, ProviderPaymentURL: "http://p/" + id, CreatedAt: at, UpdatedAt: at, ExpiresAt: &exp,
+		History: []ordering.StatusChange{{To: ordering.StatusPendingPayment, By: user, Role: "CUSTOMER", At: at}}}
+}
+
+func number(seq int) string { return fmt.Sprintf("ORD-20261125-%03d", seq) }
+
+func testOrderingOrders(t *testing.T, s ordering.Store) {
+	ctx := t.Context()
+	ana, budi := mustOrderUser(t, s, "u-ana", "6281000000001"), mustOrderUser(t, s, "u-budi", "6281000000002")
+	o1, err := s.CreateOrder(ctx, newOrder("o1", ana.ID, ordT0), "ORD-20261125", number)
+	mustOK(t, "CreateOrder", err)
+	o2, err := s.CreateOrder(ctx, newOrder("o2", budi.ID, ordT0.Add(time.Minute)), "ORD-20261125", number)
+	mustOK(t, "CreateOrder", err)
+	o3, err := s.CreateOrder(ctx, newOrder("o3", ana.ID, ordT0.Add(2*time.Minute)), "ORD-20261126", func(seq int) string {
+		return fmt.Sprintf("ORD-20261126-%03d", seq)
+	})
+	mustOK(t, "CreateOrder", err)
+	if o1.OrderNumber != "ORD-20261125-001" || o2.OrderNumber != "ORD-20261125-002" || o3.OrderNumber != "ORD-20261126-001" {
+		t.Fatalf("numbers %s %s %s", o1.OrderNumber, o2.OrderNumber, o3.OrderNumber)
+	}
+	got, err := s.GetOrder(ctx, "o1")
+	mustOK(t, "GetOrder", err)
+	check(t, "order", got, o1)
+	got, err = s.GetOrderByInvoice(ctx, "inv-o2")
+	mustOK(t, "GetOrderByInvoice", err)
+	check(t, "order by invoice", got, o2)
+	if _, err := s.GetOrder(ctx, "nope"); !errors.Is(err, ordering.ErrOrderNotFound) {
+		t.Fatalf("GetOrder unknown: %v", err)
+	}
+	if _, err := s.GetOrderByInvoice(ctx, "nope"); !errors.Is(err, ordering.ErrOrderNotFound) {
+		t.Fatalf("GetOrderByInvoice unknown: %v", err)
+	}
+	mine, err := s.ListOrders(ctx, ordering.OrderQuery{UserID: ana.ID, NewestFirst: true})
+	mustOK(t, "ListOrders", err)
+	check(t, "ana's orders", mine, []ordering.Order{o3, o1})
+
+	paidAt := ordT0.Add(time.Hour)
+	o2, err = s.UpdateOrder(ctx, "o2", func(o *ordering.Order) error {
+		o.History = append(o.History, ordering.StatusChange{From: o.Status, To: ordering.StatusPaid, By: "provider", Role: "provider", At: paidAt})
+		o.Status, o.PaymentMethod, o.UpdatedAt, o.ExpiresAt = ordering.StatusPaid, ordering.PaymentProvider, paidAt, nil
+		return nil
+	})
+	mustOK(t, "UpdateOrder", err)
+	got, _ = s.GetOrder(ctx, "o2")
+	check(t, "updated order", got, o2)
+	paid, err := s.ListOrders(ctx, ordering.OrderQuery{Statuses: []ordering.Status{ordering.StatusPaid, ordering.StatusPreparing}})
+	mustOK(t, "ListOrders by status", err)
+	check(t, "paid orders", paid, []ordering.Order{o2})
+	pending, err := s.ListOrders(ctx, ordering.OrderQuery{Statuses: []ordering.Status{ordering.StatusPendingPayment}, Limit: 1})
+	mustOK(t, "ListOrders pending", err)
+	check(t, "first pending order", pending, []ordering.Order{o1})
+	boom := errors.New("boom")
+	if _, err := s.UpdateOrder(ctx, "o1", func(o *ordering.Order) error { o.Status = ordering.StatusCancelled; return boom }); !errors.Is(err, boom) {
+		t.Fatalf("UpdateOrder fn error: %v", err)
+	}
+	got, _ = s.GetOrder(ctx, "o1")
+	check(t, "order after a failed update", got, o1)
+	if _, err := s.UpdateOrder(ctx, "nope", func(*ordering.Order) error { return nil }); !errors.Is(err, ordering.ErrOrderNotFound) {
+		t.Fatalf("UpdateOrder unknown: %v", err)
+	}
+}
+
+// testOrderNumbers: orders created at once from many goroutines get
+// distinct numbers 1..n, without gaps.
+func testOrderNumbers(t *testing.T, s ordering.Store) {
+	ctx := t.Context()
+	u := mustOrderUser(t, s, "u-c", "6281000000003")
+	const n = 40
+	var wg sync.WaitGroup
+	numbers := make([]string, n)
+	for i := range n {
+		wg.Go(func() {
+			o, err := s.CreateOrder(ctx, newOrder(fmt.Sprint("c", i), u.ID, ordT0), "ORD-20261125", number)
+			if err != nil {
+				t.Errorf("CreateOrder: %v", err)
+			}
+			numbers[i] = o.OrderNumber
+		})
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for _, num := range numbers {
+		seen[num] = true
+	}
+	for i := 1; i <= n; i++ {
+		if !seen[number(i)] {
+			t.Fatalf("number %s missing from %v", number(i), numbers)
+		}
+	}
+}
