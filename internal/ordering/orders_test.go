@@ -1,0 +1,185 @@
+package ordering_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/ordering"
+)
+
+// shop returns a service with a menu (rice 25,000, tea 5,000, an
+// unavailable soup) and users of every role.
+func shop(t *testing.T) (svc *ordering.Service, c *clock, users map[ordering.Role]ordering.User, rice, tea, soup ordering.MenuItem) {
+	t.Helper()
+	svc, c = newService(t, "628110000001")
+	ctx := t.Context()
+	login := func(number string) ordering.User {
+		ls := mustLogin(t, svc, number, "192.0.2.1")
+		_, u, err := svc.Inbound(ctx, number, "VERIFY_"+ls.Token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	users = map[ordering.Role]ordering.User{ordering.RoleOwner: login("628110000001")}
+	for role, number := range map[ordering.Role]string{ordering.RoleCustomer: "6281234567890",
+		ordering.RoleStaff: "6281234567891", ordering.RoleAdmin: "6281234567892"} {
+		u := login(number)
+		if role != ordering.RoleCustomer {
+			var err error
+			if u, err = svc.SetRole(ctx, nil, u.ID, role, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		users[role] = u
+	}
+	cat, err := svc.CreateCategory(ctx, ordering.CategoryInput{Name: "Makanan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(name string, price int64, avail bool) ordering.MenuItem {
+		m, err := svc.CreateMenuItem(ctx, ordering.MenuItem{CategoryID: cat.ID, Name: name, Price: price, Available: avail})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	return svc, c, users, mk("Nasi goreng", 25000, true), mk("Teh", 5000, true), mk("Soto", 20000, false)
+}
+
+// TestPlaceOrder: prices come from the catalogue, shipping from the
+// settings; the number has the shop's date; bad requests are refused with
+// their codes and store nothing.
+func TestPlaceOrder(t *testing.T) {
+	ctx := t.Context()
+	svc, c, users, rice, tea, soup := shop(t)
+	cust := users[ordering.RoleCustomer]
+	c.now = time.Date(2026, 11, 25, 18, 30, 0, 0, time.UTC) // 01:30 on the 26th in Jakarta
+	o, err := svc.PlaceOrder(ctx, cust, ordering.OrderRequest{ShippingType: ordering.ShippingDelivery, ShippingAddress: "Jl. Merdeka 1",
+		Items: []ordering.OrderItemRequest{{MenuID: rice.ID, Quantity: 2, Notes: "pedas"}, {MenuID: tea.ID, Quantity: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.OrderNumber != "ORD-20261126-001" || o.Status != ordering.StatusPendingPayment || o.ItemsTotal != 55000 ||
+		o.ShippingCost != 10000 || o.TotalPrice != 65000 || !strings.HasPrefix(o.ProviderPaymentURL, "http://portal.test/sandbox/pay/inv_") {
+		t.Fatalf("order: %+v", o)
+	}
+	if o.ExpiresAt == nil || !o.ExpiresAt.Equal(c.now.Add(time.Hour)) {
+		t.Fatalf("expiry %v, want an hour", o.ExpiresAt)
+	}
+	o2, err := svc.PlaceOrder(ctx, cust, ordering.OrderRequest{ShippingType: ordering.ShippingPickup,
+		Items: []ordering.OrderItemRequest{{MenuID: tea.ID, Quantity: 3}}})
+	if err != nil || o2.OrderNumber != "ORD-20261126-002" || o2.ShippingCost != 0 || o2.TotalPrice != 15000 {
+		t.Fatalf("second order: %+v %v", o2, err)
+	}
+	for name, tc := range map[string]struct {
+		req  ordering.OrderRequest
+		code string
+	}{
+		"empty":         {ordering.OrderRequest{ShippingType: ordering.ShippingPickup}, "EMPTY_ORDER"},
+		"quantity 0":    {ordering.OrderRequest{ShippingType: ordering.ShippingPickup, Items: []ordering.OrderItemRequest{{MenuID: tea.ID}}}, "INVALID_ORDER"},
+		"unknown item":  {ordering.OrderRequest{ShippingType: ordering.ShippingPickup, Items: []ordering.OrderItemRequest{{MenuID: "nope", Quantity: 1}}}, "UNKNOWN_MENU_ITEM"},
+		"unavailable":   {ordering.OrderRequest{ShippingType: ordering.ShippingPickup, Items: []ordering.OrderItemRequest{{MenuID: soup.ID, Quantity: 1}}}, "ITEM_UNAVAILABLE"},
+		"bad shipping":  {ordering.OrderRequest{ShippingType: "DRONE", Items: []ordering.OrderItemRequest{{MenuID: tea.ID, Quantity: 1}}}, "INVALID_ORDER"},
+		"no address":    {ordering.OrderRequest{ShippingType: ordering.ShippingDelivery, Items: []ordering.OrderItemRequest{{MenuID: tea.ID, Quantity: 1}}}, "INVALID_ORDER"},
+		"half location": {ordering.OrderRequest{ShippingType: ordering.ShippingPickup, ShippingLat: new(float64), Items: []ordering.OrderItemRequest{{MenuID: tea.ID, Quantity: 1}}}, "INVALID_ORDER"},
+	} {
+		if _, err := svc.PlaceOrder(ctx, cust, tc.req); apperr.CodeOf(err) != tc.code {
+			t.Errorf("%s: %v, want %s", name, err, tc.code)
+		}
+	}
+	mine, err := svc.MyOrders(ctx, cust)
+	if err != nil || len(mine) != 2 {
+		t.Fatalf("MyOrders: %d orders %v, want the 2 placed", len(mine), err)
+	}
+	// Another customer's order is not found.
+	if _, err := svc.OrderFor(ctx, users[ordering.RoleOwner], o.ID); err != nil {
+		t.Fatalf("owner reads the order: %v", err)
+	}
+	stranger := cust
+	stranger.ID = "someone-else"
+	if _, err := svc.OrderFor(ctx, stranger, o.ID); !errors.Is(err, ordering.ErrOrderNotFound) {
+		t.Fatalf("stranger reads the order: %v", err)
+	}
+}
+
+// TestShippingByDistance: base fee plus a fee per started km from the
+// shop; beyond the range the order is refused.
+func TestShippingByDistance(t *testing.T) {
+	st := ordering.DefaultSettings()
+	st.ShopLat, st.ShopLng, st.DeliveryPerKm, st.DeliveryMaxKm = -6.2000, 106.8166, 2000, 10
+	lat, lng := -6.2000, 106.8346 // about 1.99 km east
+	cost, err := st.ShippingCost(ordering.ShippingDelivery, &lat, &lng)
+	if err != nil || cost != 10000+2*2000 {
+		t.Fatalf("cost %d %v, want 14000", cost, err)
+	}
+	far := 107.2
+	if _, err := st.ShippingCost(ordering.ShippingDelivery, &lat, &far); !errors.Is(err, ordering.ErrOutOfRange) {
+		t.Fatalf("far: %v", err)
+	}
+	if cost, _ := st.ShippingCost(ordering.ShippingDineIn, &lat, &far); cost != 0 {
+		t.Fatalf("dine-in cost %d", cost)
+	}
+}
+
+// TestOrderStateMachine walks the order's life with the role allowed at
+// each step, refusing the others, and records who did what.
+func TestOrderStateMachine(t *testing.T) {
+	ctx := t.Context()
+	svc, c, users, rice, _, _ := shop(t)
+	cust, staff, admin := users[ordering.RoleCustomer], users[ordering.RoleStaff], users[ordering.RoleAdmin]
+	o, err := svc.PlaceOrder(ctx, cust, ordering.OrderRequest{ShippingType: ordering.ShippingPickup,
+		Items: []ordering.OrderItemRequest{{MenuID: rice.ID, Quantity: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	move := func(who ordering.User, to ordering.Status, wantCode string) {
+		t.Helper()
+		_, err := svc.Transition(ctx, ordering.Actor{User: &who}, o.ID, to, "", nil)
+		if got := apperr.CodeOf(err); err != nil && got != wantCode || err == nil && wantCode != "" {
+			t.Fatalf("%s by %s: %v, want %q", to, who.Role, err, wantCode)
+		}
+	}
+	move(cust, ordering.StatusPreparing, "INVALID_TRANSITION")
+	move(staff, ordering.StatusWaitingVerification, "FORBIDDEN") // only the order's customer sends a receipt
+	move(cust, ordering.StatusWaitingVerification, "")
+	move(staff, ordering.StatusPaid, "FORBIDDEN") // STAFF without the payments menu
+	move(admin, ordering.StatusPaid, "")
+	move(cust, ordering.StatusPreparing, "FORBIDDEN")
+	move(staff, ordering.StatusPreparing, "")
+	move(staff, ordering.StatusReady, "")
+	move(staff, ordering.StatusOutForDelivery, "FORBIDDEN") // a pick-up order
+	move(staff, ordering.StatusCompleted, "")
+	got, err := svc.OrderFor(ctx, cust, o.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trail []string
+	for _, h := range got.History {
+		trail = append(trail, string(h.To)+" by "+h.Role)
+	}
+	want := "PENDING_PAYMENT by CUSTOMER, WAITING_VERIFICATION by CUSTOMER, PAID by ADMIN, PREPARING by STAFF, READY by STAFF, COMPLETED by STAFF"
+	if strings.Join(trail, ", ") != want {
+		t.Fatalf("history: %s", strings.Join(trail, ", "))
+	}
+	// Expiry: an unpaid order past its time is EXPIRED, by the system.
+	o2, err := svc.PlaceOrder(ctx, cust, ordering.OrderRequest{ShippingType: ordering.ShippingPickup,
+		Items: []ordering.OrderItemRequest{{MenuID: rice.ID, Quantity: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := svc.ExpireOrders(ctx); err != nil || n != 0 {
+		t.Fatalf("ExpireOrders early: %d %v", n, err)
+	}
+	c.now = c.now.Add(time.Hour)
+	if n, err := svc.ExpireOrders(ctx); err != nil || n != 1 {
+		t.Fatalf("ExpireOrders: %d %v", n, err)
+	}
+	got, _ = svc.OrderFor(ctx, cust, o2.ID)
+	if got.Status != ordering.StatusExpired || got.History[len(got.History)-1].By != ordering.ActorSystem {
+		t.Fatalf("expired order: %+v", got)
+	}
+}
