@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"encoding/json"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -243,6 +244,148 @@ func TestOrderingBans(t *testing.T) {
 			}
 			h.req("POST", "/api/bans/"+id+"/lift", nil, bearer(owner)...).expect(200)
 			h.req("POST", "/api/bans/nope/lift", nil, bearer(owner)...).expectError(404, "BAN_NOT_FOUND")
+		})
+	}
+}
+
+// orderingUsers logs in a user of every role (the owner by the configured
+// number, the others given their role by the owner) and returns their JWTs.
+func (h *harness) orderingUsers() map[string]string {
+	h.t.Helper()
+	jwts := map[string]string{"OWNER": h.orderingLogin("08110000001", "628110000001")}
+	for i, role := range []string{"CUSTOMER", "STAFF", "ADMIN"} {
+		number := "62812345678" + strconv.Itoa(90+i)
+		jwts[role] = h.orderingLogin(number, number)
+		if role == "CUSTOMER" {
+			continue
+		}
+		var me struct{ User struct{ ID string } }
+		h.req("GET", "/api/auth/me", nil, bearer(jwts[role])...).expect(200).decode(&me)
+		h.req("PUT", "/api/users/"+me.User.ID+"/role", map[string]any{"role": role}, bearer(jwts["OWNER"])...).expect(200)
+	}
+	return jwts
+}
+
+// TestOrderingRoleMatrix walks every route of the ordering API with every
+// role and with no token: the spec's role matrix.
+func TestOrderingRoleMatrix(t *testing.T) {
+	h := orderingHarness(t, openBolt, "628110000001")
+	jwts := h.orderingUsers()
+	all := []string{"CUSTOMER", "STAFF", "ADMIN", "OWNER"}
+	managers := []string{"ADMIN", "OWNER"}
+	for _, rt := range []struct {
+		method, path string
+		body         any
+		roles        []string
+	}{
+		{"GET", "/api/auth/me", nil, all},
+		{"GET", "/api/menu", nil, all},
+		{"POST", "/api/orders", map[string]any{"shippingType": "PICKUP", "items": []any{}}, all},
+		{"GET", "/api/orders", nil, all},
+		{"GET", "/api/orders/nope", nil, all},
+		{"POST", "/api/orders/nope/status", map[string]any{"status": "PREPARING"}, all},
+		{"POST", "/api/orders/nope/cancel", nil, all},
+		{"POST", "/api/menu/categories", map[string]any{"name": "X"}, managers},
+		{"PUT", "/api/menu/categories/nope", map[string]any{"name": "X"}, managers},
+		{"DELETE", "/api/menu/categories/nope", nil, managers},
+		{"POST", "/api/menu/items", map[string]any{"name": "X"}, managers},
+		{"PUT", "/api/menu/items/nope", map[string]any{"name": "X"}, managers},
+		{"DELETE", "/api/menu/items/nope", nil, managers},
+		{"GET", "/api/settings", nil, managers},
+		{"PUT", "/api/settings", map[string]any{"orderPrefix": "?"}, managers},
+		{"GET", "/api/users", nil, []string{"OWNER"}},
+		{"PUT", "/api/users/nope/role", map[string]any{"role": "STAFF"}, []string{"OWNER"}},
+		{"GET", "/api/bans", nil, []string{"OWNER"}},
+		{"POST", "/api/bans/nope/lift", nil, []string{"OWNER"}},
+	} {
+		h.req(rt.method, rt.path, rt.body).expectError(401, "UNAUTHORIZED")
+		for _, role := range all {
+			r := h.req(rt.method, rt.path, rt.body, bearer(jwts[role])...)
+			if slices.Contains(rt.roles, role) {
+				if r.status == 401 || r.status == 403 {
+					t.Errorf("%s %s as %s: %d %s, want allowed", rt.method, rt.path, role, r.status, r.body)
+				}
+			} else if r.status != 403 {
+				t.Errorf("%s %s as %s: %d %s, want 403", rt.method, rt.path, role, r.status, r.body)
+			}
+		}
+	}
+}
+
+// TestOrderingOrdersHTTP: an admin makes the menu, a customer orders
+// (prices from the catalogue), reads it, another customer cannot; the
+// kitchen moves it.
+func TestOrderingOrdersHTTP(t *testing.T) {
+	for _, so := range storeOpeners() {
+		t.Run(so.name, func(t *testing.T) {
+			h := orderingHarness(t, so.open, "628110000001")
+			jwts := h.orderingUsers()
+			var cat struct{ Category struct{ ID string } }
+			h.req("POST", "/api/menu/categories", map[string]any{"name": "Minuman"}, bearer(jwts["ADMIN"])...).expect(201).decode(&cat)
+			var item struct{ Item struct{ ID string } }
+			h.req("POST", "/api/menu/items", map[string]any{"categoryId": cat.Category.ID, "name": "Es teh", "price": 5000},
+				bearer(jwts["ADMIN"])...).expect(201).decode(&item)
+			h.req("POST", "/api/menu/items", map[string]any{"categoryId": "nope", "name": "X", "price": 1},
+				bearer(jwts["ADMIN"])...).expectError(404, "CATEGORY_NOT_FOUND")
+			h.req("POST", "/api/menu/items", map[string]any{"categoryId": cat.Category.ID, "name": "X", "price": -1},
+				bearer(jwts["ADMIN"])...).expectError(400, "INVALID_MENU_ITEM")
+
+			var menu struct {
+				Categories []struct {
+					Name  string
+					Items []struct {
+						ID    string
+						Price int64
+					}
+				}
+			}
+			h.req("GET", "/api/menu", nil, bearer(jwts["CUSTOMER"])...).expect(200).decode(&menu)
+			if len(menu.Categories) != 1 || len(menu.Categories[0].Items) != 1 || menu.Categories[0].Items[0].Price != 5000 {
+				t.Fatalf("menu: %+v", menu)
+			}
+
+			var created struct {
+				Success bool
+				Order   struct {
+					ID, OrderNumber, Status, ProviderPaymentURL string
+					TotalPrice, ShippingCost                    int64
+				}
+			}
+			h.req("POST", "/api/orders", map[string]any{"shippingType": "DELIVERY", "shippingAddress": "Jl. Asia Afrika 8",
+				"shippingCity": "Bandung", "shippingPhone": "0812", "notes": "cepat",
+				"items": []map[string]any{{"menuId": item.Item.ID, "quantity": 3, "notes": "less sugar"}}},
+				bearer(jwts["CUSTOMER"])...).expect(201).decode(&created)
+			o := created.Order
+			if !created.Success || o.Status != "PENDING_PAYMENT" || o.TotalPrice != 25000 || o.ShippingCost != 10000 ||
+				!strings.HasPrefix(o.OrderNumber, "ORD-") || !strings.Contains(o.ProviderPaymentURL, "/sandbox/pay/inv_") {
+				t.Fatalf("order: %+v", created)
+			}
+			h.req("POST", "/api/orders", map[string]any{"shippingType": "PICKUP", "items": []map[string]any{{"menuId": item.Item.ID, "quantity": 0}}},
+				bearer(jwts["CUSTOMER"])...).expectError(400, "INVALID_ORDER")
+			h.req("POST", "/api/orders", map[string]any{"shippingType": "PICKUP", "items": []map[string]any{{"menuId": "nope", "quantity": 1}}},
+				bearer(jwts["CUSTOMER"])...).expectError(422, "UNKNOWN_MENU_ITEM")
+			h.req("POST", "/api/orders", map[string]any{"shippingType": "PICKUP", "items": []any{}},
+				bearer(jwts["CUSTOMER"])...).expectError(400, "EMPTY_ORDER")
+			h.req("POST", "/api/orders", map[string]any{"shippingType": "PICKUP", "totalPrice": 1, "items": []map[string]any{{"menuId": item.Item.ID, "quantity": 1}}},
+				bearer(jwts["CUSTOMER"])...).expectError(400, "INVALID_JSON")
+
+			var list struct{ Orders []struct{ ID string } }
+			h.req("GET", "/api/orders", nil, bearer(jwts["CUSTOMER"])...).expect(200).decode(&list)
+			if len(list.Orders) != 1 || list.Orders[0].ID != o.ID {
+				t.Fatalf("orders: %+v", list)
+			}
+			// Another customer (the staff member, before its role) cannot
+			// read it; the staff can.
+			h.req("GET", "/api/orders/"+o.ID, nil, bearer(jwts["CUSTOMER"])...).expect(200)
+			h.req("GET", "/api/orders/"+o.ID, nil, bearer(jwts["STAFF"])...).expect(200)
+			other := h.orderingLogin("6281299999999", "6281299999999")
+			h.req("GET", "/api/orders/"+o.ID, nil, bearer(other)...).expectError(404, "ORDER_NOT_FOUND")
+			h.req("POST", "/api/orders/"+o.ID+"/cancel", nil, bearer(other)...).expectError(404, "ORDER_NOT_FOUND")
+
+			h.req("POST", "/api/orders/"+o.ID+"/status", map[string]any{"status": "PREPARING"}, bearer(jwts["STAFF"])...).
+				expectError(409, "INVALID_TRANSITION")
+			h.req("POST", "/api/orders/"+o.ID+"/cancel", nil, bearer(jwts["CUSTOMER"])...).expect(200)
+			h.req("POST", "/api/orders/"+o.ID+"/cancel", nil, bearer(jwts["CUSTOMER"])...).expectError(409, "INVALID_TRANSITION")
 		})
 	}
 }

@@ -32,6 +32,27 @@ func Routes(r chi.Router, o Options) {
 		r.Use(a.requireUser)
 		r.Get("/api/auth/me", a.me)
 
+		// Every signed-in role: the menu and one's own orders; the state
+		// machine decides who moves an order (docs/api/ordering.md).
+		r.Get("/api/menu", a.menu)
+		r.Post("/api/orders", a.createOrder)
+		r.Get("/api/orders", a.listOrders)
+		r.Get("/api/orders/{id}", a.getOrder)
+		r.Post("/api/orders/{id}/status", a.setOrderStatus)
+		r.Post("/api/orders/{id}/cancel", a.cancelOrder)
+
+		r.Group(func(r chi.Router) {
+			r.Use(requireRole(a, ord.RoleAdmin, ord.RoleOwner))
+			r.Post("/api/menu/categories", a.createCategory)
+			r.Put("/api/menu/categories/{id}", a.updateCategory)
+			r.Delete("/api/menu/categories/{id}", a.deleteCategory)
+			r.Post("/api/menu/items", a.createMenuItem)
+			r.Put("/api/menu/items/{id}", a.updateMenuItem)
+			r.Delete("/api/menu/items/{id}", a.deleteMenuItem)
+			r.Get("/api/settings", a.settings)
+			r.Put("/api/settings", a.putSettings)
+		})
+
 		r.Group(func(r chi.Router) {
 			r.Use(requireRole(a, ord.RoleOwner))
 			r.Get("/api/users", a.listUsers)
