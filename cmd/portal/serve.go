@@ -337,6 +337,12 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 		if ordOpts, err = newOrdering(ctx, st, ost, o.Ordering, baseURL, logger); err != nil {
 			return err
 		}
+		expiryDone := make(chan struct{})
+		go func() {
+			defer close(expiryDone)
+			ordOpts.Service.RunExpiry(ctx)
+		}()
+		defer func() { <-expiryDone }()
 	} else {
 		logger.Warn("this store does not implement the ordering API; its routes are not served")
 	}

@@ -440,3 +440,25 @@ func (p SandboxPayments) Invoice(_ context.Context, _ Order) (string, string, er
 	id := "inv_" + rand.Text()
 	return id, strings.TrimSuffix(p.BaseURL, "/") + "/sandbox/pay/" + id, nil
 }
+
+// ExpiryInterval is how often RunExpiry looks for unpaid orders past their
+// expiry.
+const ExpiryInterval = time.Minute
+
+// RunExpiry expires unpaid orders every ExpiryInterval until ctx is done.
+// Several instances may run it at once: an order moves once (the others
+// find it EXPIRED already).
+func (s *Service) RunExpiry(ctx context.Context) {
+	t := time.NewTicker(ExpiryInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if n, err := s.ExpireOrders(ctx); err != nil && ctx.Err() == nil {
+			s.log.Error("ordering: expiring unpaid orders", "err", err, "expired", n)
+		}
+	}
+}

@@ -17,7 +17,7 @@ import (
 )
 
 // OrderingService is the ordering API (docs/api/ordering.md): messenger
-// login, and the owner's ban list. Its errors are *Error values in the
+// login, users and bans, the menu, the settings and orders. Its errors are *Error values in the
 // {"success": false, "error", "code"} envelope.
 type OrderingService struct {
 	// Auth is the messenger login.
@@ -29,6 +29,12 @@ type OrderingService struct {
 	// Admin is the portal operator's administration of the shop (the exam
 	// API's operator token, WithToken): users, roles and bans.
 	Admin *OrderingAdminService
+	// Menu is the catalogue.
+	Menu *OrderingMenuService
+	// Settings are the shop's settings (ADMIN, OWNER).
+	Settings *OrderingSettingsService
+	// Orders places and follows orders.
+	Orders *OrdersService
 }
 
 // OrderingAuthService is the messenger login of the ordering API.
@@ -45,10 +51,13 @@ type OrderingAdminService service
 
 func newOrderingService(common *service) *OrderingService {
 	return &OrderingService{
-		Auth:  (*OrderingAuthService)(common),
-		Bans:  (*OrderingBansService)(common),
-		Users: (*OrderingUsersService)(common),
-		Admin: (*OrderingAdminService)(common),
+		Auth:     (*OrderingAuthService)(common),
+		Bans:     (*OrderingBansService)(common),
+		Users:    (*OrderingUsersService)(common),
+		Admin:    (*OrderingAdminService)(common),
+		Menu:     (*OrderingMenuService)(common),
+		Settings: (*OrderingSettingsService)(common),
+		Orders:   (*OrdersService)(common),
 	}
 }
 

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seedhq/portal/internal/store/pgtest"
+	"github.com/seedhq/portal/pkg/client"
+)
+
+// TestOrderingEndToEndBolt runs a shop through the real binary on the
+// embedded store: messenger logins with the built-in challenge and gateway
+// stand-in, the menu, an order.
+func TestOrderingEndToEndBolt(t *testing.T) {
+	t.Parallel()
+	p := mustStartPortal(t, filepath.Join(t.TempDir(), "data"), nil, "--ordering-owner-number", "0811-0000-001")
+	runOrderingScenario(t, p)
+}
+
+// TestOrderingEndToEndPostgres is the same on PostgreSQL.
+func TestOrderingEndToEndPostgres(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs the portal binary; skipped with -short")
+	}
+	p := mustStartPortal(t, filepath.Join(t.TempDir(), "data"), nil, "--ordering-owner-number", "0811-0000-001",
+		"--database-url", pgtest.NewDatabase(t))
+	runOrderingScenario(t, p)
+}
+
+// messengerLogin logs number in through pkg/client: the challenge is solved,
+// the verification message goes through "portal admin ordering
+// simulate-message" (the gateway stand-in), and WaitVerified takes the JWT.
+func messengerLogin(t *testing.T, p *portalProc, number string) *client.Client {
+	t.Helper()
+	ctx := t.Context()
+	c, err := client.NewClient(p.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls, _, err := c.Ordering.Auth.Login(ctx, number, "")
+	if err != nil {
+		t.Fatalf("login %s: %v", number, err)
+	}
+	if !strings.HasPrefix(ls.MagicLink, p.URL+"/sandbox/messenger?text=VERIFY_tok_") || ls.ExpiresIn != 90 {
+		t.Fatalf("login: %+v", ls)
+	}
+	res := runPortal(t, nil, "", "admin", "ordering", "simulate-message", "--url", p.URL, "--from", number,
+		"--text", "VERIFY_"+ls.Token, "--output", "json")
+	if res.Code != 0 || !strings.Contains(res.Stdout, `"VERIFIED"`) {
+		t.Fatalf("simulate-message: exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
+	}
+	st, err := c.Ordering.Auth.WaitVerified(ctx, ls.Token, 50*time.Millisecond)
+	if err != nil {
+		t.Fatalf("WaitVerified: %v", err)
+	}
+	if st.User == nil || st.Token == "" {
+		t.Fatalf("verified: %+v", st)
+	}
+	if _, _, err := c.Ordering.Auth.Poll(ctx, ls.Token); !errors.Is(err, client.ErrConflict) {
+		t.Fatalf("second poll: %v, want 409 TOKEN_USED", err)
+	}
+	return c
+}
+
+func runOrderingScenario(t *testing.T, p *portalProc) {
+	ctx := t.Context()
+	owner := messengerLogin(t, p, "08110000001")
+	me, _, err := owner.Ordering.Auth.Me(ctx)
+	if err != nil || me.Role != "OWNER" {
+		t.Fatalf("owner: %+v %v", me, err)
+	}
+	cat, _, err := owner.Ordering.Menu.CreateCategory(ctx, "Kopi", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	latte, _, err := owner.Ordering.Menu.CreateItem(ctx, &client.MenuItem{CategoryID: cat.ID, Name: "Es kopi susu", Price: 18000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cust := messengerLogin(t, p, "081234567890")
+	menu, _, err := cust.Ordering.Menu.Get(ctx)
+	if err != nil || len(menu) != 1 || len(menu[0].Items) != 1 {
+		t.Fatalf("menu: %+v %v", menu, err)
+	}
+	o, _, err := cust.Ordering.Orders.Create(ctx, &client.OrderRequest{ShippingType: "PICKUP",
+		Items: []client.OrderItemRequest{{MenuID: latte.ID, Quantity: 2, Notes: "less ice"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	today := time.Now().In(mustLoadLocation(t, "Asia/Jakarta")).Format("20060102")
+	if o.Status != "PENDING_PAYMENT" || o.TotalPrice != 36000 || o.OrderNumber != "ORD-"+today+"-001" ||
+		!strings.HasPrefix(o.ProviderPaymentURL, p.URL+"/sandbox/pay/inv_") {
+		t.Fatalf("order: %+v", o)
+	}
+	if _, _, err := cust.Ordering.Users.List(ctx); !errors.Is(err, client.ErrForbidden) {
+		t.Fatalf("a customer lists users: %v, want 403", err)
+	}
+	users, _, err := owner.Ordering.Users.List(ctx)
+	if err != nil || len(users) != 2 {
+		t.Fatalf("users: %+v %v", users, err)
+	}
+	if _, _, err := cust.Ordering.Orders.Cancel(ctx, o.ID); err != nil {
+		t.Fatalf("cancel: %v", err)
+	}
+	got, _, err := cust.Ordering.Orders.Get(ctx, o.ID)
+	if err != nil || got.Status != "CANCELLED" || len(got.History) != 2 {
+		t.Fatalf("cancelled order: %+v %v", got, err)
+	}
+}
+
+func mustLoadLocation(t *testing.T, name string) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
+}
