@@ -44,7 +44,8 @@ func newService(t *testing.T, owner string) (*ordering.Service, *clock) {
 	t.Cleanup(func() { st.Close() })
 	c := &clock{now: time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)}
 	svc, err := ordering.NewService(st, ordering.Config{JWTKey: key, MessengerLinkBase: "https://wa.me/6281100000000",
-		OwnerNumber: owner, Challenge: okChallenge{}, Payments: ordering.SandboxPayments{BaseURL: "http://portal.test"}, Now: c.Now}, nil)
+		OwnerNumber: owner, Challenge: okChallenge{}, Payments: ordering.SandboxPayments{BaseURL: "http://portal.test"},
+		ProofDir: t.TempDir(), MerchantID: "M-1", Now: c.Now}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

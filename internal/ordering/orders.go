@@ -75,6 +75,11 @@ type Order struct {
 	UpdatedAt          time.Time      `json:"updatedAt"`
 	ExpiresAt          *time.Time     `json:"expiresAt"`
 	History            []StatusChange `json:"history"`
+	// Proof is the customer's payment receipt, once uploaded.
+	Proof *Proof `json:"proof,omitempty"`
+	// Payments are the payment notifications and decisions, accepted or
+	// refused, in order.
+	Payments []PaymentEvent `json:"payments,omitempty"`
 }
 
 // Payment methods recorded on paid orders.

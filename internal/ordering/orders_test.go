@@ -183,3 +183,135 @@ func TestOrderStateMachine(t *testing.T) {
 		t.Fatalf("expired order: %+v", got)
 	}
 }
+
+// tinyPNG is a 1×1 PNG.
+var tinyPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89" +
+	"\x00\x00\x00\rIDATx\x9cc\xf8\xcf\xc0\xf0\x1f\x00\x05\x00\x01\xff\x89\x99=\x1d\x00\x00\x00\x00IEND\xaeB`\x82")
+
+// TestReceiptFlow: the customer uploads a receipt, a verifier rejects it
+// with a reason (the order waits for payment again), the customer uploads
+// another, an admin approves it; only the customer and verifiers read it.
+func TestReceiptFlow(t *testing.T) {
+	ctx := t.Context()
+	svc, _, users, rice, _, _ := shop(t)
+	cust, staff, admin := users[ordering.RoleCustomer], users[ordering.RoleStaff], users[ordering.RoleAdmin]
+	o, err := svc.PlaceOrder(ctx, cust, ordering.OrderRequest{ShippingType: ordering.ShippingPickup,
+		Items: []ordering.OrderItemRequest{{MenuID: rice.ID, Quantity: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.UploadProof(ctx, cust, o.ID, []byte("not an image"), "BCA"); !errors.Is(err, ordering.ErrProofType) {
+		t.Fatalf("text receipt: %v", err)
+	}
+	if _, err := svc.UploadProof(ctx, staff, o.ID, tinyPNG, "BCA"); apperr.CodeOf(err) != "FORBIDDEN" {
+		t.Fatalf("someone else's receipt: %v", err)
+	}
+	got, err := svc.UploadProof(ctx, cust, o.ID, tinyPNG, "BCA 123")
+	if err != nil || got.Status != ordering.StatusWaitingVerification || got.Proof == nil || got.Proof.ContentType != "image/png" {
+		t.Fatalf("upload: %+v %v", got, err)
+	}
+	if _, err := svc.VerifyPayment(ctx, staff, o.ID, true, ""); apperr.CodeOf(err) != "FORBIDDEN" {
+		t.Fatalf("STAFF without payments approves: %v", err)
+	}
+	if _, err := svc.VerifyPayment(ctx, admin, o.ID, false, ""); apperr.CodeOf(err) != "REASON_REQUIRED" {
+		t.Fatalf("reject without reason: %v", err)
+	}
+	got, err = svc.VerifyPayment(ctx, admin, o.ID, false, "the amount is 5,000 short")
+	if err != nil || got.Status != ordering.StatusPendingPayment || got.History[len(got.History)-1].Note != "the amount is 5,000 short" {
+		t.Fatalf("reject: %+v %v", got, err)
+	}
+	if _, err := svc.UploadProof(ctx, cust, o.ID, tinyWebP, "BCA 123"); err != nil {
+		t.Fatal(err)
+	}
+	payer, err := svc.SetRole(ctx, nil, staff.ID, ordering.RoleStaff, []string{ordering.MenuPayments})
+	if err != nil {
+		t.Fatal(err)
+	}
+	proof, f, err := svc.ProofFile(ctx, payer, o.ID)
+	if err != nil || proof.ContentType != "image/webp" {
+		t.Fatalf("verifier reads the receipt: %+v %v", proof, err)
+	}
+	f.Close()
+	stranger := cust
+	stranger.ID = "someone-else"
+	if _, _, err := svc.ProofFile(ctx, stranger, o.ID); !errors.Is(err, ordering.ErrOrderNotFound) {
+		t.Fatalf("stranger reads the receipt: %v", err)
+	}
+	got, err = svc.VerifyPayment(ctx, payer, o.ID, true, "")
+	if err != nil || got.Status != ordering.StatusPaid || got.PaymentMethod != ordering.PaymentTransfer {
+		t.Fatalf("approve: %+v %v", got, err)
+	}
+}
+
+// tinyWebP is a 1×1 lossless WebP image.
+var tinyWebP = []byte("RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00\x2f\x00\x00\x00\x10\x07\x10\x11\x11\x88\x88\xfe\x07\x00")
+
+// TestProviderNotify: the merchant and the amount must match (refusals are
+// recorded on the order); PAID applies once, repeats are DUPLICATE; FAILED
+// is recorded; REFUNDED applies to a paid order; a payment of a cancelled
+// order is recorded for the owner.
+func TestProviderNotify(t *testing.T) {
+	ctx := t.Context()
+	svc, _, users, rice, _, _ := shop(t)
+	cust := users[ordering.RoleCustomer]
+	place := func() ordering.Order {
+		o, err := svc.PlaceOrder(ctx, cust, ordering.OrderRequest{ShippingType: ordering.ShippingPickup,
+			Items: []ordering.OrderItemRequest{{MenuID: rice.ID, Quantity: 2}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	o := place()
+	n := ordering.ProviderNotification{InvoiceID: o.InvoiceID, MerchantID: "M-1", Amount: o.TotalPrice, Status: "PAID"}
+	bad := n
+	bad.MerchantID = "M-2"
+	if _, _, err := svc.ProviderNotify(ctx, bad); !errors.Is(err, ordering.ErrMerchantMismatch) {
+		t.Fatalf("other merchant: %v", err)
+	}
+	bad = n
+	bad.Amount--
+	if _, _, err := svc.ProviderNotify(ctx, bad); !errors.Is(err, ordering.ErrAmountMismatch) {
+		t.Fatalf("short amount: %v", err)
+	}
+	bad = n
+	bad.Status = "MAYBE"
+	if _, _, err := svc.ProviderNotify(ctx, bad); !errors.Is(err, ordering.ErrProviderStatus) {
+		t.Fatalf("unknown status: %v", err)
+	}
+	bad = n
+	bad.InvoiceID = "inv_nope"
+	if _, _, err := svc.ProviderNotify(ctx, bad); !errors.Is(err, ordering.ErrOrderNotFound) {
+		t.Fatalf("unknown invoice: %v", err)
+	}
+	failed := n
+	failed.Status = "FAILED"
+	if res, got, err := svc.ProviderNotify(ctx, failed); err != nil || res != ordering.ProviderRecorded || got.Status != ordering.StatusPendingPayment {
+		t.Fatalf("FAILED: %s %s %v", res, got.Status, err)
+	}
+	res, got, err := svc.ProviderNotify(ctx, n)
+	if err != nil || res != ordering.ProviderApplied || got.Status != ordering.StatusPaid || got.PaymentMethod != ordering.PaymentProvider {
+		t.Fatalf("PAID: %s %+v %v", res, got, err)
+	}
+	if res, _, err := svc.ProviderNotify(ctx, n); err != nil || res != ordering.ProviderDuplicate {
+		t.Fatalf("PAID again: %s %v", res, err)
+	}
+	if len(got.Payments) != 4 { // two refusals, FAILED, PAID
+		t.Fatalf("payment events: %+v", got.Payments)
+	}
+	refund := n
+	refund.Status = "REFUNDED"
+	if res, got, err := svc.ProviderNotify(ctx, refund); err != nil || res != ordering.ProviderApplied || got.Status != ordering.StatusRefunded {
+		t.Fatalf("REFUNDED: %s %s %v", res, got.Status, err)
+	}
+	// A payment arriving after the customer cancelled.
+	o2 := place()
+	if _, err := svc.Transition(ctx, ordering.Actor{User: &cust}, o2.ID, ordering.StatusCancelled, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	late := ordering.ProviderNotification{InvoiceID: o2.InvoiceID, MerchantID: "M-1", Amount: o2.TotalPrice, Status: "PAID"}
+	res, got, err = svc.ProviderNotify(ctx, late)
+	if err != nil || res != ordering.ProviderRecorded || got.Status != ordering.StatusCancelled || got.Payments[0].Accepted {
+		t.Fatalf("late payment: %s %+v %v", res, got, err)
+	}
+}

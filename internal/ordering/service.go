@@ -41,6 +41,12 @@ type Config struct {
 	Challenge Verifier
 	// Payments gives orders their invoice and payment page. Required.
 	Payments PaymentLinker
+	// ProofDir is the directory of payment receipts (several instances:
+	// one shared directory). Required for receipt uploads.
+	ProofDir string
+	// MerchantID is the shop's merchant id at the payment provider: a
+	// notification for another merchant is refused.
+	MerchantID string
 	// Now returns the current time; tests fix it. Default time.Now.
 	Now func() time.Time
 }
