@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -29,6 +32,10 @@ type orderingOptions struct {
 	Challenge       string
 	ChallengeSecret string
 	ChallengeURL    string
+	ProviderURL     string
+	ProviderSecrets []string
+	MerchantID      string
+	ProofDir        string
 }
 
 // addOrderingFlags declares the ordering flags of "portal serve".
@@ -41,6 +48,10 @@ func addOrderingFlags(f *pflag.FlagSet) {
 	f.String("ordering-challenge", "pow", "anti-bot check of logins: pow (built in), turnstile or hcaptcha")
 	f.String("ordering-challenge-secret", "", "secret key of the turnstile or hcaptcha site")
 	f.String("ordering-challenge-url", "", "siteverify URL (default: the service's own)")
+	f.String("ordering-provider-url", "", "payment provider's invoice endpoint (docs/api/ordering.md); none: the built-in payment sandbox")
+	f.StringSlice("ordering-provider-secret", nil, "secret(s) of the payment provider's signatures (several during a rotation); required with ordering-provider-url")
+	f.String("ordering-provider-merchant-id", "", "the shop's merchant id at the payment provider (required with ordering-provider-url)")
+	f.String("ordering-proof-dir", "", "directory of payment receipts (default <data-dir>/payment-proofs; several instances: a shared directory)")
 }
 
 // orderingOptionsFrom reads and validates the ordering configuration.
@@ -75,6 +86,18 @@ func orderingOptionsFrom(r *config.Reader) orderingOptions {
 			r.Fail("ordering-messenger-link", "is required with a messaging gateway: the link that opens a chat with the shop's number (e.g. https://wa.me/6281100000000)")
 		}
 	}
+	if u := r.URL("ordering-provider-url", "https", "http"); u != nil {
+		o.ProviderURL = u.String()
+	}
+	o.ProviderSecrets = r.StringSlice("ordering-provider-secret")
+	o.MerchantID = r.String("ordering-provider-merchant-id")
+	o.ProofDir = r.String("ordering-proof-dir")
+	if o.ProviderURL != "" && (len(o.ProviderSecrets) == 0 || o.MerchantID == "") {
+		r.Fail("ordering-provider-url", "needs ordering-provider-secret and ordering-provider-merchant-id")
+	}
+	if o.ProviderURL == "" && len(o.ProviderSecrets) > 0 {
+		r.Fail("ordering-provider-secret", "is set without ordering-provider-url")
+	}
 	if o.Challenge != "pow" && o.ChallengeSecret == "" {
 		r.Fail("ordering-challenge-secret", "is required with ordering-challenge %s", o.Challenge)
 	}
@@ -83,10 +106,14 @@ func orderingOptionsFrom(r *config.Reader) orderingOptions {
 
 // Names of the ordering service's generated secrets in the store.
 const (
-	orderingJWTSecretName     = "ordering-jwt"
-	orderingPoWSecretName     = "ordering-pow"
-	orderingGatewaySecretName = "ordering-gateway"
+	orderingJWTSecretName      = "ordering-jwt"
+	orderingPoWSecretName      = "ordering-pow"
+	orderingGatewaySecretName  = "ordering-gateway"
+	orderingProviderSecretName = "ordering-provider"
 )
+
+// sandboxMerchantID is the merchant id of the built-in payment sandbox.
+const sandboxMerchantID = "SANDBOX"
 
 // secretStore keeps generated secrets (exam.Store has it).
 type secretStore interface {
@@ -107,9 +134,10 @@ func storedSecret(ctx context.Context, st secretStore, name string) ([]byte, err
 	return v, nil
 }
 
-// newOrdering builds the ordering service and its routes over os. baseURL
-// is the portal's public base URL, for the built-in stand-ins' pages.
-func newOrdering(ctx context.Context, st secretStore, os ordering.Store, o orderingOptions, baseURL string, logger *slog.Logger) (*ordhttp.Options, error) {
+// newOrdering builds the ordering service and its routes over ost. baseURL
+// is the portal's public base URL, for the built-in stand-ins' pages;
+// dataDir holds the payment receipts unless ordering-proof-dir is set.
+func newOrdering(ctx context.Context, st secretStore, ost ordering.Store, o orderingOptions, baseURL, dataDir string, logger *slog.Logger) (*ordhttp.Options, error) {
 	jwtKey, err := storedSecret(ctx, st, orderingJWTSecretName)
 	if err != nil {
 		return nil, err
@@ -128,7 +156,7 @@ func newOrdering(ctx context.Context, st secretStore, os ordering.Store, o order
 		if err != nil {
 			return nil, err
 		}
-		pow, err := challenge.NewPoW(powKey, challenge.WithSpentStore(os))
+		pow, err := challenge.NewPoW(powKey, challenge.WithSpentStore(ost))
 		if err != nil {
 			return nil, fmt.Errorf("ordering: %w", err)
 		}
@@ -153,13 +181,43 @@ func newOrdering(ctx context.Context, st secretStore, os ordering.Store, o order
 	if out.Gateway, err = webhook.NewVerifier(secrets); err != nil {
 		return nil, fmt.Errorf("ordering: gateway secret: %w", err)
 	}
-	if out.Service, err = ordering.NewService(os, ordering.Config{
+	var payments ordering.PaymentLinker
+	merchant := o.MerchantID
+	if o.ProviderURL != "" {
+		out.ProviderSecrets = o.ProviderSecrets
+		payments = ordering.HTTPPayments{URL: o.ProviderURL, Secret: o.ProviderSecrets[0], MerchantID: merchant,
+			Client: &http.Client{Timeout: 10 * time.Second}}
+	} else {
+		ps, err := storedSecret(ctx, st, orderingProviderSecretName)
+		if err != nil {
+			return nil, err
+		}
+		secret := base64.StdEncoding.EncodeToString(ps)
+		merchant = sandboxMerchantID
+		out.ProviderSecrets = []string{secret}
+		if out.Sandbox == nil {
+			out.Sandbox = &ordhttp.Sandbox{Public: o.SandboxPublic}
+		}
+		out.Sandbox.ProviderSecret, out.Sandbox.MerchantID = secret, merchant
+		payments = ordering.SandboxPayments{BaseURL: baseURL}
+		logger.Warn("ordering: no payment provider is configured: orders are paid on the built-in sandbox page /sandbox/pay/{invoice} (no money moves; configure ordering-provider-url for a real shop)")
+	}
+	proofDir := o.ProofDir
+	if proofDir == "" {
+		proofDir = filepath.Join(dataDir, "payment-proofs")
+	}
+	if err := os.MkdirAll(proofDir, 0o700); err != nil {
+		return nil, fmt.Errorf("ordering: proof directory: %w", err)
+	}
+	if out.Service, err = ordering.NewService(ost, ordering.Config{
 		JWTKey:            jwtKey,
 		Region:            o.Region,
 		MessengerLinkBase: link,
 		OwnerNumber:       o.OwnerNumber,
 		Challenge:         verifier,
-		Payments:          ordering.SandboxPayments{BaseURL: baseURL},
+		Payments:          payments,
+		ProofDir:          proofDir,
+		MerchantID:        merchant,
 	}, logger); err != nil {
 		return nil, err
 	}

@@ -334,7 +334,7 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 	// The ordering API runs on every store that implements ordering.Store.
 	var ordOpts *ordhttp.Options
 	if ost, ok := st.(ordering.Store); ok {
-		if ordOpts, err = newOrdering(ctx, st, ost, o.Ordering, baseURL, logger); err != nil {
+		if ordOpts, err = newOrdering(ctx, st, ost, o.Ordering, baseURL, o.DataDir, logger); err != nil {
 			return err
 		}
 		expiryDone := make(chan struct{})

@@ -1,7 +1,10 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"maps"
+	"mime/multipart"
 	"net/url"
 	"slices"
 	"strconv"
@@ -16,27 +19,35 @@ import (
 	"github.com/seedhq/portal/internal/webhook"
 )
 
+// providerSecret and providerOldSecret sign the test provider's webhooks
+// (a rotation in progress).
+const (
+	providerSecret    = "provider-secret-new"
+	providerOldSecret = "provider-secret-old"
+)
+
 // gatewaySecret signs the test gateway's webhooks.
 const gatewaySecret = "whsec_dGVzdC1nYXRld2F5LXNlY3JldC0zMi1ieXRlcyEh"
 
 // withOrdering serves the ordering API over the harness's store, with the
 // built-in proof-of-work challenge and the harness clock; ownerNumber's
-// first login makes the owner.
-func withOrdering(clk *clock, ownerNumber string) harnessOption {
+// first login makes the owner; receipts go to proofDir.
+func withOrdering(clk *clock, ownerNumber, proofDir string) harnessOption {
 	return func(c *harnessConfig) {
 		prev := c.wrapStore
 		c.wrapStore = func(st exam.Store) exam.Store {
 			if prev != nil {
 				st = prev(st)
 			}
-			os := st.(ordering.Store)
+			ost := st.(ordering.Store)
 			key := []byte("ordering-test-key-of-32-bytes!!!")
-			pow, err := challenge.NewPoW(key, challenge.WithMaxNumber(1000), challenge.WithClock(clk.Now), challenge.WithSpentStore(os))
+			pow, err := challenge.NewPoW(key, challenge.WithMaxNumber(1000), challenge.WithClock(clk.Now), challenge.WithSpentStore(ost))
 			if err != nil {
 				panic(err)
 			}
-			svc, err := ordering.NewService(os, ordering.Config{JWTKey: key, MessengerLinkBase: "https://wa.me/6281100000000",
-				OwnerNumber: ownerNumber, Challenge: pow, Payments: ordering.SandboxPayments{BaseURL: "http://portal.test"}, Now: clk.Now}, nil)
+			svc, err := ordering.NewService(ost, ordering.Config{JWTKey: key, MessengerLinkBase: "https://wa.me/6281100000000",
+				OwnerNumber: ownerNumber, Challenge: pow, Payments: ordering.SandboxPayments{BaseURL: "http://portal.test"},
+				ProofDir: proofDir, MerchantID: "M-1", Now: clk.Now}, nil)
 			if err != nil {
 				panic(err)
 			}
@@ -44,7 +55,9 @@ func withOrdering(clk *clock, ownerNumber string) harnessOption {
 			if err != nil {
 				panic(err)
 			}
-			c.opts.Ordering = &ordhttp.Options{Service: svc, PoW: pow, Gateway: gw, Now: clk.Now}
+			c.opts.Ordering = &ordhttp.Options{Service: svc, PoW: pow, Gateway: gw, Now: clk.Now,
+				ProviderSecrets: []string{providerSecret, providerOldSecret},
+				Sandbox:         &ordhttp.Sandbox{ProviderSecret: providerSecret, MerchantID: "M-1"}}
 			return st
 		}
 	}
@@ -54,7 +67,7 @@ func withOrdering(clk *clock, ownerNumber string) harnessOption {
 func orderingHarness(t *testing.T, open func(*testing.T) exam.Store, owner string) *harness {
 	t.Helper()
 	clk := &clock{}
-	h := newHarness(t, open, withOrdering(clk, owner))
+	h := newHarness(t, open, withOrdering(clk, owner, t.TempDir()))
 	clk.now = h.clock.Now()
 	h.clock = clk
 	return h
@@ -386,6 +399,128 @@ func TestOrderingOrdersHTTP(t *testing.T) {
 				expectError(409, "INVALID_TRANSITION")
 			h.req("POST", "/api/orders/"+o.ID+"/cancel", nil, bearer(jwts["CUSTOMER"])...).expect(200)
 			h.req("POST", "/api/orders/"+o.ID+"/cancel", nil, bearer(jwts["CUSTOMER"])...).expectError(409, "INVALID_TRANSITION")
+		})
+	}
+}
+
+// tinyPNG is a 1×1 PNG.
+var tinyPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89" +
+	"\x00\x00\x00\rIDATx\x9cc\xf8\xcf\xc0\xf0\x1f\x00\x05\x00\x01\xff\x89\x99=\x1d\x00\x00\x00\x00IEND\xaeB`\x82")
+
+// uploadProof posts a receipt as multipart/form-data.
+func (h *harness) uploadProof(jwt, orderID string, image []byte) *response {
+	h.t.Helper()
+	var b bytes.Buffer
+	mw := multipart.NewWriter(&b)
+	mw.WriteField("orderId", orderID)
+	mw.WriteField("bankInfo", "BCA 1234567890 a.n. Ani")
+	fw, _ := mw.CreateFormFile("paymentProof", "receipt.png")
+	fw.Write(image)
+	mw.Close()
+	return h.req("POST", "/api/payments/upload-proof", b.Bytes(), append(bearer(jwt), "Content-Type", mw.FormDataContentType())...)
+}
+
+// providerCall posts a provider notification signed with secret.
+func (h *harness) providerCall(secret string, n map[string]any) *response {
+	h.t.Helper()
+	body, _ := json.Marshal(n)
+	return h.req("POST", "/api/payments/provider-webhook", body, "Content-Type", "application/json",
+		"x-provider-signature", webhook.SignHex(secret, body))
+}
+
+// TestOrderingPaymentsHTTP: a receipt upload (content checked, size
+// limited), its verification; the provider's webhook (signature, rotation,
+// merchant, amount, repeats); the sandbox payment page.
+func TestOrderingPaymentsHTTP(t *testing.T) {
+	for _, so := range storeOpeners() {
+		t.Run(so.name, func(t *testing.T) {
+			h := orderingHarness(t, so.open, "628110000001")
+			jwts := h.orderingUsers()
+			var cat struct{ Category struct{ ID string } }
+			h.req("POST", "/api/menu/categories", map[string]any{"name": "Kopi"}, bearer(jwts["OWNER"])...).expect(201).decode(&cat)
+			var item struct{ Item struct{ ID string } }
+			h.req("POST", "/api/menu/items", map[string]any{"categoryId": cat.Category.ID, "name": "Kopi susu", "price": 18000},
+				bearer(jwts["OWNER"])...).expect(201).decode(&item)
+			place := func() (id, invoice string, total int64) {
+				var out struct {
+					Order struct {
+						ID, InvoiceID string
+						TotalPrice    int64
+					}
+				}
+				h.req("POST", "/api/orders", map[string]any{"shippingType": "PICKUP", "items": []map[string]any{{"menuId": item.Item.ID, "quantity": 2}}},
+					bearer(jwts["CUSTOMER"])...).expect(201).decode(&out)
+				return out.Order.ID, out.Order.InvoiceID, out.Order.TotalPrice
+			}
+
+			// Receipts.
+			id, _, _ := place()
+			h.uploadProof(jwts["CUSTOMER"], id, []byte("<html>not an image</html>")).expectError(400, "INVALID_PROOF")
+			h.uploadProof(jwts["CUSTOMER"], id, append(slices.Clone(tinyPNG), make([]byte, 6<<20)...)).expect(413)
+			h.uploadProof(jwts["STAFF"], id, tinyPNG).expectError(403, "FORBIDDEN")
+			h.uploadProof(jwts["CUSTOMER"], id, tinyPNG).expect(200)
+			r := h.req("GET", "/api/payments/"+id+"/proof", nil, bearer(jwts["ADMIN"])...).expect(200)
+			if r.header.Get("Content-Type") != "image/png" || !bytes.Equal(r.body, tinyPNG) || r.header.Get("X-Content-Type-Options") != "nosniff" {
+				t.Fatalf("proof: %v %d bytes", r.header, len(r.body))
+			}
+			h.req("GET", "/api/payments/"+id+"/proof", nil, bearer(jwts["STAFF"])...).expectError(404, "ORDER_NOT_FOUND")
+			h.req("POST", "/api/payments/"+id+"/verify", map[string]any{"approve": true}, bearer(jwts["STAFF"])...).expectError(403, "FORBIDDEN")
+			var verified struct {
+				Order struct{ Status, PaymentMethod string }
+			}
+			h.req("POST", "/api/payments/"+id+"/verify", map[string]any{"approve": true}, bearer(jwts["ADMIN"])...).expect(200).decode(&verified)
+			if verified.Order.Status != "PAID" || verified.Order.PaymentMethod != "BANK_TRANSFER" {
+				t.Fatalf("verified: %+v", verified)
+			}
+
+			// The provider's webhook.
+			id, invoice, total := place()
+			n := map[string]any{"invoiceId": invoice, "merchantId": "M-1", "amount": total, "status": "PAID", "paidAt": "2026-11-25T10:00:00Z"}
+			body, _ := json.Marshal(n)
+			h.req("POST", "/api/payments/provider-webhook", body).expectError(401, "INVALID_SIGNATURE")
+			h.providerCall("forged", n).expectError(401, "INVALID_SIGNATURE")
+			short := maps.Clone(n)
+			short["amount"] = total - 1
+			h.providerCall(providerSecret, short).expectError(422, "AMOUNT_MISMATCH")
+			other := maps.Clone(n)
+			other["merchantId"] = "M-2"
+			h.providerCall(providerSecret, other).expectError(422, "MERCHANT_MISMATCH")
+			var res struct{ Result string }
+			h.providerCall(providerOldSecret, n).expect(200).decode(&res) // the previous secret, during a rotation
+			if res.Result != "APPLIED" {
+				t.Fatalf("PAID: %+v", res)
+			}
+			h.providerCall(providerSecret, n).expect(200).decode(&res)
+			if res.Result != "DUPLICATE" {
+				t.Fatalf("PAID again: %+v", res)
+			}
+			var got struct {
+				Order struct {
+					Status   string
+					Payments []struct {
+						Accepted bool
+						Reason   string
+					}
+				}
+			}
+			h.req("GET", "/api/orders/"+id, nil, bearer(jwts["CUSTOMER"])...).expect(200).decode(&got)
+			if got.Order.Status != "PAID" || len(got.Order.Payments) != 3 || got.Order.Payments[0].Accepted {
+				t.Fatalf("paid order: %+v", got)
+			}
+
+			// The sandbox page, from this machine.
+			_, invoice, _ = place()
+			pg := h.req("GET", "/sandbox/pay/"+invoice, nil).expect(200)
+			if !strings.Contains(string(pg.body), "Payment sandbox") || !strings.Contains(string(pg.body), "36000") {
+				t.Fatalf("sandbox page: %s", pg.body)
+			}
+			h.req("POST", "/sandbox/pay/"+invoice, "status=PAID", "Content-Type", "application/x-www-form-urlencoded",
+				"Accept", "application/json").expect(200).decode(&res)
+			if res.Result != "APPLIED" {
+				t.Fatalf("sandbox pay: %+v", res)
+			}
+			h.req("POST", "/sandbox/pay/"+invoice, "status=PAID", "Content-Type", "application/x-www-form-urlencoded",
+				"Sec-Fetch-Site", "cross-site").expect(403)
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
+	"github.com/seedhq/portal/internal/httpapi/respond"
 )
 
 // Body limits (docs/api/exam.md, "Errors").
@@ -26,7 +27,7 @@ func (s *server) routes() {
 		s.clientIP,
 		s.observe, // log line and metrics; outside recover so that panics count as 500
 		s.recoverer,
-		limitBody(defaultBodyLimit),
+		respond.LimitBody(defaultBodyLimit),
 	)
 	r.NotFound(s.notFound)
 	r.MethodNotAllowed(s.methodNotAllowed)
@@ -74,7 +75,7 @@ func (s *server) examRoutes(r chi.Router) {
 		r.Get(v1+"/admin/servers", s.listServers)
 		r.Delete(v1+"/admin/servers/{server_code}", s.resetServer)
 
-		r.With(routeBodyLimit(examBodyLimit)).Post(v1+"/admin/exams", s.createExam)
+		r.With(respond.RouteBodyLimit(examBodyLimit)).Post(v1+"/admin/exams", s.createExam)
 		r.Get(v1+"/admin/exams", s.listExams)
 		r.Get(v1+"/admin/exams/{id}", s.getExam)
 		r.Delete(v1+"/admin/exams/{id}", s.deleteExam)
@@ -84,8 +85,8 @@ func (s *server) examRoutes(r chi.Router) {
 
 		r.Get(v1+"/admin/login-cards", s.loginCards)
 		r.Post(v1+"/admin/members/{id}/reset-exam-password", s.resetExamPassword)
-		r.With(routeBodyLimit(largeBodyLimit)).Post(v1+"/admin/members/import", s.importMembers)
-		r.With(routeBodyLimit(examBodyLimit)).Post(v1+"/admin/answers/import", s.importAnswers)
+		r.With(respond.RouteBodyLimit(largeBodyLimit)).Post(v1+"/admin/members/import", s.importMembers)
+		r.With(respond.RouteBodyLimit(examBodyLimit)).Post(v1+"/admin/answers/import", s.importAnswers)
 
 		r.Post(v1+"/admin/academic-years", s.createAcademicYear)
 		r.Get(v1+"/admin/academic-years", s.listAcademicYears)
@@ -101,7 +102,7 @@ func (s *server) examRoutes(r chi.Router) {
 		r.Use(s.requireServer)
 
 		r.Get(v1+"/sync/pull-questions", s.pullQuestions)
-		r.With(routeBodyLimit(largeBodyLimit)).Post(v1+"/sync/push-answers", s.pushAnswers)
+		r.With(respond.RouteBodyLimit(largeBodyLimit)).Post(v1+"/sync/push-answers", s.pushAnswers)
 		r.Post(v1+"/sync/heartbeat", s.heartbeat)
 	})
 

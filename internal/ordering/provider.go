@@ -151,3 +151,9 @@ func hasEvent(o Order, status string) bool {
 	}
 	return false
 }
+
+// OrderByInvoice returns the order of a provider invoice (the payment
+// sandbox shows it).
+func (s *Service) OrderByInvoice(ctx context.Context, invoiceID string) (Order, error) {
+	return s.store.GetOrderByInvoice(ctx, invoiceID)
+}

@@ -30,6 +30,9 @@ type Options struct {
 	// Gateway verifies the Standard Webhooks signature of the messaging
 	// gateway's calls. Required.
 	Gateway *webhook.Verifier
+	// ProviderSecrets sign the payment provider's webhooks (the current one
+	// and, during a rotation, the previous). Required.
+	ProviderSecrets []string
 	// Sandbox turns the built-in messaging gateway stand-in on (nil: off).
 	Sandbox *Sandbox
 	// Logger receives internal errors. Nil discards.
@@ -43,16 +46,19 @@ type api struct {
 	svc     *ord.Service
 	pow     *challenge.PoW
 	gateway *webhook.Verifier
-	sandbox *Sandbox
-	log     *slog.Logger
-	now     func() time.Time
+	// providerSecrets are Options.ProviderSecrets.
+	providerSecrets []string
+	sandbox         *Sandbox
+	log             *slog.Logger
+	now             func() time.Time
 }
 
 func newAPI(o Options) *api {
-	if o.Service == nil || o.Gateway == nil {
-		panic("httpapi/ordering: Options.Service and Options.Gateway are required")
+	if o.Service == nil || o.Gateway == nil || len(o.ProviderSecrets) == 0 {
+		panic("httpapi/ordering: Options.Service, Gateway and ProviderSecrets are required")
 	}
-	a := &api{svc: o.Service, pow: o.PoW, gateway: o.Gateway, sandbox: o.Sandbox, log: o.Logger, now: o.Now}
+	a := &api{svc: o.Service, pow: o.PoW, gateway: o.Gateway, providerSecrets: o.ProviderSecrets, sandbox: o.Sandbox,
+		log: o.Logger, now: o.Now}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}

@@ -5,6 +5,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/seedhq/portal/internal/httpapi/respond"
+
 	ord "github.com/seedhq/portal/internal/ordering"
 )
 
@@ -18,13 +20,19 @@ func Routes(r chi.Router, o Options) {
 	r.Post("/api/auth/login", a.login)
 	r.Get("/api/auth/poll-status", a.pollStatus)
 	r.Post("/api/auth/gateway-webhook", a.gatewayWebhook)
+	r.Post("/api/payments/provider-webhook", a.providerWebhook)
 
-	// The built-in messaging gateway stand-in.
-	if a.sandbox != nil {
+	// The built-in stand-ins of the messaging gateway and the payment
+	// provider. A cross-site form must not post to them in the name of the
+	// user's browser: they log in as any number and pay any order.
+	cop := http.NewCrossOriginProtection()
+	if a.sandbox != nil && a.sandbox.GatewaySecret != "" {
 		r.Get("/sandbox/messenger", a.sandboxMessenger)
-		// A cross-site form must not send messages in the name of the
-		// user's browser: the stand-in logs in as any number.
-		r.Method("POST", "/sandbox/messenger", http.NewCrossOriginProtection().Handler(http.HandlerFunc(a.sandboxSend)))
+		r.Method("POST", "/sandbox/messenger", cop.Handler(http.HandlerFunc(a.sandboxSend)))
+	}
+	if a.sandbox != nil && a.sandbox.ProviderSecret != "" {
+		r.Get("/sandbox/pay/{invoice}", a.sandboxPay)
+		r.Method("POST", "/sandbox/pay/{invoice}", cop.Handler(http.HandlerFunc(a.sandboxPayPost)))
 	}
 
 	// Ordering JWT.
@@ -40,6 +48,9 @@ func Routes(r chi.Router, o Options) {
 		r.Get("/api/orders/{id}", a.getOrder)
 		r.Post("/api/orders/{id}/status", a.setOrderStatus)
 		r.Post("/api/orders/{id}/cancel", a.cancelOrder)
+		r.With(respond.RouteBodyLimit(uploadBodyLimit)).Post("/api/payments/upload-proof", a.uploadProof)
+		r.Get("/api/payments/{orderId}/proof", a.proof)
+		r.Post("/api/payments/{orderId}/verify", a.verifyPayment)
 
 		r.Group(func(r chi.Router) {
 			r.Use(requireRole(a, ord.RoleAdmin, ord.RoleOwner))

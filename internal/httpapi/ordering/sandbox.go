@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"html/template"
+
+	"github.com/go-chi/chi/v5"
+
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"strings"
+
+	ord "github.com/seedhq/portal/internal/ordering"
 
 	"github.com/seedhq/portal/internal/httpapi/respond"
 	"github.com/seedhq/portal/internal/webhook"
@@ -22,8 +27,13 @@ import (
 // Public is set.
 type Sandbox struct {
 	// GatewaySecret signs the delivered messages; Options.Gateway must
-	// accept it.
+	// accept it. Empty: a real gateway is configured and the messenger
+	// page is off.
 	GatewaySecret string
+	// ProviderSecret signs the payment page's notifications (one of
+	// Options.ProviderSecrets) and MerchantID names the shop in them.
+	// Empty: a real provider is configured and the payment page is off.
+	ProviderSecret, MerchantID string
 	// Public lets clients from any address use the stand-in.
 	Public bool
 }
@@ -131,8 +141,13 @@ func (a *api) sandboxSend(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) renderSandbox(w http.ResponseWriter, status int, v sandboxView) {
+	a.renderPage(w, sandboxPage, status, v)
+}
+
+// renderPage writes a sandbox page.
+func (a *api) renderPage(w http.ResponseWriter, page *template.Template, status int, v any) {
 	var buf bytes.Buffer
-	if err := sandboxPage.Execute(&buf, v); err != nil {
+	if err := page.Execute(&buf, v); err != nil {
 		a.log.Error("ordering: sandbox page", "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
@@ -144,4 +159,90 @@ func (a *api) renderSandbox(w http.ResponseWriter, status int, v sandboxView) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
+}
+
+var payPage = template.Must(template.New("pay").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="robots" content="noindex"><title>Payment sandbox</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:2rem auto;padding:0 1rem;color:#1a1a1a}
+button{margin:1rem .5rem 0 0;font:inherit;padding:.6rem 1.2rem;border:0;border-radius:4px;color:#fff}
+.pay{background:#0b6e2e}.fail{background:#a11}button:focus{outline:3px solid #f5b400}
+.note{background:#fff4d6;padding:.75rem;border-radius:4px}.ok{background:#e3f5e1;padding:.75rem;border-radius:4px}
+.err{background:#fde2e1;padding:.75rem;border-radius:4px}dt{font-weight:600}</style></head>
+<body><main><h1>Payment sandbox</h1>
+<p class="note">This page stands in for the payment provider while none is configured. Pay and Fail send the
+provider's signed notification to the portal, as a provider's sandbox does. No money moves.</p>
+{{if .Result}}<p class="{{if .OK}}ok{{else}}err{{end}}" role="status">{{.Result}}</p>{{end}}
+<dl><dt>Order</dt><dd>{{.Number}}</dd><dt>Amount</dt><dd>Rp {{.Amount}}</dd><dt>Status</dt><dd>{{.Status}}</dd></dl>
+<form method="post"><button class="pay" name="status" value="PAID">Pay</button>
+<button class="fail" name="status" value="FAILED">Fail</button></form></main></body></html>
+`))
+
+type payView struct {
+	Number, Status, Result string
+	Amount                 int64
+	OK                     bool
+}
+
+// sandboxPay serves GET /sandbox/pay/{invoice}: the invoice's order with
+// Pay and Fail buttons.
+func (a *api) sandboxPay(w http.ResponseWriter, r *http.Request) {
+	if !a.sandboxAllowed(r) {
+		a.sandboxForbidden(w, r)
+		return
+	}
+	o, err := a.svc.OrderByInvoice(r.Context(), chi.URLParam(r, "invoice"))
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	a.renderPage(w, payPage, http.StatusOK, payView{Number: o.OrderNumber, Amount: o.TotalPrice, Status: string(o.Status)})
+}
+
+// sandboxPayPost serves POST /sandbox/pay/{invoice} (form field status PAID
+// or FAILED): the provider's notification, signed with the sandbox
+// provider secret, handled by the provider webhook's own handler.
+func (a *api) sandboxPayPost(w http.ResponseWriter, r *http.Request) {
+	if !a.sandboxAllowed(r) {
+		a.sandboxForbidden(w, r)
+		return
+	}
+	o, err := a.svc.OrderByInvoice(r.Context(), chi.URLParam(r, "invoice"))
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	status := r.PostFormValue("status")
+	if status != ord.ProviderPaid && status != ord.ProviderFailed {
+		status = ord.ProviderFailed
+	}
+	body, err := json.Marshal(ord.ProviderNotification{InvoiceID: o.InvoiceID, MerchantID: a.sandbox.MerchantID,
+		Amount: o.TotalPrice, Status: status, PaidAt: a.now().UTC()})
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	req := httptest.NewRequestWithContext(r.Context(), http.MethodPost, "/api/payments/provider-webhook", bytes.NewReader(body))
+	req.Header.Set(webhook.HeaderProviderSignature, webhook.SignHex(a.sandbox.ProviderSecret, body))
+	rec := httptest.NewRecorder()
+	a.providerWebhook(rec, req)
+	if strings.Contains(r.Header.Get("Accept"), "application/json") {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+		return
+	}
+	var res struct {
+		Result string `json:"result"`
+		Error  string `json:"error"`
+	}
+	_ = json.Unmarshal(rec.Body.Bytes(), &res)
+	o, _ = a.svc.OrderByInvoice(r.Context(), o.InvoiceID)
+	v := payView{Number: o.OrderNumber, Amount: o.TotalPrice, Status: string(o.Status), OK: rec.Code == http.StatusOK}
+	if v.OK {
+		v.Result = "Notification " + status + " delivered (" + res.Result + ")."
+	} else {
+		v.Result = "Not delivered: " + res.Error
+	}
+	a.renderPage(w, payPage, map[bool]int{true: http.StatusOK, false: rec.Code}[v.OK], v)
 }
