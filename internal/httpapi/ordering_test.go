@@ -1,10 +1,13 @@
 package httpapi_test
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"maps"
 	"mime/multipart"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -304,6 +307,12 @@ func TestOrderingRoleMatrix(t *testing.T) {
 		{"POST", "/api/menu/items", map[string]any{"name": "X"}, managers},
 		{"PUT", "/api/menu/items/nope", map[string]any{"name": "X"}, managers},
 		{"DELETE", "/api/menu/items/nope", nil, managers},
+		{"GET", "/api/kitchen/orders", nil, []string{"STAFF", "ADMIN", "OWNER"}},
+		{"POST", "/api/pos/orders", map[string]any{"paymentMethod": "CASH", "items": []any{}}, []string{"STAFF", "ADMIN", "OWNER"}},
+		{"GET", "/api/payments/nope/proof", nil, all},
+		{"POST", "/api/payments/nope/verify", map[string]any{"approve": true}, all},
+		{"POST", "/api/gateway/consent", map[string]any{"messengerNumber": "12"}, managers},
+		{"GET", "/api/ledger?from=2026-11-01&to=2026-11-30", nil, []string{"OWNER"}},
 		{"GET", "/api/settings", nil, managers},
 		{"PUT", "/api/settings", map[string]any{"orderPrefix": "?"}, managers},
 		{"GET", "/api/users", nil, []string{"OWNER"}},
@@ -522,5 +531,93 @@ func TestOrderingPaymentsHTTP(t *testing.T) {
 			h.req("POST", "/sandbox/pay/"+invoice, "status=PAID", "Content-Type", "application/x-www-form-urlencoded",
 				"Sec-Fetch-Site", "cross-site").expect(403)
 		})
+	}
+}
+
+// TestOrderingKitchenHTTP: the counter's walk-in order reaches the kitchen
+// display, whose event stream sends the list at once and again when the
+// kitchen moves the order; the owner's ledger counts it.
+func TestOrderingKitchenHTTP(t *testing.T) {
+	h := orderingHarness(t, openBolt, "628110000001")
+	jwts := h.orderingUsers()
+	var cat struct{ Category struct{ ID string } }
+	h.req("POST", "/api/menu/categories", map[string]any{"name": "Kopi"}, bearer(jwts["OWNER"])...).expect(201).decode(&cat)
+	var item struct{ Item struct{ ID string } }
+	h.req("POST", "/api/menu/items", map[string]any{"categoryId": cat.Category.ID, "name": "Kopi tubruk", "price": 8000},
+		bearer(jwts["OWNER"])...).expect(201).decode(&item)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", h.srv.URL+"/api/kitchen/events", nil)
+	req.Header.Set("Authorization", "Bearer "+jwts["STAFF"])
+	resp, err := h.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("events: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	events := bufio.NewReader(resp.Body)
+	next := func() []struct{ ID, Status string } {
+		t.Helper()
+		for {
+			line, err := events.ReadString('\n')
+			if err != nil {
+				t.Fatalf("read events: %v", err)
+			}
+			if data, ok := strings.CutPrefix(line, "data: "); ok {
+				var list []struct{ ID, Status string }
+				if err := json.Unmarshal([]byte(data), &list); err != nil {
+					t.Fatalf("event data %q: %v", data, err)
+				}
+				return list
+			}
+		}
+	}
+	if list := next(); len(list) != 0 {
+		t.Fatalf("first event: %+v, want an empty kitchen", list)
+	}
+	var pos struct {
+		Order struct {
+			ID, Status, PaymentMethod string
+			TotalPrice                int64
+		}
+	}
+	h.req("POST", "/api/pos/orders", map[string]any{"paymentMethod": "QRIS", "customerName": "Meja 4",
+		"items": []map[string]any{{"menuId": item.Item.ID, "quantity": 2}}}, bearer(jwts["STAFF"])...).expect(201).decode(&pos)
+	if pos.Order.Status != "PAID" || pos.Order.PaymentMethod != "QRIS" || pos.Order.TotalPrice != 16000 {
+		t.Fatalf("counter order: %+v", pos)
+	}
+	if list := next(); len(list) != 1 || list[0].ID != pos.Order.ID || list[0].Status != "PAID" {
+		t.Fatalf("after the counter order: %+v", list)
+	}
+	h.req("POST", "/api/orders/"+pos.Order.ID+"/status", map[string]any{"status": "PREPARING"}, bearer(jwts["STAFF"])...).expect(200)
+	if list := next(); len(list) != 1 || list[0].Status != "PREPARING" {
+		t.Fatalf("after PREPARING: %+v", list)
+	}
+	cancel()
+
+	today := h.clock.Now().In(time.FixedZone("WIB", 7*3600)).Format(time.DateOnly)
+	var l struct {
+		Total          int64
+		OrderCount     int
+		TotalsByMethod map[string]int64
+	}
+	h.req("GET", "/api/ledger?from="+today+"&to="+today, nil, bearer(jwts["OWNER"])...).expect(200).decode(&l)
+	if l.Total != 16000 || l.OrderCount != 1 || l.TotalsByMethod["QRIS"] != 16000 {
+		t.Fatalf("ledger: %+v", l)
+	}
+	csv := h.req("GET", "/api/ledger?format=csv&from="+today+"&to="+today, nil, bearer(jwts["OWNER"])...).expect(200)
+	if !strings.HasPrefix(string(csv.body), "day,paid_at,order_number") || strings.Count(string(csv.body), "\n") != 2 {
+		t.Fatalf("ledger CSV:\n%s", csv.body)
+	}
+	h.req("GET", "/api/ledger?from=nope&to="+today, nil, bearer(jwts["OWNER"])...).expectError(400, "INVALID_PERIOD")
+	var c struct {
+		Consent struct{ MessengerNumber, Source string }
+	}
+	h.req("POST", "/api/gateway/consent", map[string]any{"messengerNumber": "0812-5555-0000"}, bearer(jwts["ADMIN"])...).expect(200).decode(&c)
+	if c.Consent.MessengerNumber != "6281255550000" || c.Consent.Source != "registered" {
+		t.Fatalf("consent: %+v", c)
 	}
 }

@@ -80,6 +80,10 @@ type Order struct {
 	// Payments are the payment notifications and decisions, accepted or
 	// refused, in order.
 	Payments []PaymentEvent `json:"payments,omitempty"`
+	// Counter marks an order made at the point of sale for a walk-in
+	// customer (UserID is then the cashier's), CustomerName the name given.
+	Counter      bool   `json:"counter,omitempty"`
+	CustomerName string `json:"customerName,omitempty"`
 }
 
 // Payment methods recorded on paid orders.
@@ -406,6 +410,7 @@ func (s *Service) Transition(ctx context.Context, a Actor, id string, to Status,
 		return Order{}, err
 	}
 	s.log.Info("ordering: order moved", "order", o.OrderNumber, "to", to, "by", o.History[len(o.History)-1].By)
+	s.notify()
 	return o, nil
 }
 

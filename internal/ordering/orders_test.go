@@ -315,3 +315,76 @@ func TestProviderNotify(t *testing.T) {
 		t.Fatalf("late payment: %s %+v %v", res, got, err)
 	}
 }
+
+// TestCounterAndLedger: a walk-in order at the counter is paid at once and
+// on the kitchen's list; the ledger totals paid orders per day and method,
+// leaving out unpaid and refunded ones.
+func TestCounterAndLedger(t *testing.T) {
+	ctx := t.Context()
+	svc, c, users, rice, tea, _ := shop(t)
+	cust, staff := users[ordering.RoleCustomer], users[ordering.RoleStaff]
+	changes := svc.Changes()
+	defer svc.StopChanges(changes)
+	c.now = time.Date(2026, 11, 25, 3, 0, 0, 0, time.UTC) // 10:00 in Jakarta
+	if _, err := svc.PlaceCounterOrder(ctx, cust, ordering.OrderRequest{Items: []ordering.OrderItemRequest{{MenuID: tea.ID, Quantity: 1}}}, "CASH", ""); !errors.Is(err, ordering.ErrForbidden) {
+		t.Fatalf("a customer at the counter: %v", err)
+	}
+	if _, err := svc.PlaceCounterOrder(ctx, staff, ordering.OrderRequest{Items: []ordering.OrderItemRequest{{MenuID: tea.ID, Quantity: 1}}}, "GOLD", ""); apperr.CodeOf(err) != "INVALID_ORDER" {
+		t.Fatalf("unknown method: %v", err)
+	}
+	walkIn, err := svc.PlaceCounterOrder(ctx, staff, ordering.OrderRequest{Items: []ordering.OrderItemRequest{{MenuID: rice.ID, Quantity: 2}}}, "cash", "Pak Budi")
+	if err != nil || walkIn.Status != ordering.StatusPaid || walkIn.PaymentMethod != "CASH" || !walkIn.Counter || walkIn.CustomerName != "Pak Budi" {
+		t.Fatalf("counter order: %+v %v", walkIn, err)
+	}
+	select {
+	case <-changes:
+	default:
+		t.Fatal("no change notified for the counter order")
+	}
+	kitchen, err := svc.KitchenOrders(ctx)
+	if err != nil || len(kitchen) != 1 || kitchen[0].ID != walkIn.ID {
+		t.Fatalf("kitchen: %+v %v", kitchen, err)
+	}
+	c.now = c.now.Add(24 * time.Hour)
+	qris, err := svc.PlaceCounterOrder(ctx, staff, ordering.OrderRequest{ShippingType: ordering.ShippingPickup,
+		Items: []ordering.OrderItemRequest{{MenuID: tea.ID, Quantity: 3}}}, "QRIS", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unpaid, err := svc.PlaceOrder(ctx, cust, ordering.OrderRequest{ShippingType: ordering.ShippingPickup,
+		Items: []ordering.OrderItemRequest{{MenuID: tea.ID, Quantity: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refunded, err := svc.PlaceOrder(ctx, cust, ordering.OrderRequest{ShippingType: ordering.ShippingPickup,
+		Items: []ordering.OrderItemRequest{{MenuID: tea.ID, Quantity: 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []string{"PAID", "REFUNDED"} {
+		if _, _, err := svc.ProviderNotify(ctx, ordering.ProviderNotification{InvoiceID: refunded.InvoiceID, MerchantID: "M-1",
+			Amount: refunded.TotalPrice, Status: st}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := svc.Ledger(ctx, "2026-11-25", "2026-11-26")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.OrderCount != 2 || l.Total != walkIn.TotalPrice+qris.TotalPrice || l.ByDay["2026-11-25"] != 50000 ||
+		l.ByDay["2026-11-26"] != 15000 || l.ByMethod["CASH"] != 50000 || l.ByMethod["QRIS"] != 15000 {
+		t.Fatalf("ledger: %+v (unpaid %s)", l, unpaid.OrderNumber)
+	}
+	var b strings.Builder
+	if err := l.WriteCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(b.String()), "\n"); len(lines) != 3 || !strings.HasPrefix(lines[1], "2026-11-25,") {
+		t.Fatalf("ledger CSV:\n%s", b.String())
+	}
+	for _, p := range [][2]string{{"2026-11-26", "2026-11-25"}, {"25-11-2026", "2026-11-26"}, {"2025-01-01", "2026-11-26"}} {
+		if _, err := svc.Ledger(ctx, p[0], p[1]); !errors.Is(err, ordering.ErrInvalidPeriod) {
+			t.Errorf("Ledger %s..%s: %v", p[0], p[1], err)
+		}
+	}
+}

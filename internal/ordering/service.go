@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -57,6 +58,9 @@ type Service struct {
 	cfg   Config
 	link  *url.URL
 	log   *slog.Logger
+
+	mu       sync.Mutex
+	watchers []chan struct{} // Changes
 }
 
 // NewService returns the service over store.

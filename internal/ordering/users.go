@@ -145,3 +145,22 @@ func (s *Service) SetRole(ctx context.Context, actor *User, id string, role Role
 	s.log.Info("ordering: role set", "user", id, "role", role, "menus", u.AllowedMenus, "by", by)
 	return u, nil
 }
+
+// RegisterConsent records that number agreed to receive the shop's
+// messages (registered by the staff, for example at the counter), as an
+// inbound message does.
+func (s *Service) RegisterConsent(ctx context.Context, number string) (Consent, error) {
+	n, err := NormalizeNumber(number, s.cfg.Region)
+	if err != nil {
+		return Consent{}, err
+	}
+	now := s.cfg.Now().UTC()
+	if err := s.store.RecordConsent(ctx, Consent{Number: n, Source: ConsentRegistered, FirstAt: now, LastAt: now}); err != nil {
+		return Consent{}, fmt.Errorf("register consent: %w", err)
+	}
+	c, _, err := s.store.GetConsent(ctx, n)
+	if err != nil {
+		return Consent{}, fmt.Errorf("register consent: %w", err)
+	}
+	return c, nil
+}

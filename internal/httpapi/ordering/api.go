@@ -109,6 +109,20 @@ func requireRole(a *api, roles ...ord.Role) func(http.Handler) http.Handler {
 	}
 }
 
+// requireMenu admits users allowed the back-office menu (after
+// requireUser): ADMIN and OWNER, STAFF by its allowedMenus.
+func requireMenu(a *api, menu string) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !userFrom(r.Context()).Allows(menu) {
+				a.writeError(w, r, ord.ErrForbidden)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
 // userFrom returns the user stored by requireUser.
 func userFrom(ctx context.Context) ord.User {
 	u, _ := ctx.Value(ctxUser).(ord.User)

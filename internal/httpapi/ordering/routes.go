@@ -53,7 +53,15 @@ func Routes(r chi.Router, o Options) {
 		r.Post("/api/payments/{orderId}/verify", a.verifyPayment)
 
 		r.Group(func(r chi.Router) {
+			r.Use(requireMenu(a, ord.MenuKitchen))
+			r.Get("/api/kitchen/orders", a.kitchenOrders)
+			r.Get("/api/kitchen/events", a.kitchenEvents)
+		})
+		r.With(requireMenu(a, ord.MenuPOS)).Post("/api/pos/orders", a.counterOrder)
+
+		r.Group(func(r chi.Router) {
 			r.Use(requireRole(a, ord.RoleAdmin, ord.RoleOwner))
+			r.Post("/api/gateway/consent", a.registerConsent)
 			r.Post("/api/menu/categories", a.createCategory)
 			r.Put("/api/menu/categories/{id}", a.updateCategory)
 			r.Delete("/api/menu/categories/{id}", a.deleteCategory)
@@ -66,6 +74,7 @@ func Routes(r chi.Router, o Options) {
 
 		r.Group(func(r chi.Router) {
 			r.Use(requireRole(a, ord.RoleOwner))
+			r.Get("/api/ledger", a.ledger)
 			r.Get("/api/users", a.listUsers)
 			r.Put("/api/users/{id}/role", a.setRole)
 			r.Get("/api/bans", a.listBans)

@@ -1,0 +1,174 @@
+package ordering
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/seedhq/portal/internal/httpapi/respond"
+	ord "github.com/seedhq/portal/internal/ordering"
+)
+
+// kitchenOrders serves GET /api/kitchen/orders (kitchen menu): the paid and
+// in-progress orders, oldest first.
+func (a *api) kitchenOrders(w http.ResponseWriter, r *http.Request) {
+	list, err := a.svc.KitchenOrders(r.Context())
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	if list == nil {
+		list = []ord.Order{}
+	}
+	respond.JSON(w, http.StatusOK, ordersResponse{Success: true, Orders: list})
+}
+
+// Live updates of the kitchen display.
+const (
+	// kitchenPoll is how often the stream reads the store again, so that
+	// changes made on other portal instances are seen.
+	kitchenPoll = 2 * time.Second
+	// kitchenKeepAlive is how often an idle stream sends a comment, so that
+	// proxies keep the connection.
+	kitchenKeepAlive = 15 * time.Second
+)
+
+// kitchenEvents serves GET /api/kitchen/events (kitchen menu): Server-Sent
+// Events. An "orders" event carries the kitchen's list (as GET
+// /api/kitchen/orders' "orders") on connection and whenever it changes: at
+// once for changes made through this instance, within 2 s for the others.
+func (a *api) kitchenEvents(w http.ResponseWriter, r *http.Request) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		a.writeError(w, r, fmt.Errorf("kitchen events: the response cannot be streamed"))
+		return
+	}
+	changes := a.svc.Changes()
+	defer a.svc.StopChanges(changes)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	poll := time.NewTicker(kitchenPoll)
+	defer poll.Stop()
+	keepAlive := time.NewTicker(kitchenKeepAlive)
+	defer keepAlive.Stop()
+	var last []byte
+	send := func() bool {
+		list, err := a.svc.KitchenOrders(r.Context())
+		if err != nil {
+			a.log.Warn("ordering: kitchen events", "err", err)
+			return r.Context().Err() == nil
+		}
+		if list == nil {
+			list = []ord.Order{}
+		}
+		data, err := json.Marshal(list)
+		if err != nil || bytes.Equal(data, last) {
+			return err == nil
+		}
+		last = data
+		if _, err := fmt.Fprintf(w, "event: orders\ndata: %s\n\n", data); err != nil {
+			return false
+		}
+		flusher.Flush()
+		return true
+	}
+	if !send() {
+		return
+	}
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-changes:
+		case <-poll.C:
+		case <-keepAlive.C:
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+			flusher.Flush()
+			continue
+		}
+		if !send() {
+			return
+		}
+	}
+}
+
+// counterRequest is an order at the point of sale: the order's fields
+// (shippingType PICKUP or DINE_IN, the default) and the payment taken.
+type counterRequest struct {
+	orderRequest
+	PaymentMethod string `json:"paymentMethod"`
+	CustomerName  string `json:"customerName"`
+}
+
+// counterOrder serves POST /api/pos/orders (pos menu): a walk-in
+// customer's order, paid on creation (CASH, QRIS or CARD).
+func (a *api) counterOrder(w http.ResponseWriter, r *http.Request) {
+	var req counterRequest
+	if err := respond.Decode(r, &req); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	o, err := a.svc.PlaceCounterOrder(r.Context(), userFrom(r.Context()), req.domain(), req.PaymentMethod, req.CustomerName)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	respond.JSON(w, http.StatusCreated, orderResponse{Success: true, Order: o})
+}
+
+type ledgerResponse struct {
+	Success bool `json:"success"`
+	ord.Ledger
+}
+
+// ledger serves GET /api/ledger?from=YYYY-MM-DD&to=YYYY-MM-DD[&format=csv]
+// (OWNER): the paid orders of the period with totals per day and method.
+func (a *api) ledger(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	l, err := a.svc.Ledger(r.Context(), q.Get("from"), q.Get("to"))
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	if q.Get("format") == "csv" {
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="ledger-%s-%s.csv"`, l.From, l.To))
+		if err := l.WriteCSV(w); err != nil {
+			a.log.Warn("ordering: ledger CSV", "err", err)
+		}
+		return
+	}
+	respond.JSON(w, http.StatusOK, ledgerResponse{Success: true, Ledger: l})
+}
+
+type consentRequest struct {
+	MessengerNumber string `json:"messengerNumber"`
+}
+
+type consentResponse struct {
+	Success bool        `json:"success"`
+	Consent ord.Consent `json:"consent"`
+}
+
+// registerConsent serves POST /api/gateway/consent ({messengerNumber};
+// ADMIN, OWNER): the number may receive the shop's messages.
+func (a *api) registerConsent(w http.ResponseWriter, r *http.Request) {
+	var req consentRequest
+	if err := respond.Decode(r, &req); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	c, err := a.svc.RegisterConsent(r.Context(), req.MessengerNumber)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	respond.JSON(w, http.StatusOK, consentResponse{Success: true, Consent: c})
+}
