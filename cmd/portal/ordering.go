@@ -36,6 +36,9 @@ type orderingOptions struct {
 	ProviderSecrets []string
 	MerchantID      string
 	ProofDir        string
+	WAHAURL         string
+	WAHAKey         string
+	WAHASession     string
 }
 
 // addOrderingFlags declares the ordering flags of "portal serve".
@@ -51,6 +54,9 @@ func addOrderingFlags(f *pflag.FlagSet) {
 	f.String("ordering-provider-url", "", "payment provider's invoice endpoint (docs/api/ordering.md); none: the built-in payment sandbox")
 	f.StringSlice("ordering-provider-secret", nil, "secret(s) of the payment provider's signatures (several during a rotation); required with ordering-provider-url")
 	f.String("ordering-provider-merchant-id", "", "the shop's merchant id at the payment provider (required with ordering-provider-url)")
+	f.String("ordering-waha-url", "", "WAHA-compatible HTTP API that sends the shop's messages (none: the stand-in keeps them, readable at /api/gateway/messages)")
+	f.String("ordering-waha-key", "", "X-Api-Key of the WAHA API")
+	f.String("ordering-waha-session", "default", "WAHA session of the shop's number")
 	f.String("ordering-proof-dir", "", "directory of payment receipts (default <data-dir>/payment-proofs; several instances: a shared directory)")
 }
 
@@ -92,6 +98,11 @@ func orderingOptionsFrom(r *config.Reader) orderingOptions {
 	o.ProviderSecrets = r.StringSlice("ordering-provider-secret")
 	o.MerchantID = r.String("ordering-provider-merchant-id")
 	o.ProofDir = r.String("ordering-proof-dir")
+	if u := r.URL("ordering-waha-url", "https", "http"); u != nil {
+		o.WAHAURL = u.String()
+	}
+	o.WAHAKey = r.Viper().GetString("ordering-waha-key")
+	o.WAHASession = r.String("ordering-waha-session")
 	if o.ProviderURL != "" && (len(o.ProviderSecrets) == 0 || o.MerchantID == "") {
 		r.Fail("ordering-provider-url", "needs ordering-provider-secret and ordering-provider-merchant-id")
 	}
@@ -222,4 +233,14 @@ func newOrdering(ctx context.Context, st secretStore, ost ordering.Store, o orde
 		return nil, err
 	}
 	return out, nil
+}
+
+// messenger returns the sender of the shop's outbound messages: the WAHA
+// API when configured, else the stand-in, which keeps them in the queue.
+func (o orderingOptions) messenger() ordering.Messenger {
+	if o.WAHAURL == "" {
+		return ordering.StandInMessenger{}
+	}
+	return ordering.WAHAMessenger{URL: o.WAHAURL, Key: o.WAHAKey, Session: o.WAHASession,
+		Client: &http.Client{Timeout: 15 * time.Second}}
 }

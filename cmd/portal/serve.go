@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -337,12 +338,11 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 		if ordOpts, err = newOrdering(ctx, st, ost, o.Ordering, baseURL, o.DataDir, logger); err != nil {
 			return err
 		}
-		expiryDone := make(chan struct{})
-		go func() {
-			defer close(expiryDone)
-			ordOpts.Service.RunExpiry(ctx)
-		}()
-		defer func() { <-expiryDone }()
+		jobs := sync.WaitGroup{}
+		jobs.Go(func() { ordOpts.Service.RunExpiry(ctx) })
+		owner := fmt.Sprintf("%s-%d-%s", hostname(), os.Getpid(), rand.Text()[:6])
+		jobs.Go(func() { ordOpts.Service.RunSender(ctx, o.Ordering.messenger(), owner) })
+		defer jobs.Wait()
 	} else {
 		logger.Warn("this store does not implement the ordering API; its routes are not served")
 	}
@@ -523,3 +523,12 @@ func writeSecretFile(path, content string) error {
 
 // errNoDatabaseURL is returned by commands that need PostgreSQL.
 var errNoDatabaseURL = errors.New("no database URL: pass --database-url or set PORTAL_DATABASE_URL (postgres://user:pass@host:5432/db)")
+
+// hostname names this machine in the leases of outbound messages.
+func hostname() string {
+	h, err := os.Hostname()
+	if err != nil {
+		return "portal"
+	}
+	return h
+}

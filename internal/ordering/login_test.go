@@ -37,6 +37,13 @@ var key = []byte("0123456789abcdef0123456789abcdef")
 
 func newService(t *testing.T, owner string) (*ordering.Service, *clock) {
 	t.Helper()
+	svc, c, _ := newServiceStore(t, owner)
+	return svc, c
+}
+
+// newServiceStore is newService that also returns the store.
+func newServiceStore(t *testing.T, owner string) (*ordering.Service, *clock, *bolt.Store) {
+	t.Helper()
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"), bolt.WithNoSync())
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +56,7 @@ func newService(t *testing.T, owner string) (*ordering.Service, *clock) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return svc, c
+	return svc, c, st
 }
 
 func mustLogin(t *testing.T, svc *ordering.Service, number, addr string) ordering.LoginStart {

@@ -209,7 +209,12 @@ func (s *Service) PlaceOrder(ctx context.Context, u User, req OrderRequest) (Ord
 	if o.InvoiceID, o.ProviderPaymentURL, err = s.cfg.Payments.Invoice(ctx, o); err != nil {
 		return Order{}, fmt.Errorf("payment invoice: %w", err)
 	}
-	return s.storeOrder(ctx, st, o, now)
+	out, err := s.storeOrder(ctx, st, o, now)
+	if err != nil {
+		return Order{}, err
+	}
+	s.queueMessage(ctx, out, statusText(out, ""))
+	return out, nil
 }
 
 // priceOrder builds the order's lines and totals from the catalogue.
@@ -411,6 +416,9 @@ func (s *Service) Transition(ctx context.Context, a Actor, id string, to Status,
 	}
 	s.log.Info("ordering: order moved", "order", o.OrderNumber, "to", to, "by", o.History[len(o.History)-1].By)
 	s.notify()
+	if text := statusText(o, note); text != "" {
+		s.queueMessage(ctx, o, text)
+	}
 	return o, nil
 }
 

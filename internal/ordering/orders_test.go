@@ -1,6 +1,7 @@
 package ordering_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -386,5 +387,82 @@ func TestCounterAndLedger(t *testing.T) {
 		if _, err := svc.Ledger(ctx, p[0], p[1]); !errors.Is(err, ordering.ErrInvalidPeriod) {
 			t.Errorf("Ledger %s..%s: %v", p[0], p[1], err)
 		}
+	}
+}
+
+// recorder is a Messenger that keeps what it sends.
+type recorder struct{ sent []string }
+
+func (r *recorder) Send(_ context.Context, to, text string) error {
+	r.sent = append(r.sent, to+": "+text)
+	return nil
+}
+
+// TestOutboundMessages: an order's confirmation and status changes are
+// queued for the customer and sent through the gate, spaced; a message to
+// a number that never consented is dropped with its reason.
+func TestOutboundMessages(t *testing.T) {
+	ctx := t.Context()
+	svc, c, st := newServiceStore(t, "")
+	ls := mustLogin(t, svc, "081234567890", "192.0.2.1")
+	_, cust, err := svc.Inbound(ctx, "6281234567890", "VERIFY_"+ls.Token) // the login's message: consent
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, _ := svc.CreateCategory(ctx, ordering.CategoryInput{Name: "Kopi"})
+	item, _ := svc.CreateMenuItem(ctx, ordering.MenuItem{CategoryID: cat.ID, Name: "Kopi", Price: 8000, Available: true})
+	o, err := svc.PlaceOrder(ctx, cust, ordering.OrderRequest{ShippingType: ordering.ShippingPickup,
+		Items: []ordering.OrderItemRequest{{MenuID: item.ID, Quantity: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Transition(ctx, ordering.Actor{User: &cust}, o.ID, ordering.StatusCancelled, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.EnqueueMessage(ctx, ordering.OutboundMessage{ID: "stranger", Channel: ordering.DefaultChannel, To: "6289999999999",
+		Text: "hello", Status: ordering.MessageQueued, CreatedAt: c.now, NotBefore: c.now}); err != nil {
+		t.Fatal(err)
+	}
+	m := &recorder{}
+	send := func() time.Duration {
+		t.Helper()
+		wait, err := svc.SendNext(ctx, m, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return wait
+	}
+	if wait := send(); wait != 0 || len(m.sent) != 1 || !strings.Contains(m.sent[0], o.OrderNumber+" received") {
+		t.Fatalf("first send: %v %q", wait, m.sent)
+	}
+	wait := send() // the cancellation, too soon after the first
+	if wait < ordering.SendSpacing-ordering.SendJitter || wait > ordering.SendSpacing+ordering.SendJitter || len(m.sent) != 1 {
+		t.Fatalf("second send: wait %v, sent %q", wait, m.sent)
+	}
+	c.now = c.now.Add(wait)
+	// Due first: the stranger's message (queued before the cancellation
+	// was put back), dropped without being sent; then the cancellation.
+	if send(); len(m.sent) != 1 {
+		t.Fatalf("the stranger's message was sent: %q", m.sent)
+	}
+	if send(); len(m.sent) != 2 || !strings.Contains(m.sent[1], "cancelled") {
+		t.Fatalf("after the wait: %q", m.sent)
+	}
+	msgs, err := svc.Messages(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byTo := map[string]ordering.OutboundMessage{}
+	for _, x := range msgs {
+		byTo[x.To+x.Text[:5]] = x
+	}
+	if x := byTo["6289999999999hello"]; x.Status != ordering.MessageDropped || !strings.Contains(x.Reason, "no consent") {
+		t.Fatalf("stranger's message: %+v", x)
+	}
+	if len(m.sent) != 2 {
+		t.Fatalf("sent %q, want the two order messages only", m.sent)
+	}
+	if wait, _ := svc.SendNext(ctx, m, "test"); wait != time.Second {
+		t.Fatalf("an empty queue: wait %v, want the idle second", wait)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/url"
 	"sync"
 	"time"
@@ -61,6 +62,8 @@ type Service struct {
 
 	mu       sync.Mutex
 	watchers []chan struct{} // Changes
+	sendWake chan struct{}   // RunSender
+	rng      *rand.Rand      // the gate's jitter, under mu
 }
 
 // NewService returns the service over store.
@@ -95,7 +98,8 @@ func NewService(store Store, cfg Config, logger *slog.Logger) (*Service, error) 
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: store, cfg: cfg, link: link, log: logger}, nil
+	return &Service{store: store, cfg: cfg, link: link, log: logger, sendWake: make(chan struct{}, 1),
+		rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))}, nil
 }
 
 // newID returns a new record id: a UUID whose first bits are the time, so

@@ -91,6 +91,23 @@ type Store interface {
 	// fn and saves it when fn returns nil.
 	UpdateOrder(ctx context.Context, id string, fn func(*Order) error) (Order, error)
 
+	// EnqueueMessage stores a new outbound message.
+	EnqueueMessage(ctx context.Context, m OutboundMessage) error
+	// ClaimMessage leases the oldest QUEUED message due at now (NotBefore)
+	// to owner for lease: it becomes SENDING, and no other caller gets it,
+	// on any instance. Messages still SENDING past their lease (their
+	// sender was interrupted) become FAILED first: they are never sent
+	// again. It reports false when nothing is due.
+	ClaimMessage(ctx context.Context, now time.Time, lease time.Duration, owner string) (OutboundMessage, bool, error)
+	// FinishMessage loads the message id, which must be SENDING and leased
+	// to owner, calls fn and saves it.
+	FinishMessage(ctx context.Context, id, owner string, fn func(*OutboundMessage) error) (OutboundMessage, error)
+	// ListMessages returns the latest messages, newest first, at most limit.
+	ListMessages(ctx context.Context, limit int) ([]OutboundMessage, error)
+	// UpdateGate loads the gate record of a channel (a new one when there
+	// is none), locked, calls fn and saves it.
+	UpdateGate(ctx context.Context, channel string, fn func(*GateState) error) (GateState, error)
+
 	// GetOrderingUser returns the user with id, or ErrUserNotFound.
 	GetOrderingUser(ctx context.Context, id string) (User, error)
 	// ListOrderingUsers returns every user, oldest first.

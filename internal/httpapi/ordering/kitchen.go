@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
+	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/httpapi/respond"
 	ord "github.com/seedhq/portal/internal/ordering"
 )
@@ -171,4 +173,36 @@ func (a *api) registerConsent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	respond.JSON(w, http.StatusOK, consentResponse{Success: true, Consent: c})
+}
+
+type messagesResponse struct {
+	Success  bool                  `json:"success"`
+	Messages []ord.OutboundMessage `json:"messages"`
+}
+
+// messages serves GET /api/gateway/messages?limit= (OWNER): the latest
+// outbound messages, newest first, with their state (QUEUED, SENDING, SENT,
+// DROPPED, FAILED) and reason.
+func (a *api) messages(w http.ResponseWriter, r *http.Request) {
+	limit := 100
+	if v := r.URL.Query().Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			a.writeError(w, r, apperr.New(apperr.Invalid, "INVALID_QUERY", "limit must be an integer from 1 to 1000"))
+			return
+		}
+		limit = n
+	}
+	list, err := a.svc.Messages(r.Context(), limit)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	for i := range list {
+		list[i].LeaseOwner, list[i].LeaseUntil = "", nil
+	}
+	if list == nil {
+		list = []ord.OutboundMessage{}
+	}
+	respond.JSON(w, http.StatusOK, messagesResponse{Success: true, Messages: list})
 }

@@ -75,6 +75,7 @@ func Routes(r chi.Router, o Options) {
 		r.Group(func(r chi.Router) {
 			r.Use(requireRole(a, ord.RoleOwner))
 			r.Get("/api/ledger", a.ledger)
+			r.Get("/api/gateway/messages", a.messages)
 			r.Get("/api/users", a.listUsers)
 			r.Put("/api/users/{id}/role", a.setRole)
 			r.Get("/api/bans", a.listBans)
