@@ -110,7 +110,54 @@ func runOrderingScenario(t *testing.T, p *portalProc) {
 	if err != nil || got.Status != "CANCELLED" || len(got.History) != 2 {
 		t.Fatalf("cancelled order: %+v %v", got, err)
 	}
+
+	// Paid by a receipt, verified by the owner, then on the kitchen's list.
+	o2, _, err := cust.Ordering.Orders.Create(ctx, &client.OrderRequest{ShippingType: "PICKUP",
+		Items: []client.OrderItemRequest{{MenuID: latte.ID, Quantity: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cust.Ordering.Payments.UploadProof(ctx, o2.ID, "BCA 123", onePixelPNG); err != nil {
+		t.Fatalf("upload proof: %v", err)
+	}
+	if paid, _, err := owner.Ordering.Payments.Verify(ctx, o2.ID, true, ""); err != nil || paid.Status != "PAID" {
+		t.Fatalf("verify: %+v %v", paid, err)
+	}
+	kitchen, _, err := owner.Ordering.Kitchen.Orders(ctx)
+	if err != nil || len(kitchen) != 1 || kitchen[0].ID != o2.ID {
+		t.Fatalf("kitchen: %+v %v", kitchen, err)
+	}
+	ledger, _, err := owner.Ordering.Ledger.Get(ctx, today[:4]+"-"+today[4:6]+"-"+today[6:], today[:4]+"-"+today[4:6]+"-"+today[6:])
+	if err != nil || ledger.Total != 18000 || ledger.TotalsByMethod["BANK_TRANSFER"] != 18000 {
+		t.Fatalf("ledger: %+v %v", ledger, err)
+	}
+	// The customer's messages go out through the gate (the stand-in keeps
+	// them): the first at once, the others 2 s ± 0.5 s apart.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		msgs, _, err := owner.Ordering.Gateway.Messages(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent := 0
+		for _, m := range msgs {
+			if m.Status == "SENT" && m.To == "6281234567890" {
+				sent++
+			}
+		}
+		if sent >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("messages after 30 s: %+v", msgs)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
+
+// onePixelPNG is a 1×1 PNG.
+var onePixelPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89" +
+	"\x00\x00\x00\rIDATx\x9cc\xf8\xcf\xc0\xf0\x1f\x00\x05\x00\x01\xff\x89\x99=\x1d\x00\x00\x00\x00IEND\xaeB`\x82")
 
 func mustLoadLocation(t *testing.T, name string) *time.Location {
 	t.Helper()

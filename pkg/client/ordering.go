@@ -35,6 +35,14 @@ type OrderingService struct {
 	Settings *OrderingSettingsService
 	// Orders places and follows orders.
 	Orders *OrdersService
+	// Payments are the receipts and the provider's notifications.
+	Payments *PaymentsService
+	// Kitchen is the kitchen display and the point of sale.
+	Kitchen *KitchenService
+	// Ledger is the owner's ledger.
+	Ledger *LedgerService
+	// Gateway is the shop's outbound messages and consents.
+	Gateway *GatewayService
 }
 
 // OrderingAuthService is the messenger login of the ordering API.
@@ -58,6 +66,10 @@ func newOrderingService(common *service) *OrderingService {
 		Menu:     (*OrderingMenuService)(common),
 		Settings: (*OrderingSettingsService)(common),
 		Orders:   (*OrdersService)(common),
+		Payments: (*PaymentsService)(common),
+		Kitchen:  (*KitchenService)(common),
+		Ledger:   (*LedgerService)(common),
+		Gateway:  (*GatewayService)(common),
 	}
 }
 
@@ -295,9 +307,9 @@ type GatewayResult struct {
 // portal's gateway webhook, signed with secret, as a messaging gateway
 // does (for tests and integrations).
 func (s *OrderingAuthService) DeliverGatewayMessage(ctx context.Context, secret, id, from, text string) (*GatewayResult, *Response, error) {
-	body, err := json.Marshal(map[string]string{"from": from, "message": text})
+	body, err := jsonBody(map[string]string{"from": from, "message": text})
 	if err != nil {
-		return nil, nil, fmt.Errorf("client: encode message: %w", err)
+		return nil, nil, err
 	}
 	req, err := s.client.newRequest(ctx, http.MethodPost, "api/auth/gateway-webhook", nil, json.RawMessage(body), credNone)
 	if err != nil {
@@ -368,4 +380,13 @@ func (s *OrderingAdminService) ListBans(ctx context.Context) ([]Ban, *Response, 
 // LiftBan ends a ban (POST /api/v1/admin/ordering/bans/{id}/lift, operator).
 func (s *OrderingAdminService) LiftBan(ctx context.Context, id string) (*Response, error) {
 	return s.client.exam(ctx, http.MethodPost, "admin/ordering/bans/"+url.PathEscape(id)+"/lift", nil, nil, nil, credBearer)
+}
+
+// jsonBody encodes v as a request body that is signed as it is sent.
+func jsonBody(v any) (json.RawMessage, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("client: encode request body: %w", err)
+	}
+	return b, nil
 }
