@@ -1,9 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -166,4 +172,198 @@ func mustLoadLocation(t *testing.T, name string) *time.Location {
 		t.Fatal(err)
 	}
 	return loc
+}
+
+// TestOrderingTwoPortals: two portal processes on one PostgreSQL database
+// take orders at once; every number of the day is used once, without gaps.
+func TestOrderingTwoPortals(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs the portal binary; skipped with -short")
+	}
+	dbURL := pgtest.NewDatabase(t)
+	p1 := mustStartPortal(t, filepath.Join(t.TempDir(), "data"), nil, "--database-url", dbURL, "--ordering-owner-number", "0811-0000-001")
+	p2 := mustStartPortal(t, filepath.Join(t.TempDir(), "data"), nil, "--database-url", dbURL)
+	ctx := t.Context()
+	owner := messengerLogin(t, p1, "08110000001")
+	cat, _, err := owner.Ordering.Menu.CreateCategory(ctx, "Teh", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tea, _, err := owner.Ordering.Menu.CreateItem(ctx, &client.MenuItem{CategoryID: cat.ID, Name: "Teh", Price: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	custs := []*client.Client{messengerLogin(t, p1, "081234567890"), messengerLogin(t, p2, "081234567891")}
+	const perPortal = 15
+	numbers := make(chan string, 2*perPortal)
+	var wg sync.WaitGroup
+	for i, c := range custs {
+		for range perPortal {
+			wg.Go(func() {
+				o, _, err := c.Ordering.Orders.Create(ctx, &client.OrderRequest{ShippingType: "PICKUP",
+					Items: []client.OrderItemRequest{{MenuID: tea.ID, Quantity: 1}}})
+				if err != nil {
+					t.Errorf("portal %d: %v", i+1, err)
+					return
+				}
+				numbers <- o.OrderNumber
+			})
+		}
+	}
+	wg.Wait()
+	close(numbers)
+	seen := map[string]bool{}
+	for n := range numbers {
+		if seen[n] {
+			t.Errorf("order number %s given twice", n)
+		}
+		seen[n] = true
+	}
+	today := time.Now().In(mustLoadLocation(t, "Asia/Jakarta")).Format("20060102")
+	for i := 1; i <= 2*perPortal; i++ {
+		if n := fmt.Sprintf("ORD-%s-%03d", today, i); !seen[n] {
+			t.Errorf("order number %s missing", n)
+		}
+	}
+}
+
+// fakeWAHA records the messages a portal sends through a WAHA API.
+type fakeWAHA struct {
+	mu    sync.Mutex
+	texts []string
+	first chan struct{} // closed at the first message
+}
+
+func (f *fakeWAHA) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var m struct{ ChatID, Text string }
+	if r.URL.Path != "/api/sendText" || r.Header.Get("X-Api-Key") != "waha-key" || json.NewDecoder(r.Body).Decode(&m) != nil {
+		http.Error(w, "bad request", http.StatusBadRequest)
+		return
+	}
+	f.mu.Lock()
+	f.texts = append(f.texts, m.ChatID+" "+m.Text)
+	if len(f.texts) == 1 {
+		close(f.first)
+	}
+	f.mu.Unlock()
+	w.Write([]byte(`{"id":"msg"}`))
+}
+
+func (f *fakeWAHA) received() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.texts)
+}
+
+// TestOrderingMessagesKillNine: with a real gateway (a fake WAHA API), three
+// order confirmations are queued; the portal is killed with SIGKILL right
+// after the first reaches the gateway, and restarted: every message reaches
+// the gateway at most once, and the queue ends with none waiting.
+func TestOrderingMessagesKillNine(t *testing.T) {
+	t.Parallel()
+	waha := &fakeWAHA{first: make(chan struct{})}
+	srv := httptest.NewServer(waha)
+	defer srv.Close()
+	const secret = "whsec_a2lsbC1uaW5lLWdhdGV3YXktc2VjcmV0LTMyYnl0ZXM="
+	p := mustStartPortal(t, filepath.Join(t.TempDir(), "data"), nil, "--ordering-owner-number", "0811-0000-001",
+		"--ordering-gateway-secret", secret, "--ordering-messenger-link", "https://wa.me/6281100000000",
+		"--ordering-waha-url", srv.URL, "--ordering-waha-key", "waha-key")
+	ctx := t.Context()
+	login := func(base, number string) string {
+		t.Helper()
+		c, err := client.NewClient(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls, _, err := c.Ordering.Auth.Login(ctx, number, "")
+		if err != nil {
+			t.Fatalf("login %s: %v", number, err)
+		}
+		if _, _, err := c.Ordering.Auth.DeliverGatewayMessage(ctx, secret, "m-"+number, number, "VERIFY_"+ls.Token); err != nil {
+			t.Fatalf("gateway message: %v", err)
+		}
+		st, err := c.Ordering.Auth.WaitVerified(ctx, ls.Token, 50*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Token
+	}
+	ownerJWT, custJWT := login(p.URL, "08110000001"), login(p.URL, "081234567890")
+	owner, _ := client.NewClient(p.URL, client.WithOrderingToken(ownerJWT))
+	cust, _ := client.NewClient(p.URL, client.WithOrderingToken(custJWT))
+	cat, _, err := owner.Ordering.Menu.CreateCategory(ctx, "Teh", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tea, _, err := owner.Ordering.Menu.CreateItem(ctx, &client.MenuItem{CategoryID: cat.ID, Name: "Teh", Price: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, _, err := cust.Ordering.Orders.Create(ctx, &client.OrderRequest{ShippingType: "PICKUP",
+			Items: []client.OrderItemRequest{{MenuID: tea.ID, Quantity: 1}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-waha.first:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no message reached the gateway")
+	}
+	p.Kill()
+	p2 := &portalProc{Proc: p.Restart(), DataDir: p.DataDir}
+	p2.Addr = p2.WaitListening(time.Minute)
+	p2.URL = "http://" + p2.Addr
+	owner, _ = client.NewClient(p2.URL, client.WithOrderingToken(ownerJWT))
+	// The message interrupted while SENDING is marked FAILED once its
+	// 30 s lease is over.
+	deadline := time.Now().Add(90 * time.Second)
+	var msgs []client.OutboundMessage
+	for {
+		msgs, _, err = owner.Ordering.Gateway.Messages(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waiting := 0
+		for _, m := range msgs {
+			if m.Status == "QUEUED" || m.Status == "SENDING" {
+				waiting++
+			}
+		}
+		if waiting == 0 && len(msgs) == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("messages still waiting after the restart: %+v", msgs)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	got := waha.received()
+	counts := map[string]int{}
+	for _, text := range got {
+		counts[text]++
+		if counts[text] > 1 {
+			t.Errorf("sent twice: %s", text)
+		}
+	}
+	sent := 0
+	for _, m := range msgs {
+		switch m.Status {
+		case "SENT":
+			sent++
+			if counts["6281234567890@c.us "+m.Text] != 1 {
+				t.Errorf("message %s is SENT but reached the gateway %d times", m.ID, counts["6281234567890@c.us "+m.Text])
+			}
+		case "FAILED":
+			if !strings.Contains(m.Reason, "interrupted") {
+				t.Errorf("message %s failed: %s", m.ID, m.Reason)
+			}
+		default:
+			t.Errorf("message %s ended %s", m.ID, m.Status)
+		}
+	}
+	if len(got) < 2 || sent < 2 {
+		t.Fatalf("%d messages reached the gateway, %d SENT; want the two after the restart at least: %q", len(got), sent, got)
+	}
 }

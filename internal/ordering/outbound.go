@@ -53,10 +53,11 @@ type Messenger interface {
 const (
 	// DefaultChannel names the shop's one messenger number in the gate.
 	DefaultChannel = "shop"
-	// sendLease is how long a claimed message is the claimer's; a message
-	// still SENDING after it was interrupted (a crash, a kill) and is not
-	// sent again: the gateway may have sent it.
-	sendLease = time.Minute
+	// sendLease is how long a claimed message is the claimer's: longer
+	// than a send may take (the WAHA client's timeout is 15 s). A message
+	// still SENDING after its lease was interrupted (a crash, a kill) and
+	// is not sent again: the gateway may have sent it.
+	sendLease = 30 * time.Second
 	// maxSendAttempts bounds the retries of a message the gateway refused.
 	maxSendAttempts = 5
 	// senderIdle is how long the sender sleeps when nothing is due.
