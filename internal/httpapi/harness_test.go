@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 // storeOpener opens a fresh, empty store for one test.
 type storeOpener struct {
 	name string
-	open func(t *testing.T) exam.Store
+	open func(t testing.TB) exam.Store
 }
 
 // storeOpeners lists every store the handler tests run against.
@@ -47,7 +47,7 @@ func storeOpeners() []storeOpener {
 // (postgres_test.go).
 var extraStoreOpeners []storeOpener
 
-func openBolt(t *testing.T) exam.Store {
+func openBolt(t testing.TB) exam.Store {
 	t.Helper()
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"))
 	if err != nil {
@@ -79,7 +79,7 @@ func (c *clock) Advance(d time.Duration) {
 
 // harness is a real portal router over a real store, served on 127.0.0.1.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	svc    *exam.Service
 	clock  *clock
 	srv    *httptest.Server
@@ -111,7 +111,7 @@ func withStoreWrapper(f func(exam.Store) exam.Store) harnessOption {
 }
 
 // newHarness builds the service and the router over a store from open.
-func newHarness(t *testing.T, open func(*testing.T) exam.Store, options ...harnessOption) *harness {
+func newHarness(t testing.TB, open func(testing.TB) exam.Store, options ...harnessOption) *harness {
 	t.Helper()
 	var cfg harnessConfig
 	for _, o := range options {
@@ -163,7 +163,7 @@ func forEachStore(t *testing.T, fn func(t *testing.T, h *harness), options ...ha
 
 // response is a finished HTTP exchange with its body read.
 type response struct {
-	t      *testing.T
+	t      testing.TB
 	status int
 	header http.Header
 	body   []byte

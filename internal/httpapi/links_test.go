@@ -52,7 +52,7 @@ func withLinks(clk *clock, out **links.Service) harnessOption {
 func forEachLinksStore(t *testing.T, fn func(t *testing.T, h *linksHarness)) {
 	for _, so := range storeOpeners() {
 		t.Run(so.name, func(t *testing.T) {
-			open := func(t *testing.T) exam.Store {
+			open := func(t testing.TB) exam.Store {
 				st := so.open(t)
 				if _, ok := st.(links.Store); !ok {
 					t.Skipf("the %s store does not implement links.Store yet", so.name)
@@ -111,7 +111,7 @@ func (h *linksHarness) as(u linkUser, method, path string, body any) *response {
 	return r
 }
 
-func checkRateHeaders(t *testing.T, r *response) {
+func checkRateHeaders(t testing.TB, r *response) {
 	t.Helper()
 	for _, name := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
 		if _, err := strconv.ParseInt(r.header.Get(name), 10, 64); err != nil {
@@ -180,7 +180,7 @@ func sortedKeys(ks ...string) string {
 }
 
 // wantKeys fails unless obj has exactly the keys.
-func wantKeys(t *testing.T, obj any, ks ...string) {
+func wantKeys(t testing.TB, obj any, ks ...string) {
 	t.Helper()
 	m, ok := obj.(map[string]any)
 	if !ok {

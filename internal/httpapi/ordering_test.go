@@ -67,7 +67,7 @@ func withOrdering(clk *clock, ownerNumber, proofDir string) harnessOption {
 }
 
 // orderingHarness returns a harness serving the ordering API.
-func orderingHarness(t *testing.T, open func(*testing.T) exam.Store, owner string) *harness {
+func orderingHarness(t testing.TB, open func(testing.TB) exam.Store, owner string) *harness {
 	t.Helper()
 	clk := &clock{}
 	h := newHarness(t, open, withOrdering(clk, owner, t.TempDir()))

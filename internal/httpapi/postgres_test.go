@@ -15,7 +15,7 @@ func init() {
 
 // openPostgres opens a store over a fresh database created for the test
 // (skipped, or failed under CI=true, when the test server is unreachable).
-func openPostgres(t *testing.T) exam.Store {
+func openPostgres(t testing.TB) exam.Store {
 	t.Helper()
 	ctx := context.Background()
 	st, err := postgres.Open(ctx, pgtest.NewDatabase(t))
