@@ -100,7 +100,7 @@ func newOrderingCmd(o *adminOptions) *cobra.Command {
 		}),
 	})
 
-	cmd.AddCommand(users, bans, newSimulateMessageCmd(o), newChallengeCmd(o))
+	cmd.AddCommand(users, bans, newOrderingMenuCmd(o), newOrderingLedgerCmd(o), newSimulateMessageCmd(o), newChallengeCmd(o))
 	return cmd
 }
 
@@ -208,4 +208,78 @@ login with curl. A token is good for one login, for 5 minutes.`,
 			return err
 		},
 	}
+}
+
+// newOrderingMenuCmd is "portal admin ordering menu".
+func newOrderingMenuCmd(o *adminOptions) *cobra.Command {
+	cmd := &cobra.Command{Use: "menu", Short: "Import the shop's menu from a CSV file"}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "import FILE.csv",
+		Short: "Create and update categories and items from a CSV file: all rows or none",
+		Long: `Import a menu from a CSV file with a header line and the columns
+category,name,description,price,available,image_url (category, name and price
+required; price in whole rupiah; available yes or no, default yes). A category
+is matched by its name and an item by its category and name, case aside:
+existing ones are updated, the others created. A file with any bad row imports
+nothing and every bad row is listed.`,
+		Example: `  portal admin ordering menu import menu.csv`,
+		Args:    exactArgs("FILE.csv"),
+		RunE: o.adminRun(func(ctx context.Context, c *client.Client, args []string) error {
+			f, err := os.Open(args[0])
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			rep, _, err := c.Ordering.Admin.ImportMenu(ctx, f)
+			if err != nil && rep != nil {
+				for _, e := range rep.Errors {
+					fmt.Fprintf(o.errOut, "%s:%d: %s\n", args[0], e.Row, e.Message)
+				}
+			}
+			if err != nil {
+				return err
+			}
+			return o.printer().Print(rep, func(t *table) {
+				t.Row("categories created", rep.CategoriesCreated)
+				t.Row("items created", rep.ItemsCreated)
+				t.Row("items updated", rep.ItemsUpdated)
+			})
+		}),
+	})
+	return cmd
+}
+
+// newOrderingLedgerCmd is "portal admin ordering ledger".
+func newOrderingLedgerCmd(o *adminOptions) *cobra.Command {
+	var from, to string
+	cmd := &cobra.Command{
+		Use:   "ledger --from YYYY-MM-DD --to YYYY-MM-DD",
+		Short: "The paid orders of a period with totals per day and payment method (--output csv exports them)",
+		Example: `  portal admin ordering ledger --from 2026-11-01 --to 2026-11-30
+  portal admin ordering ledger --from 2026-11-01 --to 2026-11-30 --output csv > ledger.csv`,
+		Args:        cobra.NoArgs,
+		Annotations: map[string]string{csvOutput: "yes"},
+		RunE: o.adminRun(func(ctx context.Context, c *client.Client, _ []string) error {
+			if o.Output == outputCSV {
+				_, err := c.Ordering.Admin.LedgerCSV(ctx, from, to, o.out)
+				return err
+			}
+			l, _, err := c.Ordering.Admin.Ledger(ctx, from, to)
+			if err != nil {
+				return err
+			}
+			return o.printer().Print(l, func(t *table) {
+				t.Row("DAY", "PAID AT", "ORDER", "METHOD", "TOTAL", "STATUS")
+				for _, e := range l.Entries {
+					t.Row(e.Day, e.PaidAt, e.OrderNumber, e.PaymentMethod, e.TotalPrice, e.Status)
+				}
+				t.Row("", "", "", "total", l.Total, fmt.Sprintf("%d orders", l.OrderCount))
+			})
+		}),
+	}
+	cmd.Flags().StringVar(&from, "from", "", "first day, the shop's date (required)")
+	cmd.Flags().StringVar(&to, "to", "", "last day (required)")
+	cmd.MarkFlagRequired("from")
+	cmd.MarkFlagRequired("to")
+	return cmd
 }

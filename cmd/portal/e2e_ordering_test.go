@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/store/pgtest"
+	"github.com/seedhq/portal/internal/testkit/proc"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -158,6 +160,55 @@ func runOrderingScenario(t *testing.T, p *portalProc) {
 			t.Fatalf("messages after 30 s: %+v", msgs)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// adminOrdering runs "portal admin ordering args..." against p as its
+// operator.
+func adminOrdering(t *testing.T, p *portalProc, args ...string) proc.Result {
+	t.Helper()
+	pw, err := os.ReadFile(filepath.Join(p.DataDir, "initial-admin-password"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runPortal(t, []string{"PORTAL_ADMIN_PASSWORD=" + strings.TrimSpace(string(pw))}, "",
+		append([]string{"admin", "ordering", "--url", p.URL}, args...)...)
+}
+
+// TestOrderingAdminCommands: the operator imports a menu from CSV (a bad
+// file imports nothing and names its rows), reads the users and exports the
+// ledger, through the real binary.
+func TestOrderingAdminCommands(t *testing.T) {
+	t.Parallel()
+	p := mustStartPortal(t, filepath.Join(t.TempDir(), "data"), nil, "--ordering-owner-number", "0811-0000-001")
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "menu.csv"), filepath.Join(dir, "bad.csv")
+	os.WriteFile(good, []byte("category,name,price,available\nKopi,Kopi susu,18000,yes\nKopi,Americano,15000,\nTeh,Teh,5000,no\n"), 0o600)
+	os.WriteFile(bad, []byte("category,name,price\nKue,Bolu,abc\nKue,Donat,5000\n"), 0o600)
+	res := adminOrdering(t, p, "menu", "import", good, "--output", "json")
+	if res.Code != 0 || !strings.Contains(res.Stdout, `"itemsCreated": 3`) {
+		t.Fatalf("menu import: %s", res)
+	}
+	res = adminOrdering(t, p, "menu", "import", bad)
+	if res.Code != 1 || !strings.Contains(res.Stderr, "bad.csv:2: price must be a whole number of rupiah") || !strings.Contains(res.Stderr, "IMPORT_REFUSED") {
+		t.Fatalf("bad menu import: %s", res)
+	}
+	owner := messengerLogin(t, p, "08110000001")
+	menu, _, err := owner.Ordering.Menu.Get(t.Context())
+	if err != nil || len(menu) != 2 || len(menu[0].Items)+len(menu[1].Items) != 3 {
+		t.Fatalf("menu after the imports: %+v %v", menu, err)
+	}
+	res = adminOrdering(t, p, "users", "list", "--output", "json")
+	if res.Code != 0 || !strings.Contains(res.Stdout, `"role": "OWNER"`) {
+		t.Fatalf("users list: %s", res)
+	}
+	today := time.Now().In(mustLoadLocation(t, "Asia/Jakarta")).Format(time.DateOnly)
+	res = adminOrdering(t, p, "ledger", "--from", today, "--to", today, "--output", "csv")
+	if res.Code != 0 || !strings.HasPrefix(res.Stdout, "day,paid_at,order_number") {
+		t.Fatalf("ledger csv: %s", res)
+	}
+	if res := adminOrdering(t, p, "ledger", "--from", "nope", "--to", today); res.Code != 1 || !strings.Contains(res.Stderr, "INVALID_PERIOD") {
+		t.Fatalf("ledger with a bad date: %s", res)
 	}
 }
 

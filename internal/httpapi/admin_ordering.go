@@ -1,12 +1,14 @@
 package httpapi
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
 
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	"github.com/seedhq/portal/internal/httpapi/respond"
+	"github.com/seedhq/portal/internal/ordering"
 )
 
 // adminOrderingRoutes lists the operator's routes over the ordering
@@ -21,7 +23,53 @@ func (s *server) adminOrderingRoutes(r chi.Router) {
 		r.Put(examBase+"/admin/ordering/users/{id}/role", s.adminOrderingSetRole)
 		r.Get(examBase+"/admin/ordering/bans", s.adminOrderingBans)
 		r.Post(examBase+"/admin/ordering/bans/{id}/lift", s.adminOrderingLiftBan)
+		r.Post(examBase+"/admin/ordering/menu/import", s.adminOrderingImportMenu)
+		r.Get(examBase+"/admin/ordering/ledger", s.adminOrderingLedger)
 	})
+}
+
+// importRefused is the answer to a menu file with bad rows: the error
+// envelope with the report of every bad row.
+type importRefused struct {
+	Success bool                  `json:"success"`
+	Error   string                `json:"error"`
+	Code    string                `json:"code"`
+	Data    ordering.ImportReport `json:"data"`
+}
+
+// adminOrderingImportMenu handles POST /api/v1/admin/ordering/menu/import
+// (text/csv body, the columns of ordering.ImportColumns): all rows or none.
+func (s *server) adminOrderingImportMenu(w http.ResponseWriter, r *http.Request) {
+	rep, err := s.ordering.Service.ImportMenu(r.Context(), r.Body)
+	var fail *ordering.ImportFailedError
+	if errors.As(err, &fail) {
+		respond.JSON(w, http.StatusUnprocessableEntity, importRefused{Error: fail.Error(), Code: "IMPORT_REFUSED", Data: fail.Report})
+		return
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, rep)
+}
+
+// adminOrderingLedger handles GET /api/v1/admin/ordering/ledger?from=&to=
+// [&format=csv]: the owner's ledger, for the operator.
+func (s *server) adminOrderingLedger(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	l, err := s.ordering.Service.Ledger(r.Context(), q.Get("from"), q.Get("to"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if q.Get("format") == "csv" {
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		if err := l.WriteCSV(w); err != nil {
+			s.log.Warn("ordering: ledger CSV", "err", err)
+		}
+		return
+	}
+	writeData(w, http.StatusOK, l)
 }
 
 // adminOrderingUsers handles GET /api/v1/admin/ordering/users.

@@ -466,3 +466,40 @@ func TestOutboundMessages(t *testing.T) {
 		t.Fatalf("an empty queue: wait %v, want the idle second", wait)
 	}
 }
+
+// TestImportMenu: a CSV creates categories and items; importing again
+// updates them by category and name; a file with bad rows imports nothing
+// and names every bad row.
+func TestImportMenu(t *testing.T) {
+	ctx := t.Context()
+	svc, _ := newService(t, "")
+	rep, err := svc.ImportMenu(ctx, strings.NewReader("\ufeffcategory,name,description,price,available,image_url\n"+
+		"Kopi,Kopi susu,gula aren,18000,yes,https://img.example/k.jpg\nKopi,Americano,,15000,,\nTeh,Teh tarik,,12000,no,\n"))
+	if err != nil || rep.CategoriesCreated != 2 || rep.ItemsCreated != 3 || rep.ItemsUpdated != 0 {
+		t.Fatalf("import: %+v %v", rep, err)
+	}
+	rep, err = svc.ImportMenu(ctx, strings.NewReader("name,price,category\nkopi SUSU,20000,kopi\nEs kopi,19000,Kopi\n"))
+	if err != nil || rep.CategoriesCreated != 0 || rep.ItemsCreated != 1 || rep.ItemsUpdated != 1 {
+		t.Fatalf("second import: %+v %v", rep, err)
+	}
+	m, err := svc.Menu(ctx, false)
+	if err != nil || len(m.Categories) != 2 || len(m.Categories[0].Items) != 3 || m.Categories[1].Items[0].Available {
+		t.Fatalf("menu: %+v %v", m, err)
+	}
+	for _, it := range m.Categories[0].Items {
+		if strings.EqualFold(it.Name, "kopi susu") && it.Price != 20000 {
+			t.Fatalf("kopi susu: %+v", it)
+		}
+	}
+	_, err = svc.ImportMenu(ctx, strings.NewReader("category,name,price,available\nKue,Bolu,abc,\nKue,,1000,\nKue,Donat,5000,maybe\nKue,Lapis,-1,\nKue,Onde,3000,\n"))
+	var fail *ordering.ImportFailedError
+	if !errors.As(err, &fail) || len(fail.Report.Errors) != 4 || fail.Report.Errors[0].Row != 2 || apperr.CodeOf(err) != "IMPORT_REFUSED" {
+		t.Fatalf("bad file: %v %+v", err, fail)
+	}
+	if m, _ := svc.Menu(ctx, false); len(m.Categories) != 2 {
+		t.Fatalf("a refused file wrote %d categories", len(m.Categories))
+	}
+	if _, err := svc.ImportMenu(ctx, strings.NewReader("name,price\nx,1\n")); apperr.CodeOf(err) != "INVALID_CSV" {
+		t.Fatalf("no category column: %v", err)
+	}
+}

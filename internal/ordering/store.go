@@ -69,6 +69,9 @@ type Store interface {
 	// DeleteMenuItem removes the item (ErrMenuItemNotFound when there is
 	// none). Orders keep their own copy of its name and price.
 	DeleteMenuItem(ctx context.Context, id string) error
+	// ImportMenu creates the categories and creates or replaces the items
+	// (by ID) in one transaction.
+	ImportMenu(ctx context.Context, cats []Category, items []MenuItem) error
 
 	// GetSettings returns the shop's settings, and false when none were set.
 	GetSettings(ctx context.Context) (Settings, bool, error)

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -389,4 +390,50 @@ func jsonBody(v any) (json.RawMessage, error) {
 		return nil, fmt.Errorf("client: encode request body: %w", err)
 	}
 	return b, nil
+}
+
+// MenuImport is the outcome of a menu import.
+type MenuImport struct {
+	CategoriesCreated int `json:"categoriesCreated"`
+	ItemsCreated      int `json:"itemsCreated"`
+	ItemsUpdated      int `json:"itemsUpdated"`
+	Errors            []struct {
+		Row     int    `json:"row"`
+		Message string `json:"message"`
+	} `json:"errors"`
+}
+
+// ImportMenu imports a menu CSV (POST /api/v1/admin/ordering/menu/import,
+// operator): category,name,description,price,available,image_url. A file
+// with bad rows imports nothing: 422 IMPORT_REFUSED, and the report's rows
+// are in the returned *MenuImport.
+func (s *OrderingAdminService) ImportMenu(ctx context.Context, csv io.Reader) (*MenuImport, *Response, error) {
+	req, err := s.client.newRequest(ctx, http.MethodPost, "api/v1/admin/ordering/menu/import", nil, csv, credBearer)
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("Content-Type", "text/csv")
+	var out, refused struct {
+		Data *MenuImport `json:"data"`
+	}
+	// A refused file's answer carries the report of its bad rows.
+	dec := func(e *Error, body []byte) bool {
+		_ = json.Unmarshal(body, &refused)
+		return decodeExamError(e, body)
+	}
+	resp, err := s.client.do(ctx, req, &out, dec)
+	if err != nil {
+		return refused.Data, resp, err
+	}
+	return out.Data, resp, nil
+}
+
+// Ledger returns the shop's ledger (GET /api/v1/admin/ordering/ledger, operator).
+func (s *OrderingAdminService) Ledger(ctx context.Context, from, to string) (*Ledger, *Response, error) {
+	return examData[*Ledger](ctx, s.client, http.MethodGet, "admin/ordering/ledger", url.Values{"from": {from}, "to": {to}}, nil)
+}
+
+// LedgerCSV writes the ledger's CSV to w (operator).
+func (s *OrderingAdminService) LedgerCSV(ctx context.Context, from, to string, w io.Writer) (*Response, error) {
+	return s.client.exam(ctx, http.MethodGet, "admin/ordering/ledger", url.Values{"from": {from}, "to": {to}, "format": {"csv"}}, nil, w, credBearer)
 }

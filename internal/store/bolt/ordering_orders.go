@@ -129,6 +129,28 @@ func (s *Store) PutMenuItem(ctx context.Context, m ordering.MenuItem) error {
 	})
 }
 
+// ImportMenu puts categories and items in one transaction.
+func (s *Store) ImportMenu(ctx context.Context, cats []ordering.Category, items []ordering.MenuItem) error {
+	return s.update(ctx, "import menu", func(tx *bbolt.Tx) error {
+		for _, c := range cats {
+			c.CreatedAt = ts(c.CreatedAt)
+			if err := putJSON(tx.Bucket(bucketOrdCategories), []byte(c.ID), c); err != nil {
+				return err
+			}
+		}
+		for _, m := range items {
+			if tx.Bucket(bucketOrdCategories).Get([]byte(m.CategoryID)) == nil {
+				return ordering.ErrCategoryNotFound
+			}
+			m.CreatedAt, m.UpdatedAt = ts(m.CreatedAt), ts(m.UpdatedAt)
+			if err := putJSON(tx.Bucket(bucketOrdMenuItems), []byte(m.ID), m); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // DeleteMenuItem removes an item.
 func (s *Store) DeleteMenuItem(ctx context.Context, id string) error {
 	return s.update(ctx, "delete menu item", func(tx *bbolt.Tx) error {

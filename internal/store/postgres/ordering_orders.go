@@ -34,12 +34,38 @@ func (s *Store) ListCategories(ctx context.Context) ([]ordering.Category, error)
 	return out, nil
 }
 
+const putCategorySQL = `INSERT INTO ordering_categories (id, name, position, created_at) VALUES ($1, $2, $3, $4)
+	ON CONFLICT (id) DO UPDATE SET name = excluded.name, position = excluded.position`
+
 // PutCategory creates or replaces a category.
 func (s *Store) PutCategory(ctx context.Context, c ordering.Category) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO ordering_categories (id, name, position, created_at) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (id) DO UPDATE SET name = excluded.name, position = excluded.position`, c.ID, c.Name, c.Position, c.CreatedAt)
-	if err != nil {
+	if _, err := s.pool.Exec(ctx, putCategorySQL, c.ID, c.Name, c.Position, c.CreatedAt); err != nil {
 		return ordErr("put category", err)
+	}
+	return nil
+}
+
+// ImportMenu puts categories and items in one transaction.
+func (s *Store) ImportMenu(ctx context.Context, cats []ordering.Category, items []ordering.MenuItem) error {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		for _, c := range cats {
+			if _, err := tx.Exec(ctx, putCategorySQL, c.ID, c.Name, c.Position, c.CreatedAt); err != nil {
+				return err
+			}
+		}
+		for _, m := range items {
+			if _, err := tx.Exec(ctx, putMenuItemSQL, m.ID, m.CategoryID, m.Name, m.Description, m.Price, m.Available,
+				m.ImageURL, m.Position, m.CreatedAt, m.UpdatedAt); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if _, ok := foreignKeyViolation(err); ok {
+		return ordErr("import menu", ordering.ErrCategoryNotFound)
+	}
+	if err != nil {
+		return ordErr("import menu", err)
 	}
 	return nil
 }
@@ -81,13 +107,15 @@ func (s *Store) ListMenuItems(ctx context.Context) ([]ordering.MenuItem, error) 
 	return out, nil
 }
 
+const putMenuItemSQL = `INSERT INTO ordering_menu_items (id, category_id, name, description, price, available,
+		image_url, position, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+	ON CONFLICT (id) DO UPDATE SET category_id = excluded.category_id, name = excluded.name,
+		description = excluded.description, price = excluded.price, available = excluded.available,
+		image_url = excluded.image_url, position = excluded.position, updated_at = excluded.updated_at`
+
 // PutMenuItem creates or replaces an item of an existing category.
 func (s *Store) PutMenuItem(ctx context.Context, m ordering.MenuItem) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO ordering_menu_items (id, category_id, name, description, price, available,
-			image_url, position, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-		ON CONFLICT (id) DO UPDATE SET category_id = excluded.category_id, name = excluded.name,
-			description = excluded.description, price = excluded.price, available = excluded.available,
-			image_url = excluded.image_url, position = excluded.position, updated_at = excluded.updated_at`,
+	_, err := s.pool.Exec(ctx, putMenuItemSQL,
 		m.ID, m.CategoryID, m.Name, m.Description, m.Price, m.Available, m.ImageURL, m.Position, m.CreatedAt, m.UpdatedAt)
 	if _, ok := foreignKeyViolation(err); ok {
 		return ordErr("put menu item", ordering.ErrCategoryNotFound)
