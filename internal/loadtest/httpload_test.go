@@ -87,7 +87,13 @@ func driveHTTP(t *testing.T, conns []loadConn, want int, pace, dur time.Duration
 	time.Sleep(dur)
 	stop.Store(true)
 	wg.Wait()
-	elapsed := time.Since(start)
+	return summarize(t, lat, time.Since(start))
+}
+
+// summarize returns the rate and latency percentiles of lat (per worker)
+// over elapsed.
+func summarize(t *testing.T, lat [][]time.Duration, elapsed time.Duration) loadResult {
+	t.Helper()
 	all := slices.Concat(lat...)
 	slices.Sort(all)
 	if len(all) == 0 {

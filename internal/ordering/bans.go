@@ -39,9 +39,15 @@ type Ban struct {
 
 // The ban ladder (docs/api/ordering.md, "Bans").
 const (
-	// MaxUnverified is the number of consecutive unverified logins after
-	// which the next one is refused and the subject banned.
+	// MaxUnverified is the number of consecutive unverified logins of a
+	// number after which the next one is refused and the number banned.
 	MaxUnverified = 3
+	// MaxUnverifiedAddress is the same for a client address. An address is
+	// often shared by many customers (a carrier's NAT, an office, a campus
+	// Wi-Fi): it bans after more unverified logins, and never permanently
+	// (level 2 at most), so that strangers behind one address cannot lock
+	// out everyone else there for good.
+	MaxUnverifiedAddress = 20
 	// AttemptWindow: a login more than this after the previous one starts
 	// the count of consecutive unverified logins afresh.
 	AttemptWindow = time.Hour
@@ -76,14 +82,19 @@ func (b *Ban) RetryAfter(now time.Time) time.Duration {
 //   - during an active ban the attempt is refused and raises the level: a
 //     level 1 ban becomes level 2 (a day from now), a level 2 ban level 3
 //     (permanent, for review);
-//   - otherwise, after MaxUnverified consecutive unverified logins, the
-//     attempt is refused and the subject goes one level up (level 1 the
-//     first time, then 2, then 3), the count starting again;
+//   - otherwise, after MaxUnverified consecutive unverified logins
+//     (MaxUnverifiedAddress for an address), the attempt is refused and the
+//     subject goes one level up (level 1 the first time, then 2, then 3; an
+//     address stops at 2), the count starting again;
 //   - otherwise the attempt counts and goes ahead.
 //
 // The count restarts after AttemptWindow without an attempt, and the level
 // after LevelMemory.
 func (b *Ban) attempt(now time.Time) bool {
+	limit := MaxUnverified
+	if b.Kind == BanAddress {
+		limit = MaxUnverifiedAddress
+	}
 	if b.Level >= 3 {
 		b.LastAttemptAt = now
 		return false
@@ -100,7 +111,7 @@ func (b *Ban) attempt(now time.Time) bool {
 		b.Attempts = 0
 	}
 	b.LastAttemptAt = now
-	if b.Attempts >= MaxUnverified {
+	if b.Attempts >= limit {
 		b.Attempts = 0
 		b.raise(now)
 		return false
@@ -109,9 +120,14 @@ func (b *Ban) attempt(now time.Time) bool {
 	return true
 }
 
-// raise moves b one level up from now.
+// raise moves b one level up from now: at most 3 for a number, 2 for an
+// address.
 func (b *Ban) raise(now time.Time) {
-	b.Level = min(b.Level+1, 3)
+	top := 3
+	if b.Kind == BanAddress {
+		top = 2
+	}
+	b.Level = min(b.Level+1, top)
 	switch b.Level {
 	case 1:
 		until := now.Add(Level1Ban)

@@ -91,3 +91,26 @@ func TestBanProven(t *testing.T) {
 		t.Fatal("verified login kept the count")
 	}
 }
+
+// TestBanAddress: an address, shared by many customers, is banned after
+// MaxUnverifiedAddress unverified logins, and never permanently.
+func TestBanAddress(t *testing.T) {
+	b := &Ban{BanKey: BanKey{Kind: BanAddress, Value: "198.51.100.7"}, LastAttemptAt: t0}
+	now := t0
+	for i := range MaxUnverifiedAddress {
+		now = now.Add(time.Second)
+		if !b.attempt(now) {
+			t.Fatalf("attempt %d refused", i+1)
+		}
+	}
+	if b.attempt(now.Add(time.Second)) || b.Level != 1 {
+		t.Fatalf("level %d after %d unverified logins, want 1", b.Level, MaxUnverifiedAddress)
+	}
+	for range 5 { // attempts during the ban: level 2, no further
+		now = now.Add(time.Minute)
+		b.attempt(now)
+	}
+	if b.Level != 2 || b.RetryAfter(now) <= 0 {
+		t.Fatalf("address level %d, want 2 (never permanent)", b.Level)
+	}
+}

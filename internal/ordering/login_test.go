@@ -3,6 +3,7 @@ package ordering_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -180,25 +181,50 @@ func TestLoginBans(t *testing.T) {
 	if _, _, err := svc.Inbound(ctx, "6281234567890", "VERIFY_"+ls.Token); err != nil {
 		t.Fatalf("verify: %v", err)
 	}
-	// The stranger's address is still banned, for any number, and its
-	// attempt during the ban raises it to level 2.
+	// The stranger's address counted its 4 attempts, short of an
+	// address's limit (it is often shared); spraying numbers bans it.
+	for i := 4; i < ordering.MaxUnverifiedAddress; i++ {
+		mustLogin(t, svc, fmt.Sprintf("0812%08d", i), stranger)
+	}
 	_, err = svc.Login(ctx, "081298765432", "ok", stranger)
+	if !errors.As(err, &be) || be.RetryAfter != time.Hour {
+		t.Fatalf("stranger past the address limit: %v, want a level 1 ban", err)
+	}
+	_, err = svc.Login(ctx, "081298765433", "ok", stranger)
 	if !errors.As(err, &be) || be.RetryAfter != ordering.Level2Ban {
 		t.Fatalf("stranger again: %v, want a level 2 ban", err)
 	}
 	c.now = c.now.Add(ordering.Level2Ban / 2)
-	_, err = svc.Login(ctx, "081298765432", "ok", stranger)
-	if !errors.As(err, &be) || !errors.Is(err, ordering.ErrBannedPermanently) || be.RetryAfter != -1 {
-		t.Fatalf("stranger during level 2: %v, want permanent", err)
+	_, err = svc.Login(ctx, "081298765434", "ok", stranger)
+	if !errors.As(err, &be) || !errors.Is(err, ordering.ErrBanned) || be.RetryAfter <= 0 {
+		t.Fatalf("stranger during level 2: %v, want still level 2 (an address is never banned for good)", err)
+	}
+	// A number that keeps trying through its bans is banned for good.
+	for range ordering.MaxUnverified {
+		mustLogin(t, svc, "081234567899", home)
+	}
+	for _, want := range []error{ordering.ErrBanned, ordering.ErrBanned, ordering.ErrBannedPermanently} {
+		if _, err := svc.Login(ctx, "081234567899", "ok", home); !errors.Is(err, want) {
+			t.Fatalf("a number pushing through its bans: %v, want %v", err, want)
+		}
 	}
 	bans, err := svc.Bans(ctx)
-	if err != nil || len(bans) == 0 || bans[0].Level != 3 {
-		t.Fatalf("Bans: %+v %v", bans, err)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := svc.LiftBan(ctx, bans[0].ID); err != nil {
+	var permanent string
+	for _, b := range bans {
+		if b.Level == 3 && b.Value == "6281234567899" {
+			permanent = b.ID
+		}
+	}
+	if permanent == "" {
+		t.Fatalf("Bans: no level 3 record of the number: %+v", bans)
+	}
+	if err := svc.LiftBan(ctx, permanent); err != nil {
 		t.Fatalf("LiftBan: %v", err)
 	}
-	mustLogin(t, svc, "081298765432", stranger)
+	mustLogin(t, svc, "081234567899", home)
 }
 
 // TestAuthenticateRefusals: tokens of another audience, another key, an

@@ -1,0 +1,217 @@
+//go:build loadtest
+
+package loadtest
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/httpapi"
+	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
+	"github.com/seedhq/portal/internal/ordering"
+	"github.com/seedhq/portal/internal/ordering/challenge"
+	"github.com/seedhq/portal/internal/store/bolt"
+	"github.com/seedhq/portal/internal/store/pgtest"
+	"github.com/seedhq/portal/internal/store/postgres"
+	"github.com/seedhq/portal/internal/webhook"
+	"github.com/seedhq/portal/pkg/client"
+)
+
+// Sizes of the ordering runs.
+const (
+	orderCustomers = 50               // concurrent customers placing orders
+	orderRun       = 60 * time.Second // timed orders per store
+	loginWorkers   = 8                // concurrent complete logins
+	loginRun       = 20 * time.Second
+	providerConns  = 8
+	providerOrders = 20000 // orders paid by the provider run
+	orderTarget    = 50.0  // ms, p99 of an order with 50 customers
+	gatewaySecretL = "whsec_bG9hZHRlc3QtZ2F0ZXdheS1zZWNyZXQtMzJieXRlcyE="
+	providerSecret = "loadtest-provider-secret"
+)
+
+// orderingStore is what the ordering runs need of a store.
+type orderingStore interface {
+	exam.Store
+	ordering.Store
+}
+
+// TestOrderingLoad measures the ordering API on PostgreSQL (the target)
+// and bbolt: complete messenger logins per second (challenge solved by the
+// client, login, signed gateway webhook, poll), orders per second from 50
+// customers back to back for 60 s with p50/p99 (and every order stored
+// checked), and provider webhooks per second.
+func TestOrderingLoad(t *testing.T) {
+	defer printSummary()
+	t.Run("postgres", func(t *testing.T) {
+		ctx := t.Context()
+		pg, err := postgres.Open(ctx, pgtest.NewDatabase(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { pg.Close() })
+		if err := pg.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		runOrdering(t, "postgres", pg)
+	})
+	t.Run("bolt", func(t *testing.T) {
+		b, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		runOrdering(t, "bolt", b)
+	})
+}
+
+func runOrdering(t *testing.T, kind string, st orderingStore) {
+	ctx := t.Context()
+	svcExam, err := exam.NewService(ctx, st, exam.Config{TempDir: t.TempDir()}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := []byte("loadtest-ordering-key-32-bytes!!")
+	pow, err := challenge.NewPoW(key, challenge.WithSpentStore(st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := ordering.NewService(st, ordering.Config{JWTKey: key, MessengerLinkBase: "https://wa.me/6281100000000",
+		OwnerNumber: "628110000001", Challenge: pow, Payments: ordering.SandboxPayments{BaseURL: "http://portal.test"},
+		ProofDir: t.TempDir(), MerchantID: "M-1"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw, err := webhook.NewVerifier([]string{gatewaySecretL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: svcExam, Ordering: &ordhttp.Options{Service: svc, PoW: pow,
+		Gateway: gw, ProviderSecrets: []string{providerSecret}}}))
+	t.Cleanup(srv.Close)
+	srvURL := srv.URL
+	addr := strings.TrimPrefix(srvURL, "http://")
+
+	// Logins: each worker logs new numbers in, end to end.
+	var logins atomic.Int64
+	var seq atomic.Int64
+	var wg sync.WaitGroup
+	stopAt := time.Now().Add(loginRun)
+	loginLat := make([][]time.Duration, loginWorkers)
+	for w := range loginWorkers {
+		wg.Go(func() {
+			c, _ := client.NewClient(srvURL)
+			for time.Now().Before(stopAt) {
+				t0 := time.Now()
+				number := fmt.Sprintf("62812%08d", seq.Add(1))
+				if _, err := loginOnce(ctx, c, number); err != nil {
+					t.Error(err)
+					return
+				}
+				loginLat[w] = append(loginLat[w], time.Since(t0))
+				logins.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	lr := summarize(t, loginLat, loginRun)
+	report("complete messenger logins (challenge, login, signed webhook, poll), 8 workers", kind, lr.String(), "-", nil)
+
+	// The menu and 50 customers.
+	owner, err := loginOnce(ctx, mustClient(t, srvURL), "628110000001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	oc := mustClient(t, srvURL, client.WithOrderingToken(owner))
+	cat, _, err := oc.Ordering.Menu.CreateCategory(ctx, "Kopi", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var itemIDs []string
+	for i := range 20 {
+		it, _, err := oc.Ordering.Menu.CreateItem(ctx, &client.MenuItem{CategoryID: cat.ID, Name: fmt.Sprint("Menu ", i), Price: int64(10000 + 500*i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		itemIDs = append(itemIDs, it.ID)
+	}
+	conns := make([]loadConn, orderCustomers)
+	for i := range conns {
+		jwt, err := loginOnce(ctx, mustClient(t, srvURL), fmt.Sprintf("62813%08d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := fmt.Sprintf(`{"shippingType":"DELIVERY","shippingAddress":"Jl. Merdeka %d","shippingCity":"Bandung","items":[{"menuId":%q,"quantity":2},{"menuId":%q,"quantity":1,"notes":"pedas"}]}`,
+			i, itemIDs[i%len(itemIDs)], itemIDs[(i+7)%len(itemIDs)])
+		req := fmt.Sprintf("POST /api/orders HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+			addr, jwt, len(body), body)
+		conns[i] = loadConn{addr: addr, reqs: [][]byte{[]byte(req)}}
+	}
+	before := countOrders(t, st)
+	res := driveHTTP(t, conns, http.StatusCreated, 0, orderRun)
+	stored := countOrders(t, st) - before
+	report(fmt.Sprintf("orders, %d customers back to back, 60 s", orderCustomers), kind, res.String(),
+		"p99 < 50 ms", ptr(res.P99 < orderTarget))
+	report("orders stored", kind, fmt.Sprintf("%d of %d created (201)", stored, res.N), "all", ptr(stored == res.N))
+
+	// Provider webhooks: PAID for orders placed beforehand.
+	list, err := st.ListOrders(ctx, ordering.OrderQuery{Statuses: []ordering.Status{ordering.StatusPendingPayment}, Limit: providerOrders})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pconns := make([]loadConn, providerConns)
+	for i, o := range list {
+		body := fmt.Sprintf(`{"invoiceId":%q,"merchantId":"M-1","amount":%d,"status":"PAID","paidAt":"2026-11-25T10:00:00Z"}`, o.InvoiceID, o.TotalPrice)
+		req := fmt.Sprintf("POST /api/payments/provider-webhook HTTP/1.1\r\nHost: %s\r\nx-provider-signature: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+			addr, webhook.SignHex(providerSecret, []byte(body)), len(body), body)
+		c := &pconns[i%providerConns]
+		c.addr, c.reqs = addr, append(c.reqs, []byte(req))
+	}
+	pr := driveHTTP(t, pconns, http.StatusOK, 0, 10*time.Second)
+	report("provider webhooks (PAID, signed; repeats once the orders run out)", kind, pr.String(), "-", nil)
+}
+
+// loginOnce logs number in through the HTTP API and returns the JWT.
+func loginOnce(ctx context.Context, c *client.Client, number string) (string, error) {
+	ls, _, err := c.Ordering.Auth.Login(ctx, number, "")
+	if err != nil {
+		return "", fmt.Errorf("login: %w", err)
+	}
+	if _, _, err := c.Ordering.Auth.DeliverGatewayMessage(ctx, gatewaySecretL, "m"+ls.Token[4:], number, "VERIFY_"+ls.Token); err != nil {
+		return "", fmt.Errorf("gateway: %w", err)
+	}
+	st, _, err := c.Ordering.Auth.Poll(ctx, ls.Token)
+	if err != nil {
+		return "", fmt.Errorf("poll: %w", err)
+	}
+	if st.Status != "VERIFIED" {
+		return "", fmt.Errorf("poll: %s", st.Status)
+	}
+	return st.Token, nil
+}
+
+func mustClient(t *testing.T, base string, opts ...client.Option) *client.Client {
+	c, err := client.NewClient(base, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func countOrders(t *testing.T, st ordering.Store) int {
+	list, err := st.ListOrders(t.Context(), ordering.OrderQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(list)
+}
