@@ -340,6 +340,7 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 		}
 		jobs := sync.WaitGroup{}
 		jobs.Go(func() { ordOpts.Service.RunExpiry(ctx) })
+		jobs.Go(func() { ordOpts.Service.RunHousekeeping(ctx) })
 		owner := fmt.Sprintf("%s-%d-%s", hostname(), os.Getpid(), rand.Text()[:6])
 		jobs.Go(func() { ordOpts.Service.RunSender(ctx, o.Ordering.messenger(), owner) })
 		defer jobs.Wait()

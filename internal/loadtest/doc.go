@@ -10,11 +10,14 @@
 // 1,000,000 queued answers and its memory. TestVisitStatsLoad times a
 // link's statistics at 1,000,000 and 10,000,000 clicks saved through the
 // store, and the storage per click before and after the retention prunes.
+// TestOrderingLoad measures the ordering API: complete messenger logins
+// per second, orders from 50 concurrent customers for 60 s with their
+// latency (every order stored checked) and provider webhooks per second.
 //
 // The tests carry the build tag loadtest, so "make test" never runs them;
 // "make bench" does:
 //
-//	go test -tags loadtest -run '^(TestLoad|TestLabagentLoad|TestRedirectLoad|TestLinkListLoad|TestVisitStatsLoad)$' -count=1 -v -timeout 60m ./internal/loadtest
+//	go test -tags loadtest -run '^(TestLoad|TestLabagentLoad|TestRedirectLoad|TestLinkListLoad|TestVisitStatsLoad|TestOrderingLoad)$' -count=1 -v -timeout 60m ./internal/loadtest
 //
 // See docs/benchmarks.md for the figures.
 package loadtest

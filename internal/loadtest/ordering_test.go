@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -96,8 +97,10 @@ func runOrdering(t *testing.T, kind string, st orderingStore) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: svcExam, Ordering: &ordhttp.Options{Service: svc, PoW: pow,
-		Gateway: gw, ProviderSecrets: []string{providerSecret}}}))
+	// Customers come from many addresses: the load generator is a trusted
+	// proxy and names each login's address in X-Forwarded-For.
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: svcExam, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+		Ordering: &ordhttp.Options{Service: svc, PoW: pow, Gateway: gw, ProviderSecrets: []string{providerSecret}}}))
 	t.Cleanup(srv.Close)
 	srvURL := srv.URL
 	addr := strings.TrimPrefix(srvURL, "http://")
@@ -110,10 +113,13 @@ func runOrdering(t *testing.T, kind string, st orderingStore) {
 	loginLat := make([][]time.Duration, loginWorkers)
 	for w := range loginWorkers {
 		wg.Go(func() {
-			c, _ := client.NewClient(srvURL)
+			from := &forwardedFor{}
+			c, _ := client.NewClient(srvURL, client.WithHTTPClient(&http.Client{Transport: from}))
 			for time.Now().Before(stopAt) {
 				t0 := time.Now()
-				number := fmt.Sprintf("62812%08d", seq.Add(1))
+				n := seq.Add(1)
+				from.addr = fmt.Sprintf("10.%d.%d.%d", n>>16&255, n>>8&255, n&255)
+				number := fmt.Sprintf("62812%08d", n)
 				if _, err := loginOnce(ctx, c, number); err != nil {
 					t.Error(err)
 					return
@@ -214,4 +220,14 @@ func countOrders(t *testing.T, st ordering.Store) int {
 		t.Fatal(err)
 	}
 	return len(list)
+}
+
+// forwardedFor is a transport that names the client's address in
+// X-Forwarded-For, as a reverse proxy in front of the portal would.
+type forwardedFor struct{ addr string }
+
+func (f *forwardedFor) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("X-Forwarded-For", f.addr)
+	return http.DefaultTransport.RoundTrip(r)
 }

@@ -270,3 +270,32 @@ func (w WAHAMessenger) Send(ctx context.Context, to, text string) error {
 	}
 	return nil
 }
+
+// HousekeepingInterval is how often RunHousekeeping prunes.
+const HousekeepingInterval = time.Hour
+
+// loginRecordKept is how long expired login tokens and spent keys stay
+// (for support questions about a failed login), before they are pruned.
+const loginRecordKept = 24 * time.Hour
+
+// RunHousekeeping prunes expired login tokens and spent keys (webhook ids,
+// solved challenges) every HousekeepingInterval until ctx is done, so that
+// they do not grow without bound.
+func (s *Service) RunHousekeeping(ctx context.Context) {
+	t := time.NewTicker(HousekeepingInterval)
+	defer t.Stop()
+	for {
+		n, err := s.store.PruneLogins(ctx, s.cfg.Now().UTC().Add(-loginRecordKept))
+		switch {
+		case err != nil && ctx.Err() == nil:
+			s.log.Error("ordering: pruning login records", "err", err)
+		case n > 0:
+			s.log.Info("ordering: login records pruned", "removed", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

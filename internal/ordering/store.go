@@ -111,6 +111,11 @@ type Store interface {
 	// is none), locked, calls fn and saves it.
 	UpdateGate(ctx context.Context, channel string, fn func(*GateState) error) (GateState, error)
 
+	// PruneLogins removes the login tokens that expired before before and
+	// the spent keys kept until before, and returns how many records it
+	// removed.
+	PruneLogins(ctx context.Context, before time.Time) (int64, error)
+
 	// GetOrderingUser returns the user with id, or ErrUserNotFound.
 	GetOrderingUser(ctx context.Context, id string) (User, error)
 	// ListOrderingUsers returns every user, oldest first.

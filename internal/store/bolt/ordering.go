@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -282,4 +283,48 @@ func (s *Store) UpdateOrderingUser(ctx context.Context, id string, fn func(*orde
 		return putOrderingUser(tx, u, false)
 	})
 	return u, err
+}
+
+// PruneLogins removes expired login tokens and spent keys kept until
+// before.
+func (s *Store) PruneLogins(ctx context.Context, before time.Time) (int64, error) {
+	var n int64
+	err := s.update(ctx, "prune logins", func(tx *bbolt.Tx) error {
+		var doomed [][]byte
+		if err := tx.Bucket(bucketOrdLogins).ForEach(func(k, v []byte) error {
+			var t ordering.LoginToken
+			if err := decodeJSON(k, v, &t); err != nil {
+				return err
+			}
+			if t.ExpiresAt.Before(before) {
+				doomed = append(doomed, bytes.Clone(k))
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, k := range doomed {
+			if err := tx.Bucket(bucketOrdLogins).Delete(k); err != nil {
+				return err
+			}
+		}
+		n = int64(len(doomed))
+		doomed = doomed[:0]
+		if err := tx.Bucket(bucketOrdSpent).ForEach(func(k, v []byte) error {
+			if len(v) == 8 && int64(binary.BigEndian.Uint64(v)) < before.Unix() {
+				doomed = append(doomed, bytes.Clone(k))
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, k := range doomed {
+			if err := tx.Bucket(bucketOrdSpent).Delete(k); err != nil {
+				return err
+			}
+		}
+		n += int64(len(doomed))
+		return nil
+	})
+	return n, err
 }

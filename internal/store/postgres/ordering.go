@@ -273,3 +273,17 @@ func utcPtr(t *time.Time) *time.Time {
 	u := t.UTC()
 	return &u
 }
+
+// PruneLogins removes expired login tokens and spent keys kept until
+// before.
+func (s *Store) PruneLogins(ctx context.Context, before time.Time) (int64, error) {
+	var n int64
+	for _, q := range []string{`DELETE FROM ordering_logins WHERE expires_at < $1`, `DELETE FROM ordering_spent WHERE until < $1`} {
+		tag, err := s.pool.Exec(ctx, q, before)
+		if err != nil {
+			return n, ordErr("prune logins", err)
+		}
+		n += tag.RowsAffected()
+	}
+	return n, nil
+}

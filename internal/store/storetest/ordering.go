@@ -32,6 +32,38 @@ var orderingSuite = []orderingTest{
 	{"Consents", testOrderingConsents},
 	{"MarkSpent", testOrderingSpent},
 	{"Users", testOrderingUsers},
+	{"PruneLogins", testOrderingPrune},
+}
+
+// testOrderingPrune: expired login tokens and spent keys before the cut-off
+// go, the others stay.
+func testOrderingPrune(t *testing.T, s ordering.Store) {
+	ctx := t.Context()
+	mustToken(t, s, "old", "6281234567890") // expires ordT0 + 90 s
+	fresh := ordering.LoginToken{Hash: "fresh", Number: "6281234567890", Status: ordering.LoginPending,
+		CreatedAt: ordT0.Add(time.Hour), ExpiresAt: ordT0.Add(time.Hour + ordering.LoginTTL)}
+	mustOK(t, "CreateLoginToken", s.CreateLoginToken(ctx, fresh))
+	_, err := s.MarkSpent(ctx, "old-key", ordT0)
+	mustOK(t, "MarkSpent", err)
+	_, err = s.MarkSpent(ctx, "new-key", ordT0.Add(2*time.Hour))
+	mustOK(t, "MarkSpent", err)
+	n, err := s.PruneLogins(ctx, ordT0.Add(time.Hour))
+	mustOK(t, "PruneLogins", err)
+	if n != 2 {
+		t.Fatalf("PruneLogins removed %d records, want 2", n)
+	}
+	if _, err := s.GetLoginToken(ctx, "old"); !errors.Is(err, ordering.ErrTokenNotFound) {
+		t.Fatalf("old token: %v", err)
+	}
+	if _, err := s.GetLoginToken(ctx, "fresh"); err != nil {
+		t.Fatalf("fresh token: %v", err)
+	}
+	if ok, _ := s.MarkSpent(ctx, "new-key", ordT0.Add(2*time.Hour)); ok {
+		t.Fatal("a kept spent key was pruned")
+	}
+	if ok, _ := s.MarkSpent(ctx, "old-key", ordT0); !ok {
+		t.Fatal("a pruned spent key is still spent")
+	}
 }
 
 var ordT0 = time.Date(2026, 11, 25, 9, 0, 0, 123456000, time.UTC)
