@@ -54,7 +54,7 @@ func (s *Service) PlaceCounterOrder(ctx context.Context, u User, req OrderReques
 	o.Counter, o.CustomerName, o.PaymentMethod = true, customerName, method
 	o.History = []StatusChange{{To: StatusPaid, By: u.ID, Role: string(u.Role), At: now, Note: "paid at the counter: " + method}}
 	o.Payments = []PaymentEvent{{At: now, Source: "counter", Status: ProviderPaid, Amount: o.TotalPrice, Accepted: true}}
-	out, err := s.storeOrder(ctx, st, o, now)
+	out, err := s.storeOrder(ctx, st, o, now, nil)
 	if err != nil {
 		return Order{}, err
 	}

@@ -209,11 +209,13 @@ func (s *Service) PlaceOrder(ctx context.Context, u User, req OrderRequest) (Ord
 	if o.InvoiceID, o.ProviderPaymentURL, err = s.cfg.Payments.Invoice(ctx, o); err != nil {
 		return Order{}, fmt.Errorf("payment invoice: %w", err)
 	}
-	out, err := s.storeOrder(ctx, st, o, now)
+	out, err := s.storeOrder(ctx, st, o, now, func(o Order) *OutboundMessage {
+		return s.newMessage(o, u.MessengerNumber, statusText(o, ""))
+	})
 	if err != nil {
 		return Order{}, err
 	}
-	s.queueMessage(ctx, out, statusText(out, ""))
+	s.wakeSender()
 	return out, nil
 }
 
@@ -250,12 +252,13 @@ func (s *Service) priceOrder(ctx context.Context, st Settings, req OrderRequest)
 	return o, nil
 }
 
-// storeOrder stores o with the next number of the shop's day.
-func (s *Service) storeOrder(ctx context.Context, st Settings, o Order, now time.Time) (Order, error) {
+// storeOrder stores o with the next number of the shop's day and, when
+// message is not nil, the message it returns for the order.
+func (s *Service) storeOrder(ctx context.Context, st Settings, o Order, now time.Time, message func(Order) *OutboundMessage) (Order, error) {
 	day := now.In(st.location()).Format("20060102")
 	out, err := s.store.CreateOrder(ctx, o, st.OrderPrefix+"-"+day, func(seq int) string {
 		return orderNumber(st.OrderPrefix, day, seq)
-	})
+	}, message)
 	if err != nil {
 		return Order{}, fmt.Errorf("create order: %w", err)
 	}

@@ -75,14 +75,19 @@ func (s *Service) queueMessage(ctx context.Context, o Order, text string) {
 		s.log.Error("ordering: message: the order's customer", "order", o.OrderNumber, "err", err)
 		return
 	}
-	now := s.cfg.Now().UTC()
-	m := OutboundMessage{ID: newID(), Channel: DefaultChannel, To: u.MessengerNumber, Text: text, OrderID: o.ID,
-		Status: MessageQueued, CreatedAt: now, NotBefore: now}
-	if err := s.store.EnqueueMessage(ctx, m); err != nil {
+	if err := s.store.EnqueueMessage(ctx, *s.newMessage(o, u.MessengerNumber, text)); err != nil {
 		s.log.Error("ordering: queue message", "order", o.OrderNumber, "err", err)
 		return
 	}
 	s.wakeSender()
+}
+
+// newMessage returns a queued message of text for the order's customer at
+// number.
+func (s *Service) newMessage(o Order, number, text string) *OutboundMessage {
+	now := s.cfg.Now().UTC()
+	return &OutboundMessage{ID: newID(), Channel: DefaultChannel, To: number, Text: text, OrderID: o.ID,
+		Status: MessageQueued, CreatedAt: now, NotBefore: now}
 }
 
 // statusText is the message a customer gets when the order reaches a state.

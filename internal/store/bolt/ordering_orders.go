@@ -194,7 +194,7 @@ func orderRec(o ordering.Order) ordering.Order {
 func pairKey(a, b string) []byte { return []byte(a + "\x00" + b) }
 
 // CreateOrder stores o with the next number of the counter.
-func (s *Store) CreateOrder(ctx context.Context, o ordering.Order, counter string, number func(int) string) (ordering.Order, error) {
+func (s *Store) CreateOrder(ctx context.Context, o ordering.Order, counter string, number func(int) string, message func(ordering.Order) *ordering.OutboundMessage) (ordering.Order, error) {
 	o = orderRec(o)
 	err := s.update(ctx, "create order", func(tx *bbolt.Tx) error {
 		cb := tx.Bucket(bucketOrdCounters)
@@ -219,6 +219,13 @@ func (s *Store) CreateOrder(ctx context.Context, o ordering.Order, counter strin
 		}
 		if err := tx.Bucket(bucketOrdOrdersByStatus).Put(pairKey(string(o.Status), o.ID), nil); err != nil {
 			return err
+		}
+		if message != nil {
+			if m := message(o); m != nil {
+				if err := putMessage(tx, nil, msgRec(*m)); err != nil {
+					return err
+				}
+			}
 		}
 		return putJSON(tx.Bucket(bucketOrdOrders), []byte(o.ID), o)
 	})

@@ -27,11 +27,19 @@ func scanMessage(row pgx.Row) (ordering.OutboundMessage, error) {
 
 // EnqueueMessage stores a new outbound message.
 func (s *Store) EnqueueMessage(ctx context.Context, m ordering.OutboundMessage) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO ordering_messages (id, channel, to_number, text, order_id, status, reason,
+	if err := insertMessage(ctx, s.pool, m); err != nil {
+		return ordErr("enqueue message", err)
+	}
+	return nil
+}
+
+// insertMessage inserts m with q (the pool or a transaction).
+func insertMessage(ctx context.Context, q querier, m ordering.OutboundMessage) error {
+	_, err := q.Exec(ctx, `INSERT INTO ordering_messages (id, channel, to_number, text, order_id, status, reason,
 		attempts, created_at, not_before) VALUES ($1, $2, $3, $4, nullif($5, ''), $6, $7, $8, $9, $10)`,
 		m.ID, m.Channel, m.To, m.Text, m.OrderID, m.Status, m.Reason, m.Attempts, m.CreatedAt, m.NotBefore)
 	if err != nil {
-		return ordErr("enqueue message", err)
+		return fmt.Errorf("insert message: %w", err)
 	}
 	return nil
 }

@@ -200,7 +200,7 @@ func writeOrder(ctx context.Context, tx pgx.Tx, o ordering.Order, insert bool) e
 
 // CreateOrder stores o with the next number of the counter, in one
 // transaction (the counter row's lock orders concurrent creations).
-func (s *Store) CreateOrder(ctx context.Context, o ordering.Order, counter string, number func(int) string) (ordering.Order, error) {
+func (s *Store) CreateOrder(ctx context.Context, o ordering.Order, counter string, number func(int) string, message func(ordering.Order) *ordering.OutboundMessage) (ordering.Order, error) {
 	o = orderUTC(o)
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var seq int
@@ -209,7 +209,15 @@ func (s *Store) CreateOrder(ctx context.Context, o ordering.Order, counter strin
 			return fmt.Errorf("next order number: %w", err)
 		}
 		o.OrderNumber = number(seq)
-		return writeOrder(ctx, tx, o, true)
+		if err := writeOrder(ctx, tx, o, true); err != nil {
+			return err
+		}
+		if message != nil {
+			if m := message(o); m != nil {
+				return insertMessage(ctx, tx, *m)
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return ordering.Order{}, ordErr("create order", err)

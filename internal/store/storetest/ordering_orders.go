@@ -97,12 +97,16 @@ func number(seq int) string { return fmt.Sprintf("ORD-20261125-%03d", seq) }
 func testOrderingOrders(t *testing.T, s ordering.Store) {
 	ctx := t.Context()
 	ana, budi := mustOrderUser(t, s, "u-ana", "6281000000001"), mustOrderUser(t, s, "u-budi", "6281000000002")
-	o1, err := s.CreateOrder(ctx, newOrder("o1", ana.ID, ordT0), "ORD-20261125", number)
+	o1, err := s.CreateOrder(ctx, newOrder("o1", ana.ID, ordT0), "ORD-20261125", number, nil)
 	mustOK(t, "CreateOrder", err)
-	o2, err := s.CreateOrder(ctx, newOrder("o2", budi.ID, ordT0.Add(time.Minute)), "ORD-20261125", number)
+	o2, err := s.CreateOrder(ctx, newOrder("o2", budi.ID, ordT0.Add(time.Minute)), "ORD-20261125", number, nil)
 	mustOK(t, "CreateOrder", err)
 	o3, err := s.CreateOrder(ctx, newOrder("o3", ana.ID, ordT0.Add(2*time.Minute)), "ORD-20261126", func(seq int) string {
 		return fmt.Sprintf("ORD-20261126-%03d", seq)
+	}, func(o ordering.Order) *ordering.OutboundMessage {
+		m := msg("conf-"+o.ID, ordT0)
+		m.Text, m.OrderID = "Order "+o.OrderNumber+" received", o.ID
+		return &m
 	})
 	mustOK(t, "CreateOrder", err)
 	if o1.OrderNumber != "ORD-20261125-001" || o2.OrderNumber != "ORD-20261125-002" || o3.OrderNumber != "ORD-20261126-001" {
@@ -111,6 +115,12 @@ func testOrderingOrders(t *testing.T, s ordering.Store) {
 	got, err := s.GetOrder(ctx, "o1")
 	mustOK(t, "GetOrder", err)
 	check(t, "order", got, o1)
+	// o3's confirmation was queued with it, with its number.
+	msgs, err := s.ListMessages(ctx, 0)
+	mustOK(t, "ListMessages", err)
+	if len(msgs) != 1 || msgs[0].Text != "Order ORD-20261126-001 received" || msgs[0].OrderID != "o3" {
+		t.Fatalf("messages after the orders: %+v", msgs)
+	}
 	got, err = s.GetOrderByInvoice(ctx, "inv-o2")
 	mustOK(t, "GetOrderByInvoice", err)
 	check(t, "order by invoice", got, o2)
@@ -160,7 +170,7 @@ func testOrderNumbers(t *testing.T, s ordering.Store) {
 	numbers := make([]string, n)
 	for i := range n {
 		wg.Go(func() {
-			o, err := s.CreateOrder(ctx, newOrder(fmt.Sprint("c", i), u.ID, ordT0), "ORD-20261125", number)
+			o, err := s.CreateOrder(ctx, newOrder(fmt.Sprint("c", i), u.ID, ordT0), "ORD-20261125", number, nil)
 			if err != nil {
 				t.Errorf("CreateOrder: %v", err)
 			}
