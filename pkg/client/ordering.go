@@ -400,7 +400,7 @@ type MenuImport struct {
 	Errors            []struct {
 		Row     int    `json:"row"`
 		Message string `json:"message"`
-	} `json:"errors"`
+	} `json:"errors,omitempty"`
 }
 
 // ImportMenu imports a menu CSV (POST /api/v1/admin/ordering/menu/import,

@@ -109,21 +109,14 @@ func (a *api) sandboxSend(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	rec := httptest.NewRecorder()
-	a.gatewayWebhook(rec, req)
-	if strings.Contains(r.Header.Get("Accept"), "application/json") {
-		// A program (portal admin ordering simulate-message): the webhook's
-		// own answer.
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(rec.Code)
-		w.Write(rec.Body.Bytes())
-		return
-	}
 	var res struct {
 		Status string `json:"status"`
 		Error  string `json:"error"`
 	}
-	_ = json.Unmarshal(rec.Body.Bytes(), &res)
+	rec, relayed := a.deliver(w, r, a.gatewayWebhook, req, &res)
+	if relayed {
+		return
+	}
 	v := sandboxView{From: from, Text: text, OK: rec.Code == http.StatusOK}
 	switch {
 	case rec.Code != http.StatusOK:
@@ -224,19 +217,14 @@ func (a *api) sandboxPayPost(w http.ResponseWriter, r *http.Request) {
 	}
 	req := httptest.NewRequestWithContext(r.Context(), http.MethodPost, "/api/payments/provider-webhook", bytes.NewReader(body))
 	req.Header.Set(webhook.HeaderProviderSignature, webhook.SignHex(a.sandbox.ProviderSecret, body))
-	rec := httptest.NewRecorder()
-	a.providerWebhook(rec, req)
-	if strings.Contains(r.Header.Get("Accept"), "application/json") {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(rec.Code)
-		w.Write(rec.Body.Bytes())
-		return
-	}
 	var res struct {
 		Result string `json:"result"`
 		Error  string `json:"error"`
 	}
-	_ = json.Unmarshal(rec.Body.Bytes(), &res)
+	rec, relayed := a.deliver(w, r, a.providerWebhook, req, &res)
+	if relayed {
+		return
+	}
 	o, _ = a.svc.OrderByInvoice(r.Context(), o.InvoiceID)
 	v := payView{Number: o.OrderNumber, Amount: o.TotalPrice, Status: string(o.Status), OK: rec.Code == http.StatusOK}
 	if v.OK {
@@ -245,4 +233,22 @@ func (a *api) sandboxPayPost(w http.ResponseWriter, r *http.Request) {
 		v.Result = "Not delivered: " + res.Error
 	}
 	a.renderPage(w, payPage, map[bool]int{true: http.StatusOK, false: rec.Code}[v.OK], v)
+}
+
+// deliver runs a webhook's own handler on req, as the outside system's call
+// would reach it. A client of the sandbox page that accepts JSON (a
+// program, such as portal admin ordering simulate-message) gets the
+// webhook's answer as it is, and relayed is true; otherwise the answer is
+// decoded into res for the page.
+func (a *api) deliver(w http.ResponseWriter, r *http.Request, handler http.HandlerFunc, req *http.Request, res any) (rec *httptest.ResponseRecorder, relayed bool) {
+	rec = httptest.NewRecorder()
+	handler(rec, req)
+	if strings.Contains(r.Header.Get("Accept"), "application/json") {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+		return rec, true
+	}
+	_ = json.Unmarshal(rec.Body.Bytes(), res)
+	return rec, false
 }
