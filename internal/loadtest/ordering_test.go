@@ -36,7 +36,7 @@ const (
 	loginRun       = 20 * time.Second
 	providerConns  = 8
 	providerOrders = 200000 // at most this many unpaid orders are paid by the provider run
-	orderTarget    = 50.0  // ms, p99 of an order with 50 customers
+	orderTarget    = 50.0   // ms, p99 of an order with 50 customers
 	gatewaySecretL = "whsec_bG9hZHRlc3QtZ2F0ZXdheS1zZWNyZXQtMzJieXRlcyE="
 	providerSecret = "loadtest-provider-secret"
 )
