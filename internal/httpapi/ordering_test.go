@@ -17,6 +17,7 @@ import (
 
 	"github.com/seedhq/portal/internal/exam"
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
+	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/ordering"
 	"github.com/seedhq/portal/internal/ordering/challenge"
 	"github.com/seedhq/portal/internal/webhook"
@@ -619,5 +620,19 @@ func TestOrderingKitchenHTTP(t *testing.T) {
 	h.req("POST", "/api/gateway/consent", map[string]any{"messengerNumber": "0812-5555-0000"}, bearer(jwts["ADMIN"])...).expect(200).decode(&c)
 	if c.Consent.MessengerNumber != "6281255550000" || c.Consent.Source != "registered" {
 		t.Fatalf("consent: %+v", c)
+	}
+}
+
+// TestOrderingJWTRefusedByLinkAPI: an ordering JWT is not a link key.
+func TestOrderingJWTRefusedByLinkAPI(t *testing.T) {
+	clk := &clock{}
+	var linkSvc *links.Service
+	h := newHarness(t, openBolt, withOrdering(clk, "", t.TempDir()), withLinks(clk, &linkSvc))
+	clk.now = h.clock.Now()
+	h.clock = clk
+	jwt := h.orderingLogin("081234567890", "6281234567890")
+	r := h.req("GET", "/api/urls", nil, bearer(jwt)...)
+	if r.status != 401 {
+		t.Fatalf("GET /api/urls with an ordering JWT: %d %s, want 401", r.status, r.body)
 	}
 }
