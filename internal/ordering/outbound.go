@@ -283,19 +283,30 @@ const HousekeepingInterval = time.Hour
 // (for support questions about a failed login), before they are pruned.
 const loginRecordKept = 24 * time.Hour
 
+// MessageRetention is how long finished outbound messages stay readable
+// (GET /api/gateway/messages) before they are pruned.
+const MessageRetention = 90 * 24 * time.Hour
+
 // RunHousekeeping prunes expired login tokens and spent keys (webhook ids,
-// solved challenges) every HousekeepingInterval until ctx is done, so that
+// solved challenges) and the finished messages older than
+// MessageRetention every HousekeepingInterval until ctx is done, so that
 // they do not grow without bound.
 func (s *Service) RunHousekeeping(ctx context.Context) {
 	t := time.NewTicker(HousekeepingInterval)
 	defer t.Stop()
 	for {
-		n, err := s.store.PruneLogins(ctx, s.cfg.Now().UTC().Add(-loginRecordKept))
+		now := s.cfg.Now().UTC()
+		n, err := s.store.PruneLogins(ctx, now.Add(-loginRecordKept))
+		if err == nil {
+			var m int64
+			m, err = s.store.PruneMessages(ctx, now.Add(-MessageRetention))
+			n += m
+		}
 		switch {
 		case err != nil && ctx.Err() == nil:
-			s.log.Error("ordering: pruning login records", "err", err)
+			s.log.Error("ordering: housekeeping", "err", err)
 		case n > 0:
-			s.log.Info("ordering: login records pruned", "removed", n)
+			s.log.Info("ordering: old login records and messages pruned", "removed", n)
 		}
 		select {
 		case <-ctx.Done():

@@ -109,6 +109,9 @@ type Store interface {
 	FinishMessage(ctx context.Context, id, owner string, fn func(*OutboundMessage) error) (OutboundMessage, error)
 	// ListMessages returns the latest messages, newest first, at most limit.
 	ListMessages(ctx context.Context, limit int) ([]OutboundMessage, error)
+	// PruneMessages removes the finished messages (SENT, DROPPED, FAILED)
+	// created before before, and returns how many it removed.
+	PruneMessages(ctx context.Context, before time.Time) (int64, error)
 	// UpdateGate loads the gate record of a channel (a new one when there
 	// is none), locked, calls fn and saves it.
 	UpdateGate(ctx context.Context, channel string, fn func(*GateState) error) (GateState, error)

@@ -185,3 +185,32 @@ func (s *Store) UpdateGate(ctx context.Context, channel string, fn func(*orderin
 	})
 	return g, err
 }
+
+// PruneMessages removes the finished messages created before before.
+func (s *Store) PruneMessages(ctx context.Context, before time.Time) (int64, error) {
+	var n int64
+	err := s.update(ctx, "prune messages", func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketOrdMessages)
+		var doomed [][]byte
+		if err := b.ForEach(func(k, v []byte) error {
+			var m ordering.OutboundMessage
+			if err := decodeJSON(k, v, &m); err != nil {
+				return err
+			}
+			if m.CreatedAt.Before(before) && m.Status != ordering.MessageQueued && m.Status != ordering.MessageSending {
+				doomed = append(doomed, bytes.Clone(k))
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, k := range doomed {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		n = int64(len(doomed))
+		return nil
+	})
+	return n, err
+}

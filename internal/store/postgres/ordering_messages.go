@@ -139,3 +139,12 @@ func (s *Store) UpdateGate(ctx context.Context, channel string, fn func(*orderin
 	}
 	return g, nil
 }
+
+// PruneMessages removes the finished messages created before before.
+func (s *Store) PruneMessages(ctx context.Context, before time.Time) (int64, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM ordering_messages WHERE created_at < $1 AND status IN ('SENT', 'DROPPED', 'FAILED')`, before)
+	if err != nil {
+		return 0, ordErr("prune messages", err)
+	}
+	return tag.RowsAffected(), nil
+}

@@ -83,6 +83,15 @@ func testMessageQueue(t *testing.T, s ordering.Store) {
 	if m, ok, _ := s.ClaimMessage(ctx, later, time.Minute, "a"); !ok || m.ID != "m3" {
 		t.Fatalf("requeued message at its time: %+v %v", m, ok)
 	}
+	// Pruning keeps messages still waiting or being sent (m3 is SENDING).
+	n, err := s.PruneMessages(ctx, ordT0.Add(24*time.Hour))
+	mustOK(t, "PruneMessages", err)
+	if n != 2 {
+		t.Fatalf("PruneMessages removed %d, want the SENT and the FAILED one", n)
+	}
+	if list, _ := s.ListMessages(ctx, 0); len(list) != 1 || list[0].ID != "m3" {
+		t.Fatalf("after pruning: %+v", list)
+	}
 }
 
 // testMessageClaimedOnce: many claimers at once, each message goes to one.
