@@ -41,11 +41,7 @@ func (s *Service) PlaceCounterOrder(ctx context.Context, u User, req OrderReques
 	if err := req.validate(); err != nil {
 		return Order{}, err
 	}
-	st, err := s.Settings(ctx)
-	if err != nil {
-		return Order{}, err
-	}
-	o, err := s.priceOrder(ctx, st, req)
+	st, o, err := s.priceOrder(ctx, req)
 	if err != nil {
 		return Order{}, err
 	}

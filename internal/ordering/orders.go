@@ -194,11 +194,7 @@ func (s *Service) PlaceOrder(ctx context.Context, u User, req OrderRequest) (Ord
 	if err := req.validate(); err != nil {
 		return Order{}, err
 	}
-	st, err := s.Settings(ctx)
-	if err != nil {
-		return Order{}, err
-	}
-	o, err := s.priceOrder(ctx, st, req)
+	st, o, err := s.priceOrder(ctx, req)
 	if err != nil {
 		return Order{}, err
 	}
@@ -219,12 +215,28 @@ func (s *Service) PlaceOrder(ctx context.Context, u User, req OrderRequest) (Ord
 	return out, nil
 }
 
-// priceOrder builds the order's lines and totals from the catalogue.
-func (s *Service) priceOrder(ctx context.Context, st Settings, req OrderRequest) (Order, error) {
-	items, err := s.store.ListMenuItems(ctx)
-	if err != nil {
-		return Order{}, fmt.Errorf("price order: %w", err)
+// priceOrder reads the settings and the ordered items in one read and
+// builds the order's lines and totals from them.
+func (s *Service) priceOrder(ctx context.Context, req OrderRequest) (Settings, Order, error) {
+	ids := make([]string, len(req.Items))
+	for i, line := range req.Items {
+		ids[i] = line.MenuID
 	}
+	st, ok, items, err := s.store.OrderInputs(ctx, ids)
+	if err != nil {
+		return Settings{}, Order{}, fmt.Errorf("price order: %w", err)
+	}
+	if !ok {
+		st = DefaultSettings()
+	}
+	o, err := st.price(req, items)
+	return st, o, err
+}
+
+// price builds the order's lines and totals from the items (the
+// catalogue's) and the shipping rule of st.
+func (st Settings) price(req OrderRequest, items []MenuItem) (Order, error) {
+	var err error
 	byID := make(map[string]MenuItem, len(items))
 	for _, it := range items {
 		byID[it.ID] = it

@@ -73,6 +73,10 @@ type Store interface {
 	// (by ID) in one transaction.
 	ImportMenu(ctx context.Context, cats []Category, items []MenuItem) error
 
+	// OrderInputs returns, in one read, the shop's settings (and false when
+	// none were set) and the menu items with the ids given (missing ones
+	// left out): what pricing an order needs.
+	OrderInputs(ctx context.Context, itemIDs []string) (Settings, bool, []MenuItem, error)
 	// GetSettings returns the shop's settings, and false when none were set.
 	GetSettings(ctx context.Context) (Settings, bool, error)
 	// PutSettings replaces the shop's settings.

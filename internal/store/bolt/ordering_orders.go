@@ -162,6 +162,31 @@ func (s *Store) DeleteMenuItem(ctx context.Context, id string) error {
 	})
 }
 
+// OrderInputs returns the settings and the menu items with the ids given.
+func (s *Store) OrderInputs(ctx context.Context, itemIDs []string) (ordering.Settings, bool, []ordering.MenuItem, error) {
+	var st ordering.Settings
+	var ok bool
+	var items []ordering.MenuItem
+	err := s.view(ctx, "order inputs", func(tx *bbolt.Tx) error {
+		var err error
+		if ok, err = getJSON(tx.Bucket(bucketOrdSettings), settingsKey, &st); err != nil {
+			return err
+		}
+		for _, id := range itemIDs {
+			var m ordering.MenuItem
+			found, err := getJSON(tx.Bucket(bucketOrdMenuItems), []byte(id), &m)
+			if err != nil {
+				return err
+			}
+			if found {
+				items = append(items, m)
+			}
+		}
+		return nil
+	})
+	return st, ok, items, err
+}
+
 // GetSettings returns the shop's settings.
 func (s *Store) GetSettings(ctx context.Context) (ordering.Settings, bool, error) {
 	var st ordering.Settings

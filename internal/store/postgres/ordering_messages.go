@@ -33,11 +33,17 @@ func (s *Store) EnqueueMessage(ctx context.Context, m ordering.OutboundMessage) 
 	return nil
 }
 
+const insertMessageSQL = `INSERT INTO ordering_messages (id, channel, to_number, text, order_id, status, reason,
+	attempts, created_at, not_before) VALUES ($1, $2, $3, $4, nullif($5, ''), $6, $7, $8, $9, $10)`
+
+// messageArgs are the arguments of insertMessageSQL for m.
+func messageArgs(m ordering.OutboundMessage) []any {
+	return []any{m.ID, m.Channel, m.To, m.Text, m.OrderID, m.Status, m.Reason, m.Attempts, m.CreatedAt, m.NotBefore}
+}
+
 // insertMessage inserts m with q (the pool or a transaction).
 func insertMessage(ctx context.Context, q querier, m ordering.OutboundMessage) error {
-	_, err := q.Exec(ctx, `INSERT INTO ordering_messages (id, channel, to_number, text, order_id, status, reason,
-		attempts, created_at, not_before) VALUES ($1, $2, $3, $4, nullif($5, ''), $6, $7, $8, $9, $10)`,
-		m.ID, m.Channel, m.To, m.Text, m.OrderID, m.Status, m.Reason, m.Attempts, m.CreatedAt, m.NotBefore)
+	_, err := q.Exec(ctx, insertMessageSQL, messageArgs(m)...)
 	if err != nil {
 		return fmt.Errorf("insert message: %w", err)
 	}

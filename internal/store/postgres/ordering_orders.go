@@ -138,6 +138,39 @@ func (s *Store) DeleteMenuItem(ctx context.Context, id string) error {
 	return nil
 }
 
+// OrderInputs returns the settings and the menu items with the ids given,
+// both statements sent in one round trip.
+func (s *Store) OrderInputs(ctx context.Context, itemIDs []string) (ordering.Settings, bool, []ordering.MenuItem, error) {
+	var st ordering.Settings
+	ok := false
+	var items []ordering.MenuItem
+	b := &pgx.Batch{}
+	b.Queue(`SELECT settings FROM ordering_settings`).QueryRow(func(row pgx.Row) error {
+		err := row.Scan(&st)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		ok = err == nil
+		return err
+	})
+	b.Queue(`SELECT id, category_id, name, description, price, available, image_url, position, created_at, updated_at
+		FROM ordering_menu_items WHERE id = ANY($1)`, itemIDs).Query(func(rows pgx.Rows) error {
+		var err error
+		items, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (ordering.MenuItem, error) {
+			var m ordering.MenuItem
+			err := row.Scan(&m.ID, &m.CategoryID, &m.Name, &m.Description, &m.Price, &m.Available, &m.ImageURL,
+				&m.Position, &m.CreatedAt, &m.UpdatedAt)
+			m.CreatedAt, m.UpdatedAt = m.CreatedAt.UTC(), m.UpdatedAt.UTC()
+			return m, err
+		})
+		return err
+	})
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return st, false, nil, ordErr("order inputs", err)
+	}
+	return st, ok, items, nil
+}
+
 // GetSettings returns the shop's settings.
 func (s *Store) GetSettings(ctx context.Context) (ordering.Settings, bool, error) {
 	var st ordering.Settings
@@ -174,19 +207,37 @@ func orderUTC(o ordering.Order) ordering.Order {
 	return o
 }
 
+// queueOrderInsert queues the insertion of o's row in b.
+func queueOrderInsert(b *pgx.Batch, o ordering.Order) error {
+	body, err := json.Marshal(o)
+	if err != nil {
+		return fmt.Errorf("encode order: %w", err)
+	}
+	b.Queue(insertOrderSQL, o.ID, o.OrderNumber, o.UserID, o.Status, invoiceArg(o), o.TotalPrice, o.CreatedAt, o.UpdatedAt,
+		o.ExpiresAt, body)
+	return nil
+}
+
+const insertOrderSQL = `INSERT INTO ordering_orders (id, order_number, user_id, status, invoice_id, total_price,
+	created_at, updated_at, expires_at, body) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+
+// invoiceArg is o's invoice id as a column value (NULL when none).
+func invoiceArg(o ordering.Order) *string {
+	if o.InvoiceID == "" {
+		return nil
+	}
+	return &o.InvoiceID
+}
+
 // writeOrder inserts or updates o's row.
 func writeOrder(ctx context.Context, tx pgx.Tx, o ordering.Order, insert bool) error {
 	body, err := json.Marshal(o)
 	if err != nil {
 		return fmt.Errorf("encode order: %w", err)
 	}
-	inv := &o.InvoiceID
-	if o.InvoiceID == "" {
-		inv = nil
-	}
+	inv := invoiceArg(o)
 	if insert {
-		_, err = tx.Exec(ctx, `INSERT INTO ordering_orders (id, order_number, user_id, status, invoice_id, total_price,
-			created_at, updated_at, expires_at, body) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		_, err = tx.Exec(ctx, insertOrderSQL,
 			o.ID, o.OrderNumber, o.UserID, o.Status, inv, o.TotalPrice, o.CreatedAt, o.UpdatedAt, o.ExpiresAt, body)
 	} else {
 		_, err = tx.Exec(ctx, `UPDATE ordering_orders SET status = $2, invoice_id = $3, total_price = $4, updated_at = $5,
@@ -209,15 +260,20 @@ func (s *Store) CreateOrder(ctx context.Context, o ordering.Order, counter strin
 			return fmt.Errorf("next order number: %w", err)
 		}
 		o.OrderNumber = number(seq)
-		if err := writeOrder(ctx, tx, o, true); err != nil {
+		if message == nil {
+			return writeOrder(ctx, tx, o, true)
+		}
+		// The order and its message in one round trip.
+		m := message(o)
+		if m == nil {
+			return writeOrder(ctx, tx, o, true)
+		}
+		b := &pgx.Batch{}
+		if err := queueOrderInsert(b, o); err != nil {
 			return err
 		}
-		if message != nil {
-			if m := message(o); m != nil {
-				return insertMessage(ctx, tx, *m)
-			}
-		}
-		return nil
+		b.Queue(insertMessageSQL, messageArgs(*m)...)
+		return tx.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
 		return ordering.Order{}, ordErr("create order", err)

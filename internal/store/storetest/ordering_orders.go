@@ -42,6 +42,12 @@ func testOrderingMenu(t *testing.T, s ordering.Store) {
 	items, err := s.ListMenuItems(ctx)
 	mustOK(t, "ListMenuItems", err)
 	check(t, "items (food first)", items, []ordering.MenuItem{rice, tea})
+	st, ok, got, err := s.OrderInputs(ctx, []string{"m-rice", "nope"})
+	mustOK(t, "OrderInputs", err)
+	if ok {
+		t.Fatalf("OrderInputs: settings %+v, want none set", st)
+	}
+	check(t, "order inputs", got, []ordering.MenuItem{rice})
 	if err := s.DeleteCategory(ctx, "c-drinks"); !errors.Is(err, ordering.ErrCategoryNotEmpty) {
 		t.Fatalf("DeleteCategory with items: %v", err)
 	}
@@ -71,6 +77,12 @@ func testOrderingSettings(t *testing.T, s ordering.Store) {
 		t.Fatal("GetSettings: none")
 	}
 	check(t, "settings", got, st)
+	got, ok, items, err := s.OrderInputs(ctx, nil)
+	mustOK(t, "OrderInputs", err)
+	if !ok || len(items) != 0 {
+		t.Fatalf("OrderInputs: %v %d items", ok, len(items))
+	}
+	check(t, "settings of OrderInputs", got, st)
 }
 
 // mustOrderUser creates a user through a verified login and returns it.
