@@ -180,12 +180,25 @@ func (r *OrderRequest) validate() error {
 	return nil
 }
 
-// orderNumber formats the seq-th order number of the day (YYYYMMDD) with
-// prefix: PREFIX-YYYYMMDD-NNN, NNN at least three digits (the 1,000th order
-// of a day is PREFIX-YYYYMMDD-1000).
-func orderNumber(prefix, day string, seq int) string {
-	return fmt.Sprintf("%s-%s-%03d", prefix, day, seq)
+// Numbering names the counter of an order number: the prefix and the
+// shop's day (YYYYMMDD).
+type Numbering struct {
+	Prefix, Day string
 }
+
+// Counter is the key of the day's counter.
+func (n Numbering) Counter() string { return n.Prefix + "-" + n.Day }
+
+// Number formats the seq-th order number of the day: PREFIX-YYYYMMDD-NNN,
+// NNN at least three digits (the 1,000th order of a day is
+// PREFIX-YYYYMMDD-1000).
+func (n Numbering) Number(seq int) string {
+	return fmt.Sprintf("%s-%s-%03d", n.Prefix, n.Day, seq)
+}
+
+// OrderNumberMark stands for the order's number in the text of a message
+// queued with the order, before the number is known.
+const OrderNumberMark = "{orderNumber}"
 
 // PlaceOrder prices req from the catalogue (never from the client), adds
 // the shipping cost of the settings, and stores the order of the user in
@@ -205,9 +218,9 @@ func (s *Service) PlaceOrder(ctx context.Context, u User, req OrderRequest) (Ord
 	if o.InvoiceID, o.ProviderPaymentURL, err = s.cfg.Payments.Invoice(ctx, o); err != nil {
 		return Order{}, fmt.Errorf("payment invoice: %w", err)
 	}
-	out, err := s.storeOrder(ctx, st, o, now, func(o Order) *OutboundMessage {
-		return s.newMessage(o, u.MessengerNumber, statusText(o, ""))
-	})
+	numbered := o
+	numbered.OrderNumber = OrderNumberMark
+	out, err := s.storeOrder(ctx, st, o, now, s.newMessage(o, u.MessengerNumber, statusText(numbered, "")))
 	if err != nil {
 		return Order{}, err
 	}
@@ -265,12 +278,11 @@ func (st Settings) price(req OrderRequest, items []MenuItem) (Order, error) {
 }
 
 // storeOrder stores o with the next number of the shop's day and, when
-// message is not nil, the message it returns for the order.
-func (s *Service) storeOrder(ctx context.Context, st Settings, o Order, now time.Time, message func(Order) *OutboundMessage) (Order, error) {
-	day := now.In(st.location()).Format("20060102")
-	out, err := s.store.CreateOrder(ctx, o, st.OrderPrefix+"-"+day, func(seq int) string {
-		return orderNumber(st.OrderPrefix, day, seq)
-	}, message)
+// message is not nil, queues message with it (OrderNumberMark in its text
+// becomes the number).
+func (s *Service) storeOrder(ctx context.Context, st Settings, o Order, now time.Time, message *OutboundMessage) (Order, error) {
+	n := Numbering{Prefix: st.OrderPrefix, Day: now.In(st.location()).Format("20060102")}
+	out, err := s.store.CreateOrder(ctx, o, n, message)
 	if err != nil {
 		return Order{}, fmt.Errorf("create order: %w", err)
 	}

@@ -82,13 +82,13 @@ type Store interface {
 	// PutSettings replaces the shop's settings.
 	PutSettings(ctx context.Context, st Settings) error
 
-	// CreateOrder stores o with the next number of its counter (counter,
-	// e.g. "ORD-20261125": 1 for the day's first order), formatted by
-	// number, in one transaction: numbers are unique and without gaps under
-	// any concurrency, on every instance. When message is not nil, the
-	// message it returns for the numbered order (its confirmation) is
-	// queued in the same transaction.
-	CreateOrder(ctx context.Context, o Order, counter string, number func(seq int) string, message func(Order) *OutboundMessage) (Order, error)
+	// CreateOrder stores o numbered with the next number of the day n.Day
+	// of the prefix n.Prefix (n.Number formats it; 1 for the day's first
+	// order) and, when message is not nil, queues message, whose text and
+	// OrderID are completed with the order's number (OrderNumberMark) and
+	// id, all in one transaction: numbers are unique and without gaps under
+	// any concurrency, on every instance.
+	CreateOrder(ctx context.Context, o Order, n Numbering, message *OutboundMessage) (Order, error)
 	// GetOrder returns the order with id, or ErrOrderNotFound.
 	GetOrder(ctx context.Context, id string) (Order, error)
 	// GetOrderByInvoice returns the order with the provider invoice id, or

@@ -218,19 +218,19 @@ func orderRec(o ordering.Order) ordering.Order {
 
 func pairKey(a, b string) []byte { return []byte(a + "\x00" + b) }
 
-// CreateOrder stores o with the next number of the counter.
-func (s *Store) CreateOrder(ctx context.Context, o ordering.Order, counter string, number func(int) string, message func(ordering.Order) *ordering.OutboundMessage) (ordering.Order, error) {
+// CreateOrder stores o with the next number of its day and its message.
+func (s *Store) CreateOrder(ctx context.Context, o ordering.Order, n ordering.Numbering, message *ordering.OutboundMessage) (ordering.Order, error) {
 	o = orderRec(o)
 	err := s.update(ctx, "create order", func(tx *bbolt.Tx) error {
 		cb := tx.Bucket(bucketOrdCounters)
 		var seq uint64 = 1
-		if v := cb.Get([]byte(counter)); len(v) == 8 {
+		if v := cb.Get([]byte(n.Counter())); len(v) == 8 {
 			seq = binary.BigEndian.Uint64(v) + 1
 		}
-		if err := cb.Put([]byte(counter), binary.BigEndian.AppendUint64(nil, seq)); err != nil {
+		if err := cb.Put([]byte(n.Counter()), binary.BigEndian.AppendUint64(nil, seq)); err != nil {
 			return err
 		}
-		o.OrderNumber = number(int(seq))
+		o.OrderNumber = n.Number(int(seq))
 		if tx.Bucket(bucketOrdOrders).Get([]byte(o.ID)) != nil {
 			return fmt.Errorf("order %s exists", o.ID)
 		}
@@ -246,10 +246,10 @@ func (s *Store) CreateOrder(ctx context.Context, o ordering.Order, counter strin
 			return err
 		}
 		if message != nil {
-			if m := message(o); m != nil {
-				if err := putMessage(tx, nil, msgRec(*m)); err != nil {
-					return err
-				}
+			m := msgRec(*message)
+			m.Text, m.OrderID = strings.ReplaceAll(m.Text, ordering.OrderNumberMark, o.OrderNumber), o.ID
+			if err := putMessage(tx, nil, m); err != nil {
+				return err
 			}
 		}
 		return putJSON(tx.Bucket(bucketOrdOrders), []byte(o.ID), o)

@@ -207,20 +207,6 @@ func orderUTC(o ordering.Order) ordering.Order {
 	return o
 }
 
-// queueOrderInsert queues the insertion of o's row in b.
-func queueOrderInsert(b *pgx.Batch, o ordering.Order) error {
-	body, err := json.Marshal(o)
-	if err != nil {
-		return fmt.Errorf("encode order: %w", err)
-	}
-	b.Queue(insertOrderSQL, o.ID, o.OrderNumber, o.UserID, o.Status, invoiceArg(o), o.TotalPrice, o.CreatedAt, o.UpdatedAt,
-		o.ExpiresAt, body)
-	return nil
-}
-
-const insertOrderSQL = `INSERT INTO ordering_orders (id, order_number, user_id, status, invoice_id, total_price,
-	created_at, updated_at, expires_at, body) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
-
 // invoiceArg is o's invoice id as a column value (NULL when none).
 func invoiceArg(o ordering.Order) *string {
 	if o.InvoiceID == "" {
@@ -229,53 +215,56 @@ func invoiceArg(o ordering.Order) *string {
 	return &o.InvoiceID
 }
 
-// writeOrder inserts or updates o's row.
-func writeOrder(ctx context.Context, tx pgx.Tx, o ordering.Order, insert bool) error {
+// writeOrder updates o's row.
+func writeOrder(ctx context.Context, tx pgx.Tx, o ordering.Order) error {
 	body, err := json.Marshal(o)
 	if err != nil {
 		return fmt.Errorf("encode order: %w", err)
 	}
-	inv := invoiceArg(o)
-	if insert {
-		_, err = tx.Exec(ctx, insertOrderSQL,
-			o.ID, o.OrderNumber, o.UserID, o.Status, inv, o.TotalPrice, o.CreatedAt, o.UpdatedAt, o.ExpiresAt, body)
-	} else {
-		_, err = tx.Exec(ctx, `UPDATE ordering_orders SET status = $2, invoice_id = $3, total_price = $4, updated_at = $5,
-			expires_at = $6, body = $7 WHERE id = $1`, o.ID, o.Status, inv, o.TotalPrice, o.UpdatedAt, o.ExpiresAt, body)
-	}
-	if err != nil {
+	if _, err := tx.Exec(ctx, `UPDATE ordering_orders SET status = $2, invoice_id = $3, total_price = $4, updated_at = $5,
+		expires_at = $6, body = $7 WHERE id = $1`, o.ID, o.Status, invoiceArg(o), o.TotalPrice, o.UpdatedAt, o.ExpiresAt, body); err != nil {
 		return fmt.Errorf("save order: %w", err)
 	}
 	return nil
 }
 
-// CreateOrder stores o with the next number of the counter, in one
-// transaction (the counter row's lock orders concurrent creations).
-func (s *Store) CreateOrder(ctx context.Context, o ordering.Order, counter string, number func(int) string, message func(ordering.Order) *ordering.OutboundMessage) (ordering.Order, error) {
+// createOrderSQL takes the day's next number, inserts the order numbered
+// with it (into its row and its JSON body) and, when $16 is set, its
+// message with the number in its text, in one statement: one round trip,
+// one transaction. The number is formatted as ordering.Numbering.Number
+// does: at least three digits.
+const createOrderSQL = `
+WITH c AS (
+	INSERT INTO ordering_order_counters AS c (counter, n) VALUES ($1, 1)
+	ON CONFLICT (counter) DO UPDATE SET n = c.n + 1 RETURNING n
+), num AS (
+	SELECT $2 || '-' || $3 || '-' || CASE WHEN n < 1000 THEN lpad(n::text, 3, '0') ELSE n::text END AS number FROM c
+), o AS (
+	INSERT INTO ordering_orders (id, order_number, user_id, status, invoice_id, total_price, created_at, updated_at,
+		expires_at, body)
+	SELECT $4, num.number, $5, $6, $7, $8, $9, $10, $11, jsonb_set($12::jsonb, '{orderNumber}', to_jsonb(num.number))
+	FROM num RETURNING order_number
+), m AS (
+	INSERT INTO ordering_messages (id, channel, to_number, text, order_id, status, reason, attempts, created_at, not_before)
+	SELECT $13, $14, $15, replace($16, $17, o.order_number), $4, $18, '', 0, $19, $19 FROM o WHERE $16 <> ''
+)
+SELECT order_number FROM o`
+
+// CreateOrder stores o with the next number of its day and its message,
+// in one statement.
+func (s *Store) CreateOrder(ctx context.Context, o ordering.Order, n ordering.Numbering, message *ordering.OutboundMessage) (ordering.Order, error) {
 	o = orderUTC(o)
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var seq int
-		if err := tx.QueryRow(ctx, `INSERT INTO ordering_order_counters AS c (counter, n) VALUES ($1, 1)
-			ON CONFLICT (counter) DO UPDATE SET n = c.n + 1 RETURNING n`, counter).Scan(&seq); err != nil {
-			return fmt.Errorf("next order number: %w", err)
-		}
-		o.OrderNumber = number(seq)
-		if message == nil {
-			return writeOrder(ctx, tx, o, true)
-		}
-		// The order and its message in one round trip.
-		m := message(o)
-		if m == nil {
-			return writeOrder(ctx, tx, o, true)
-		}
-		b := &pgx.Batch{}
-		if err := queueOrderInsert(b, o); err != nil {
-			return err
-		}
-		b.Queue(insertMessageSQL, messageArgs(*m)...)
-		return tx.SendBatch(ctx, b).Close()
-	})
+	body, err := json.Marshal(o)
 	if err != nil {
+		return ordering.Order{}, ordErr("create order", fmt.Errorf("encode order: %w", err))
+	}
+	var m ordering.OutboundMessage
+	if message != nil {
+		m = *message
+	}
+	if err := s.pool.QueryRow(ctx, createOrderSQL, n.Counter(), n.Prefix, n.Day, o.ID, o.UserID, o.Status, invoiceArg(o),
+		o.TotalPrice, o.CreatedAt, o.UpdatedAt, o.ExpiresAt, body, m.ID, m.Channel, m.To, m.Text, ordering.OrderNumberMark,
+		m.Status, m.CreatedAt).Scan(&o.OrderNumber); err != nil {
 		return ordering.Order{}, ordErr("create order", err)
 	}
 	return o, nil
@@ -356,7 +345,7 @@ func (s *Store) UpdateOrder(ctx context.Context, id string, fn func(*ordering.Or
 			return errors.New("an order's id, user and number do not change")
 		}
 		o = orderUTC(o)
-		return writeOrder(ctx, tx, o, false)
+		return writeOrder(ctx, tx, o)
 	})
 	if err != nil {
 		return o, ordErr("update order", err)

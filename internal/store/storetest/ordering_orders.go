@@ -16,6 +16,7 @@ func init() {
 		orderingTest{"Settings", testOrderingSettings},
 		orderingTest{"Orders", testOrderingOrders},
 		orderingTest{"OrderNumbersUnderConcurrency", testOrderNumbers},
+		orderingTest{"OrderNumbersPast999", testOrderNumbersPast999},
 	)
 }
 
@@ -104,22 +105,19 @@ func newOrder(id, user string, at time.Time) ordering.Order {
 		History: []ordering.StatusChange{{To: ordering.StatusPendingPayment, By: user, Role: "CUSTOMER", At: at}}}
 }
 
-func number(seq int) string { return fmt.Sprintf("ORD-20261125-%03d", seq) }
+// day25 numbers the orders of 2026-11-25.
+var day25 = ordering.Numbering{Prefix: "ORD", Day: "20261125"}
 
 func testOrderingOrders(t *testing.T, s ordering.Store) {
 	ctx := t.Context()
 	ana, budi := mustOrderUser(t, s, "u-ana", "6281000000001"), mustOrderUser(t, s, "u-budi", "6281000000002")
-	o1, err := s.CreateOrder(ctx, newOrder("o1", ana.ID, ordT0), "ORD-20261125", number, nil)
+	o1, err := s.CreateOrder(ctx, newOrder("o1", ana.ID, ordT0), day25, nil)
 	mustOK(t, "CreateOrder", err)
-	o2, err := s.CreateOrder(ctx, newOrder("o2", budi.ID, ordT0.Add(time.Minute)), "ORD-20261125", number, nil)
+	o2, err := s.CreateOrder(ctx, newOrder("o2", budi.ID, ordT0.Add(time.Minute)), day25, nil)
 	mustOK(t, "CreateOrder", err)
-	o3, err := s.CreateOrder(ctx, newOrder("o3", ana.ID, ordT0.Add(2*time.Minute)), "ORD-20261126", func(seq int) string {
-		return fmt.Sprintf("ORD-20261126-%03d", seq)
-	}, func(o ordering.Order) *ordering.OutboundMessage {
-		m := msg("conf-"+o.ID, ordT0)
-		m.Text, m.OrderID = "Order "+o.OrderNumber+" received", o.ID
-		return &m
-	})
+	conf := msg("conf-o3", ordT0)
+	conf.Text = "Order " + ordering.OrderNumberMark + " received"
+	o3, err := s.CreateOrder(ctx, newOrder("o3", ana.ID, ordT0.Add(2*time.Minute)), ordering.Numbering{Prefix: "ORD", Day: "20261126"}, &conf)
 	mustOK(t, "CreateOrder", err)
 	if o1.OrderNumber != "ORD-20261125-001" || o2.OrderNumber != "ORD-20261125-002" || o3.OrderNumber != "ORD-20261126-001" {
 		t.Fatalf("numbers %s %s %s", o1.OrderNumber, o2.OrderNumber, o3.OrderNumber)
@@ -182,7 +180,7 @@ func testOrderNumbers(t *testing.T, s ordering.Store) {
 	numbers := make([]string, n)
 	for i := range n {
 		wg.Go(func() {
-			o, err := s.CreateOrder(ctx, newOrder(fmt.Sprint("c", i), u.ID, ordT0), "ORD-20261125", number, nil)
+			o, err := s.CreateOrder(ctx, newOrder(fmt.Sprint("c", i), u.ID, ordT0), day25, nil)
 			if err != nil {
 				t.Errorf("CreateOrder: %v", err)
 			}
@@ -195,8 +193,32 @@ func testOrderNumbers(t *testing.T, s ordering.Store) {
 		seen[num] = true
 	}
 	for i := 1; i <= n; i++ {
-		if !seen[number(i)] {
-			t.Fatalf("number %s missing from %v", number(i), numbers)
+		if !seen[day25.Number(i)] {
+			t.Fatalf("number %s missing from %v", day25.Number(i), numbers)
 		}
+	}
+}
+
+// testOrderNumbersPast999: the 1,000th order of a day has four digits, as
+// Numbering.Number writes it.
+func testOrderNumbersPast999(t *testing.T, s ordering.Store) {
+	ctx := t.Context()
+	u := mustOrderUser(t, s, "u-n", "6281000000004")
+	var last ordering.Order
+	for i := range 1000 {
+		o, err := s.CreateOrder(ctx, newOrder(fmt.Sprintf("n%04d", i), u.ID, ordT0), day25, nil)
+		mustOK(t, "CreateOrder", err)
+		if want := day25.Number(i + 1); o.OrderNumber != want {
+			t.Fatalf("order %d numbered %s, want %s", i+1, o.OrderNumber, want)
+		}
+		last = o
+	}
+	if last.OrderNumber != "ORD-20261125-1000" {
+		t.Fatalf("the 1,000th order is %s", last.OrderNumber)
+	}
+	got, err := s.GetOrder(ctx, last.ID)
+	mustOK(t, "GetOrder", err)
+	if got.OrderNumber != last.OrderNumber {
+		t.Fatalf("stored body says %s, row %s", got.OrderNumber, last.OrderNumber)
 	}
 }
