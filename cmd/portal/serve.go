@@ -24,6 +24,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/seedhq/portal/internal/config"
+	"github.com/seedhq/portal/internal/console"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
@@ -350,6 +351,7 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 
 	handler := httpapi.New(httpapi.Options{
 		Exam:           svc,
+		Console:        console.New(console.Options{Exam: svc, Logger: logger}),
 		Links:          linkSvc,
 		Ordering:       ordOpts,
 		LinkBaseURL:    linkBase,
@@ -415,7 +417,8 @@ func isAPIPath(path string) bool {
 	case "/api", "/healthz", "/readyz", "/metrics":
 		return true
 	}
-	return strings.HasPrefix(path, "/api/") || strings.HasPrefix(path, "/sandbox/")
+	return strings.HasPrefix(path, "/api/") || strings.HasPrefix(path, "/sandbox/") || path == "/console" ||
+		strings.HasPrefix(path, "/console/")
 }
 
 // serveHTTP serves handler on ln until ctx is done, then stops accepting,

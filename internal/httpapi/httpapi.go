@@ -35,6 +35,9 @@ type Options struct {
 	// and the /api/v1/admin/link-* operator routes. Nil: those routes do
 	// not exist (404).
 	Links *links.Service
+	// Console is the web console (internal/console), served at /console/.
+	// Nil: not served.
+	Console http.Handler
 	// Ordering configures the ordering API's routes (/api/auth/...,
 	// /api/bans, ...). Nil: those routes do not exist (404).
 	Ordering *ordhttp.Options
@@ -63,6 +66,7 @@ type server struct {
 	exam     *exam.Service
 	links    *links.Service
 	ordering *ordhttp.Options
+	console  http.Handler
 	// linkBaseURL is Options.LinkBaseURL without a trailing slash.
 	linkBaseURL string
 	log         *slog.Logger
@@ -102,6 +106,7 @@ func New(opts Options) http.Handler {
 		exam:        opts.Exam,
 		links:       opts.Links,
 		ordering:    opts.Ordering,
+		console:     opts.Console,
 		linkBaseURL: strings.TrimSuffix(opts.LinkBaseURL, "/"),
 		log:         logger,
 		proxies:     opts.TrustedProxies,

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"net/http"
+
 	"github.com/go-chi/chi/v5"
 
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
@@ -39,6 +41,12 @@ func (s *server) routes() {
 	s.examRoutes(r)
 	if s.links != nil {
 		s.linkRoutes(r)
+	}
+	if s.console != nil {
+		r.Get("/console", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/console/", http.StatusMovedPermanently)
+		})
+		r.Mount("/console", s.console)
 	}
 	if s.ordering != nil {
 		o := *s.ordering

@@ -1,0 +1,97 @@
+package console
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/exam"
+)
+
+// loginPage serves GET /console/login.
+func (c *console) loginPage(w http.ResponseWriter, r *http.Request) {
+	if l := r.URL.Query().Get("lang"); l == "id" || l == "en" {
+		http.SetCookie(w, &http.Cookie{Name: langCookie, Value: l, Path: "/console", MaxAge: 365 * 24 * 3600,
+			SameSite: http.SameSiteLaxMode, HttpOnly: true, Secure: secure(r)})
+	}
+	c.render(w, r, "login", http.StatusOK, view{})
+}
+
+// login serves POST /console/login (username, password): the operator's
+// sign-in, through the same rules as POST /api/v1/auth/login (its
+// throttling included).
+func (c *console) login(w http.ResponseWriter, r *http.Request) {
+	res, err := c.exam.Login(r.Context(), exam.LoginInput{Username: r.PostFormValue("username"),
+		Password: r.PostFormValue("password"), ClientAddr: clientAddr(r)})
+	if err != nil {
+		status, key := http.StatusUnauthorized, "login.failed"
+		var ra *apperr.RetryAfterError
+		switch {
+		case errors.As(err, &ra):
+			status, key = http.StatusTooManyRequests, "login.throttled"
+		case apperr.From(err) == nil:
+			c.log.Error("console: login", "err", err)
+			status, key = http.StatusInternalServerError, "error.internal"
+		}
+		c.render(w, r, "login", status, view{Error: key})
+		return
+	}
+	setSession(w, r, res.Token, res.ExpiresAt)
+	http.Redirect(w, r, "/console/fleet", http.StatusSeeOther)
+}
+
+// logout serves POST /console/logout.
+func (c *console) logout(w http.ResponseWriter, r *http.Request) {
+	setSession(w, r, "", timeZero)
+	http.Redirect(w, r, "/console/login", http.StatusSeeOther)
+}
+
+// operator admits requests with a valid operator session and keeps the
+// operator in the context; others are sent to the sign-in page.
+func (c *console) operator(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ck, err := r.Cookie(sessionCookie)
+		if err != nil || ck.Value == "" {
+			http.Redirect(w, r, "/console/login?next="+url.QueryEscape(r.URL.Path), http.StatusSeeOther)
+			return
+		}
+		u, err := c.exam.AuthenticateOperator(r.Context(), ck.Value)
+		if err != nil {
+			setSession(w, r, "", timeZero)
+			http.Redirect(w, r, "/console/login", http.StatusSeeOther)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxOperator, &u)))
+	})
+}
+
+// checkCSRF refuses a form without the session's token.
+func (c *console) checkCSRF(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ck, _ := r.Cookie(sessionCookie)
+		want := c.csrfToken(ck.Value)
+		if subtle.ConstantTimeCompare([]byte(r.PostFormValue("csrf")), []byte(want)) != 1 {
+			http.Error(w, "the form's security token is missing or stale: reload the page", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// operatorFrom returns the signed-in operator.
+func operatorFrom(r *http.Request) *exam.User {
+	u, _ := r.Context().Value(ctxOperator).(*exam.User)
+	return u
+}
+
+// session returns the request's session token.
+func session(r *http.Request) string {
+	ck, err := r.Cookie(sessionCookie)
+	if err != nil {
+		return ""
+	}
+	return ck.Value
+}

@@ -1,0 +1,184 @@
+// Package console is the portal's web console (issue 12): server-rendered
+// pages (html/template) embedded in the binary, served at /console/, in
+// Indonesian and English, over the same domain services as the JSON APIs.
+//
+// This first part serves the exam operators: sign-in with the operator
+// account (the one "portal admin" uses) and the fleet of lab servers.
+//
+// Sessions: the operator's JWT (12 h) is kept in an HttpOnly, SameSite=Lax
+// cookie, Secure when the portal is reached over HTTPS; every form carries
+// a CSRF token (an HMAC of the session with a key of the console) checked
+// on the server, and cross-site posts are refused (Go's
+// http.CrossOriginProtection) before that.
+package console
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/httpapi/respond"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Options configure the console.
+type Options struct {
+	// Exam is the exam domain service. Required.
+	Exam *exam.Service
+	// Logger receives internal errors. Nil discards.
+	Logger *slog.Logger
+}
+
+// cookie names of the console.
+const (
+	sessionCookie = "portal_console"
+	langCookie    = "portal_lang"
+)
+
+// console holds what the pages share.
+type console struct {
+	exam    *exam.Service
+	log     *slog.Logger
+	pages   map[string]*template.Template
+	csrfKey []byte
+}
+
+// New returns the console's handler, to mount at /console.
+func New(o Options) http.Handler {
+	if o.Exam == nil {
+		panic("console: Options.Exam is required")
+	}
+	c := &console{exam: o.Exam, log: o.Logger, pages: map[string]*template.Template{}, csrfKey: make([]byte, 32)}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if _, err := rand.Read(c.csrfKey); err != nil {
+		panic(err)
+	}
+	funcs := template.FuncMap{"ago": ago}
+	for _, page := range []string{"login", "fleet"} {
+		c.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html"))
+	}
+	static, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		panic(err)
+	}
+	r := chi.NewRouter()
+	r.Use(securityHeaders)
+	r.Handle("/static/*", http.StripPrefix("/console/static/", http.FileServerFS(static)))
+	r.Get("/", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/console/fleet", http.StatusSeeOther)
+	})
+	r.Get("/login", c.loginPage)
+	cop := http.NewCrossOriginProtection()
+	r.Method(http.MethodPost, "/login", cop.Handler(http.HandlerFunc(c.login)))
+	r.Method(http.MethodPost, "/logout", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.logout)))))
+	r.Method(http.MethodGet, "/fleet", c.operator(http.HandlerFunc(c.fleet)))
+	return r
+}
+
+// securityHeaders sets the headers of every console answer: no framing,
+// no sniffing, scripts and styles from the console only.
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// view is what every page template gets.
+type view struct {
+	Lang  string
+	User  *exam.User
+	CSRF  string
+	Error string
+	Data  any
+}
+
+// T returns the text of key in the page's language.
+func (v view) T(key string) string { return translate(v.Lang, key) }
+
+// render writes the page with its view.
+func (c *console) render(w http.ResponseWriter, r *http.Request, page string, status int, v view) {
+	v.Lang = language(r)
+	var b strings.Builder
+	if err := c.pages[page].Execute(&b, v); err != nil {
+		c.log.Error("console: render", "page", page, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write([]byte(b.String()))
+}
+
+// language returns the console's language for r: the lang cookie (set by
+// ?lang=), else the browser's first of id and en, else English.
+func language(r *http.Request) string {
+	if l := r.URL.Query().Get("lang"); l == "id" || l == "en" {
+		return l
+	}
+	if c, err := r.Cookie(langCookie); err == nil && (c.Value == "id" || c.Value == "en") {
+		return c.Value
+	}
+	for _, part := range strings.Split(r.Header.Get("Accept-Language"), ",") {
+		tag := strings.ToLower(strings.TrimSpace(strings.SplitN(part, ";", 2)[0]))
+		switch {
+		case strings.HasPrefix(tag, "id"), strings.HasPrefix(tag, "in"):
+			return "id"
+		case strings.HasPrefix(tag, "en"):
+			return "en"
+		}
+	}
+	return "en"
+}
+
+// csrfToken returns the form token of a session.
+func (c *console) csrfToken(session string) string {
+	m := hmac.New(sha256.New, c.csrfKey)
+	m.Write([]byte(session))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// secure reports whether r came over HTTPS (directly or through a proxy).
+func secure(r *http.Request) bool {
+	return r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
+}
+
+// setSession sets (or, with an empty token, clears) the session cookie.
+func setSession(w http.ResponseWriter, r *http.Request, token string, expires time.Time) {
+	c := &http.Cookie{Name: sessionCookie, Value: token, Path: "/console", HttpOnly: true, Secure: secure(r),
+		SameSite: http.SameSiteLaxMode, Expires: expires}
+	if token == "" {
+		c.MaxAge = -1
+	}
+	http.SetCookie(w, c)
+}
+
+type ctxKey int
+
+const ctxOperator ctxKey = iota
+
+// clientAddr returns the client's address as the router resolved it.
+func clientAddr(r *http.Request) string { return respond.ClientIP(r.Context()) }

@@ -1,0 +1,191 @@
+package console_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/seedhq/portal/internal/console"
+	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/httpapi"
+	"github.com/seedhq/portal/internal/store/bolt"
+)
+
+const password = "console-Password-1"
+
+// newPortal serves the router with the console over a bbolt store with an
+// operator and one lab server that sent a heartbeat.
+func newPortal(t *testing.T) (*httptest.Server, *exam.Service) {
+	t.Helper()
+	exam.BcryptCost = 4
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"), bolt.WithNoSync())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ctx := context.Background()
+	svc, err := exam.NewService(ctx, st, exam.Config{TempDir: t.TempDir()}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := svc.EnsureAdmin(ctx, "admin", password); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: svc, Console: console.New(console.Options{Exam: svc})}))
+	t.Cleanup(srv.Close)
+	return srv, svc
+}
+
+// browser is a client with a cookie jar that does not follow redirects.
+func browser(t *testing.T) *http.Client {
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+func get(t *testing.T, c *http.Client, u string, hdr ...string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", u, nil)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func post(t *testing.T, c *http.Client, u string, form url.Values, hdr ...string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", u, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// TestOperatorSignIn: the fleet needs a session; a wrong password is
+// refused on the page; the right one sets an HttpOnly, SameSite session
+// cookie; sign-out needs the form's token.
+func TestOperatorSignIn(t *testing.T) {
+	srv, _ := newPortal(t)
+	c := browser(t)
+	resp, _ := get(t, c, srv.URL+"/console/fleet")
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/console/login") {
+		t.Fatalf("fleet without a session: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp, body := get(t, c, srv.URL+"/console/login")
+	if resp.StatusCode != 200 || !strings.Contains(body, `name="password"`) || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
+		t.Fatalf("login page: %d %v", resp.StatusCode, resp.Header)
+	}
+	resp, body = post(t, c, srv.URL+"/console/login", url.Values{"username": {"admin"}, "password": {"wrong"}})
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, "Wrong username or password") {
+		t.Fatalf("wrong password: %d", resp.StatusCode)
+	}
+	resp, _ = post(t, c, srv.URL+"/console/login", url.Values{"username": {"admin"}, "password": {password}},
+		"Sec-Fetch-Site", "cross-site")
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("cross-site sign-in: %d, want 403", resp.StatusCode)
+	}
+	resp, _ = post(t, c, srv.URL+"/console/login", url.Values{"username": {"admin"}, "password": {password}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/console/fleet" {
+		t.Fatalf("sign-in: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	var session *http.Cookie
+	for _, ck := range resp.Cookies() {
+		if ck.Name == "portal_console" {
+			session = ck
+		}
+	}
+	if session == nil || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode || session.Path != "/console" {
+		t.Fatalf("session cookie: %+v", session)
+	}
+	resp, body = get(t, c, srv.URL+"/console/fleet")
+	if resp.StatusCode != 200 || !strings.Contains(body, "Fleet of lab servers") || !strings.Contains(body, "admin") {
+		t.Fatalf("fleet: %d", resp.StatusCode)
+	}
+	resp, _ = post(t, c, srv.URL+"/console/logout", url.Values{})
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("sign-out without the form's token: %d, want 403", resp.StatusCode)
+	}
+	csrf := body[strings.Index(body, `name="csrf" value="`)+len(`name="csrf" value="`):]
+	csrf = csrf[:strings.Index(csrf, `"`)]
+	resp, _ = post(t, c, srv.URL+"/console/logout", url.Values{"csrf": {csrf}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign-out: %d", resp.StatusCode)
+	}
+	if resp, _ = get(t, c, srv.URL+"/console/fleet"); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("fleet after sign-out: %d", resp.StatusCode)
+	}
+}
+
+// TestFleetAndLanguage: a lab server that sent a heartbeat is listed with
+// its school and status, filters apply, and the page speaks Indonesian to
+// a browser that asks for it (or by ?lang=id).
+func TestFleetAndLanguage(t *testing.T) {
+	srv, svc := newPortal(t)
+	ctx := context.Background()
+	lic, err := svc.GenerateLicense(ctx, exam.LicenseInput{NPSN: "20100001", SchoolName: "SMA Negeri 1 Contoh",
+		HardwareID: "HW-1", MaxStudents: 100, DurationDays: 30, OperatingMode: "SEMI_OFFLINE"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := svc.VerifyServer(ctx, exam.VerifyInput{ServerCode: "LAB-01", NPSN: "20100001", HardwareID: "HW-1",
+		LicenseToken: lic.License.Token, ClientIP: "192.0.2.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := svc.AuthenticateServer(ctx, v.AccessToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Heartbeat(ctx, id, exam.HeartbeatInput{ServerCode: "LAB-01", ConnectedStudents: 31,
+		ActiveExamsCount: 2, ClientVersion: "labagent 1.4", Status: exam.StatusOnline}); err != nil {
+		t.Fatal(err)
+	}
+	c := browser(t)
+	post(t, c, srv.URL+"/console/login", url.Values{"username": {"admin"}, "password": {password}})
+	_, body := get(t, c, srv.URL+"/console/fleet")
+	for _, want := range []string{"LAB-01", "SMA Negeri 1 Contoh", "labagent 1.4", ">31<", "status online"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("fleet lacks %q", want)
+		}
+	}
+	if _, body = get(t, c, srv.URL+"/console/fleet?status=offline"); strings.Contains(body, "LAB-01") {
+		t.Error("the offline filter lists an online server")
+	}
+	if _, body = get(t, c, srv.URL+"/console/fleet?school=negeri+1"); !strings.Contains(body, "LAB-01") {
+		t.Error("the school filter misses the server")
+	}
+	if resp, _ := get(t, c, srv.URL+"/console/fleet?status=sleeping"); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("bad status filter: %d", resp.StatusCode)
+	}
+	if _, body = get(t, c, srv.URL+"/console/fleet", "Accept-Language", "id-ID,id;q=0.9,en;q=0.5"); !strings.Contains(body, "Daftar server lab") || !strings.Contains(body, `lang="id"`) {
+		t.Error("no Indonesian for an Indonesian browser")
+	}
+	if _, body = get(t, c, srv.URL+"/console/login?lang=id"); !strings.Contains(body, "Kata sandi") {
+		t.Error("?lang=id did not switch to Indonesian")
+	}
+	if _, body = get(t, c, srv.URL+"/console/login"); !strings.Contains(body, "Kata sandi") {
+		t.Error("the language choice was not kept")
+	}
+	if resp, css := get(t, c, srv.URL+"/console/static/console.css"); resp.StatusCode != 200 || !strings.Contains(css, ".status.online") {
+		t.Errorf("stylesheet: %d", resp.StatusCode)
+	}
+}
