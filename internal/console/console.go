@@ -71,8 +71,8 @@ func New(o Options) http.Handler {
 	if _, err := rand.Read(c.csrfKey); err != nil {
 		panic(err)
 	}
-	funcs := template.FuncMap{"ago": ago}
-	for _, page := range []string{"login", "fleet"} {
+	funcs := template.FuncMap{"ago": ago, "list": func(xs ...string) []string { return xs }}
+	for _, page := range []string{"login", "fleet", "licenses"} {
 		c.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html"))
 	}
 	static, err := fs.Sub(staticFS, "static")
@@ -90,6 +90,10 @@ func New(o Options) http.Handler {
 	r.Method(http.MethodPost, "/login", cop.Handler(http.HandlerFunc(c.login)))
 	r.Method(http.MethodPost, "/logout", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.logout)))))
 	r.Method(http.MethodGet, "/fleet", c.operator(http.HandlerFunc(c.fleet)))
+	r.Method(http.MethodGet, "/licenses", c.operator(http.HandlerFunc(c.licenses)))
+	r.Method(http.MethodGet, "/licenses/{id}/token", c.operator(http.HandlerFunc(c.licenseFile)))
+	r.Method(http.MethodPost, "/licenses", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.generateLicense)))))
+	r.Method(http.MethodPost, "/licenses/{id}/revoke", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.revokeLicense)))))
 	return r
 }
 
@@ -110,8 +114,10 @@ type view struct {
 	Lang  string
 	User  *exam.User
 	CSRF  string
-	Error string
-	Data  any
+	Error string // a text key
+	// Message is a domain error's own message (in English), shown as is.
+	Message string
+	Data    any
 }
 
 // T returns the text of key in the page's language.

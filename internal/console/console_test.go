@@ -189,3 +189,59 @@ func TestFleetAndLanguage(t *testing.T) {
 		t.Errorf("stylesheet: %d", resp.StatusCode)
 	}
 }
+
+// signIn signs the browser in and returns the page's CSRF token.
+func signIn(t *testing.T, srv *httptest.Server, c *http.Client) string {
+	t.Helper()
+	post(t, c, srv.URL+"/console/login", url.Values{"username": {"admin"}, "password": {password}})
+	_, body := get(t, c, srv.URL+"/console/fleet")
+	i := strings.Index(body, `name="csrf" value="`)
+	if i < 0 {
+		t.Fatal("no CSRF token on the page")
+	}
+	csrf := body[i+len(`name="csrf" value="`):]
+	return csrf[:strings.Index(csrf, `"`)]
+}
+
+// TestLicencesPage: the operator generates a licence (shown with its token
+// and downloadable), a refused one keeps the form and says why, a form
+// without the token is refused, and a licence is revoked.
+func TestLicencesPage(t *testing.T) {
+	srv, svc := newPortal(t)
+	c := browser(t)
+	csrf := signIn(t, srv, c)
+	form := url.Values{"csrf": {csrf}, "npsn": {"20100001"}, "school": {"SMA Negeri 1 Contoh"}, "hardware_id": {"HW-1"},
+		"max_students": {"300"}, "duration_days": {"365"}, "operating_mode": {"SEMI_OFFLINE"}}
+	resp, body := post(t, c, srv.URL+"/console/licenses", form)
+	if resp.StatusCode != http.StatusCreated || !strings.Contains(body, "Licence generated") {
+		t.Fatalf("generate: %d", resp.StatusCode)
+	}
+	ls, err := svc.ListLicenses(context.Background(), "")
+	if err != nil || len(ls) != 1 || !strings.Contains(body, ls[0].Token) {
+		t.Fatalf("licences: %v %v", ls, err)
+	}
+	if resp, file := get(t, c, srv.URL+"/console/licenses/"+ls[0].ID+"/token"); resp.StatusCode != 200 || strings.TrimSpace(file) != ls[0].Token ||
+		!strings.Contains(resp.Header.Get("Content-Disposition"), "attachment") {
+		t.Fatalf("token file: %d %q", resp.StatusCode, file)
+	}
+	bad := url.Values{"csrf": {csrf}, "npsn": {"12"}, "school": {"X"}, "hardware_id": {"HW-2"}, "max_students": {"300"},
+		"duration_days": {"365"}, "operating_mode": {"SEMI_OFFLINE"}}
+	resp, body = post(t, c, srv.URL+"/console/licenses", bad)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `value="HW-2"`) || !strings.Contains(body, "npsn") {
+		t.Fatalf("refused licence: %d", resp.StatusCode)
+	}
+	form.Del("csrf")
+	if resp, _ := post(t, c, srv.URL+"/console/licenses", form); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("without the form's token: %d, want 403", resp.StatusCode)
+	}
+	resp, _ = post(t, c, srv.URL+"/console/licenses/"+ls[0].ID+"/revoke", url.Values{"csrf": {csrf}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("revoke: %d", resp.StatusCode)
+	}
+	if ls, _ := svc.ListLicenses(context.Background(), ""); !ls[0].Revoked() {
+		t.Fatal("the licence was not revoked")
+	}
+	if _, body := get(t, c, srv.URL+"/console/licenses"); !strings.Contains(body, "revoked") {
+		t.Fatal("the list does not show the revocation")
+	}
+}
