@@ -90,6 +90,7 @@ func New(o Options) http.Handler {
 	r.Method(http.MethodPost, "/login", cop.Handler(http.HandlerFunc(c.login)))
 	r.Method(http.MethodPost, "/logout", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.logout)))))
 	r.Method(http.MethodGet, "/fleet", c.operator(http.HandlerFunc(c.fleet)))
+	r.Method(http.MethodPost, "/servers/{code}/reset", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.resetServer)))))
 	r.Method(http.MethodGet, "/licenses", c.operator(http.HandlerFunc(c.licenses)))
 	r.Method(http.MethodGet, "/licenses/{id}/token", c.operator(http.HandlerFunc(c.licenseFile)))
 	r.Method(http.MethodPost, "/licenses", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.generateLicense)))))

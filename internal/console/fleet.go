@@ -3,9 +3,12 @@ package console
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/go-chi/chi/v5"
 
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/exam"
@@ -20,6 +23,7 @@ type fleetView struct {
 	Status, School           string
 	Online, Offline, Syncing int
 	Now                      time.Time
+	Reset                    string // the server code whose binding was just reset
 }
 
 // fleet serves GET /console/fleet?status=&school=: every lab server with
@@ -41,7 +45,7 @@ func (c *console) fleet(w http.ResponseWriter, r *http.Request) {
 		c.render(w, r, "fleet", code, v)
 		return
 	}
-	fv := fleetView{Status: string(status), School: school, Now: time.Now()}
+	fv := fleetView{Status: string(status), School: school, Now: time.Now(), Reset: r.URL.Query().Get("reset")}
 	for _, m := range ms {
 		if school != "" && !strings.Contains(strings.ToLower(m.SchoolName+" "+m.NPSN), strings.ToLower(school)) {
 			continue
@@ -83,4 +87,25 @@ func ago(now, t time.Time) string {
 		return fmt.Sprintf("%d h", int(d.Hours()))
 	}
 	return fmt.Sprintf("%d d", int(d.Hours()/24))
+}
+
+// resetServer serves POST /console/servers/{code}/reset: the server code's
+// hardware binding is deleted, so that a replacement machine's next
+// handshake binds afresh (as POST /api/v1/servers/{code}/reset does).
+func (c *console) resetServer(w http.ResponseWriter, r *http.Request) {
+	code := chi.URLParam(r, "code")
+	if err := c.exam.ResetServer(r.Context(), code); err != nil {
+		v := view{User: operatorFrom(r), CSRF: c.csrfToken(session(r))}
+		status := apperr.KindOf(err).Status()
+		if e := apperr.From(err); e != nil {
+			v.Message = e.Message
+		} else {
+			c.log.Error("console: reset server", "err", err)
+			v.Error = "error.internal"
+		}
+		c.render(w, r, "fleet", status, v)
+		return
+	}
+	c.log.Info("console: server binding reset", "server", code, "by", operatorFrom(r).Username)
+	http.Redirect(w, r, "/console/fleet?reset="+url.QueryEscape(code), http.StatusSeeOther)
 }

@@ -46,6 +46,9 @@ var messages = map[string]map[string]string{
 		"fleet.none":        "No lab server matches.",
 		"fleet.refresh":     "This page refreshes itself every 30 seconds.",
 		"fleet.bad_filter":  "The status filter must be online, offline or syncing.",
+		"fleet.reset":       "Reset binding",
+		"fleet.reset_help":  "Let a replacement machine take this server code at its next handshake",
+		"fleet.reset_done":  "Binding reset:",
 	},
 	"id": {
 		"app.title":         "Konsol portal",
@@ -90,6 +93,9 @@ var messages = map[string]map[string]string{
 		"fleet.none":        "Tidak ada server lab yang cocok.",
 		"fleet.refresh":     "Halaman ini diperbarui otomatis setiap 30 detik.",
 		"fleet.bad_filter":  "Saringan status harus daring, luring, atau sinkronisasi.",
+		"fleet.reset":       "Atur ulang ikatan",
+		"fleet.reset_help":  "Izinkan mesin pengganti memakai kode server ini pada handshake berikutnya",
+		"fleet.reset_done":  "Ikatan diatur ulang:",
 	},
 }
 
