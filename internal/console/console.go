@@ -72,7 +72,7 @@ func New(o Options) http.Handler {
 		panic(err)
 	}
 	funcs := template.FuncMap{"ago": ago, "list": func(xs ...string) []string { return xs }}
-	for _, page := range []string{"login", "fleet", "licenses"} {
+	for _, page := range []string{"login", "fleet", "licenses", "synclogs", "apikeys"} {
 		c.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html"))
 	}
 	static, err := fs.Sub(staticFS, "static")
@@ -92,6 +92,10 @@ func New(o Options) http.Handler {
 	r.Method(http.MethodGet, "/fleet", c.operator(http.HandlerFunc(c.fleet)))
 	r.Method(http.MethodPost, "/servers/{code}/reset", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.resetServer)))))
 	r.Method(http.MethodGet, "/licenses", c.operator(http.HandlerFunc(c.licenses)))
+	r.Method(http.MethodGet, "/sync-logs", c.operator(http.HandlerFunc(c.syncLogs)))
+	r.Method(http.MethodGet, "/api-keys", c.operator(http.HandlerFunc(c.apiKeys)))
+	r.Method(http.MethodPost, "/api-keys", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.createAPIKey)))))
+	r.Method(http.MethodPost, "/api-keys/{id}/revoke", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.revokeAPIKey)))))
 	r.Method(http.MethodGet, "/licenses/{id}/token", c.operator(http.HandlerFunc(c.licenseFile)))
 	r.Method(http.MethodPost, "/licenses", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.generateLicense)))))
 	r.Method(http.MethodPost, "/licenses/{id}/revoke", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.revokeLicense)))))

@@ -245,3 +245,50 @@ func TestLicencesPage(t *testing.T) {
 		t.Fatal("the list does not show the revocation")
 	}
 }
+
+// TestAPIKeysAndSyncLogs: a directory key is created (shown once, and it
+// works on the directory API), listed by its prefix and revoked; the sync
+// log lists a handshake and filters by outcome.
+func TestAPIKeysAndSyncLogs(t *testing.T) {
+	srv, svc := newPortal(t)
+	ctx := context.Background()
+	c := browser(t)
+	csrf := signIn(t, srv, c)
+	resp, body := post(t, c, srv.URL+"/console/api-keys", url.Values{"csrf": {csrf}, "name": {"Aplikasi rapor"}})
+	if resp.StatusCode != http.StatusCreated || !strings.Contains(body, "Copy it now") {
+		t.Fatalf("create key: %d", resp.StatusCode)
+	}
+	i := strings.Index(body, `<textarea id="newkey" rows="2" readonly>`) + len(`<textarea id="newkey" rows="2" readonly>`)
+	key := body[i : i+strings.Index(body[i:], "<")]
+	if _, err := svc.AuthenticateAPIKey(ctx, key); err != nil {
+		t.Fatalf("the shown key does not work: %v", err)
+	}
+	if _, body = get(t, c, srv.URL+"/console/api-keys"); strings.Contains(body, key) || !strings.Contains(body, "Aplikasi rapor") {
+		t.Fatal("the list shows the whole key, or not the key's name")
+	}
+	keys, _ := svc.ListAPIKeys(ctx)
+	if resp, _ := post(t, c, srv.URL+"/console/api-keys/"+keys[0].ID+"/revoke", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("revoke key: %d", resp.StatusCode)
+	}
+	if _, err := svc.AuthenticateAPIKey(ctx, key); err == nil {
+		t.Fatal("a revoked key still works")
+	}
+
+	lic, err := svc.GenerateLicense(ctx, exam.LicenseInput{NPSN: "20100001", SchoolName: "SMA 1", HardwareID: "HW-1",
+		MaxStudents: 10, DurationDays: 30, OperatingMode: "SEMI_OFFLINE"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.VerifyServer(ctx, exam.VerifyInput{ServerCode: "LAB-07", NPSN: "20100001", HardwareID: "HW-1", LicenseToken: lic.License.Token}); err != nil {
+		t.Fatal(err)
+	}
+	if _, body = get(t, c, srv.URL+"/console/sync-logs"); !strings.Contains(body, "LAB-07") || !strings.Contains(body, "verify_server") {
+		t.Fatal("the sync log misses the handshake")
+	}
+	if _, body = get(t, c, srv.URL+"/console/sync-logs?outcome=rejected"); strings.Contains(body, "LAB-07") {
+		t.Fatal("the rejected filter lists an accepted handshake")
+	}
+	if resp, body := get(t, c, srv.URL+"/console/sync-logs?outcome=maybe"); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "status must be") {
+		t.Fatalf("bad outcome: %d", resp.StatusCode)
+	}
+}
