@@ -22,6 +22,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -71,8 +72,9 @@ func New(o Options) http.Handler {
 	if _, err := rand.Read(c.csrfKey); err != nil {
 		panic(err)
 	}
-	funcs := template.FuncMap{"ago": ago, "list": func(xs ...string) []string { return xs }}
-	for _, page := range []string{"login", "fleet", "licenses", "synclogs", "apikeys"} {
+	funcs := template.FuncMap{"ago": ago, "list": func(xs ...string) []string { return xs },
+		"percent": func(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + " %" }}
+	for _, page := range []string{"login", "fleet", "licenses", "synclogs", "apikeys", "exams", "results"} {
 		c.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html"))
 	}
 	static, err := fs.Sub(staticFS, "static")
@@ -93,6 +95,9 @@ func New(o Options) http.Handler {
 	r.Method(http.MethodPost, "/servers/{code}/reset", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.resetServer)))))
 	r.Method(http.MethodGet, "/licenses", c.operator(http.HandlerFunc(c.licenses)))
 	r.Method(http.MethodGet, "/sync-logs", c.operator(http.HandlerFunc(c.syncLogs)))
+	r.Method(http.MethodGet, "/exams", c.operator(http.HandlerFunc(c.exams)))
+	r.Method(http.MethodGet, "/exams/{id}/results", c.operator(http.HandlerFunc(c.results)))
+	r.Method(http.MethodGet, "/exams/{id}/results.csv", c.operator(http.HandlerFunc(c.resultsCSV)))
 	r.Method(http.MethodGet, "/api-keys", c.operator(http.HandlerFunc(c.apiKeys)))
 	r.Method(http.MethodPost, "/api-keys", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.createAPIKey)))))
 	r.Method(http.MethodPost, "/api-keys/{id}/revoke", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.revokeAPIKey)))))

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seedhq/portal/internal/console"
 	"github.com/seedhq/portal/internal/exam"
@@ -290,5 +291,66 @@ func TestAPIKeysAndSyncLogs(t *testing.T) {
 	}
 	if resp, body := get(t, c, srv.URL+"/console/sync-logs?outcome=maybe"); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "status must be") {
 		t.Fatalf("bad outcome: %d", resp.StatusCode)
+	}
+}
+
+// TestExamResultsPage: an exam's results page shows each student's score
+// and each question's correct rate; the CSV holds the scores.
+func TestExamResultsPage(t *testing.T) {
+	srv, svc := newPortal(t)
+	ctx := context.Background()
+	if _, err := svc.CreateAcademicYear(ctx, "2025/2026", true); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := svc.ImportMembers(ctx, []exam.MemberInput{{NPSN: "20100001", Nama: "Ani Lestari", Role: "siswa", NISN: "0051234561",
+		Username: "ani", Kelas: "XII IPA 1"}}, "")
+	if err != nil || rep.Created != 1 {
+		t.Fatalf("import: %+v %v", rep, err)
+	}
+	e, err := svc.CreateExam(ctx, exam.ExamInput{Title: "Matematika", Subject: "MTK", NPSNs: []string{"20100001"},
+		StartsAt: time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC), EndsAt: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), DurationMinutes: 90,
+		Questions: []exam.Question{
+			{ID: "q1", Type: exam.SingleChoice, Text: "2+2", Options: []exam.Option{{ID: "a", Text: "3"}, {ID: "b", Text: "4"}}, Answer: []string{"b"}, Points: 10},
+			{ID: "q2", Type: exam.SingleChoice, Text: "3+3", Options: []exam.Option{{ID: "a", Text: "6"}, {ID: "b", Text: "7"}}, Answer: []string{"a"}, Points: 10}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lic, err := svc.GenerateLicense(ctx, exam.LicenseInput{NPSN: "20100001", SchoolName: "SMA 1", HardwareID: "HW-1",
+		MaxStudents: 10, DurationDays: 30, OperatingMode: "SEMI_OFFLINE"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := svc.VerifyServer(ctx, exam.VerifyInput{ServerCode: "LAB-01", NPSN: "20100001", HardwareID: "HW-1", LicenseToken: lic.License.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := svc.AuthenticateServer(ctx, v.AccessToken)
+	cards, err := svc.LoginCards(ctx, "20100001")
+	if err != nil || len(cards) != 1 {
+		t.Fatalf("cards: %v", err)
+	}
+	answers := []byte(`[{"exam_id":"` + e.ID + `","member_id":"` + cards[0].MemberID + `","question_id":"q1","answer":"b","answered_at":"2026-12-01T07:30:00Z"},` +
+		`{"exam_id":"` + e.ID + `","member_id":"` + cards[0].MemberID + `","question_id":"q2","answer":"b","answered_at":"2026-12-01T07:31:00Z"}]`)
+	if _, err := svc.PushAnswers(ctx, id, exam.PushInput{ServerCode: "LAB-01", NPSN: "20100001", Checksum: exam.ChecksumSHA256(answers),
+		TotalRecords: 2, Answers: answers}); err != nil {
+		t.Fatal(err)
+	}
+	c := browser(t)
+	signIn(t, srv, c)
+	if _, body := get(t, c, srv.URL+"/console/exams"); !strings.Contains(body, "Matematika") || !strings.Contains(body, "/console/exams/"+e.ID+"/results") {
+		t.Fatal("the exams page misses the exam")
+	}
+	_, body := get(t, c, srv.URL+"/console/exams/"+e.ID+"/results")
+	for _, want := range []string{"Ani Lestari", "<td>10</td>", "100.0 %", "0.0 %"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("results page lacks %q", want)
+		}
+	}
+	resp, csv := get(t, c, srv.URL+"/console/exams/"+e.ID+"/results.csv")
+	if resp.StatusCode != 200 || !strings.Contains(csv, "ani,XII IPA 1,10,2,1") {
+		t.Fatalf("results CSV: %d\n%s", resp.StatusCode, csv)
+	}
+	if resp, _ := get(t, c, srv.URL+"/console/exams/nope/results"); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("unknown exam: %d", resp.StatusCode)
 	}
 }

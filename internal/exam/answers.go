@@ -181,3 +181,49 @@ func (s *Service) AnswerSheet(ctx context.Context, examID, memberID string) (Ans
 	}
 	return sheet, nil
 }
+
+// QuestionStat is how one question of an exam was answered.
+type QuestionStat struct {
+	Number     int // 1 for the exam's first question
+	QuestionID string
+	Answered   int
+	Correct    int
+}
+
+// CorrectRate is the share of the answers that were correct, 0 without
+// answers.
+func (q QuestionStat) CorrectRate() float64 {
+	if q.Answered == 0 {
+		return 0
+	}
+	return float64(q.Correct) / float64(q.Answered)
+}
+
+// QuestionStats returns, for every question of the exam in its order, how
+// many stored answers it has and how many are correct, walking the answers
+// a chunk at a time.
+func (s *Service) QuestionStats(ctx context.Context, examID string) ([]QuestionStat, error) {
+	e, err := s.GetExam(ctx, examID)
+	if err != nil {
+		return nil, err
+	}
+	stats := make([]QuestionStat, len(e.Questions))
+	index := make(map[string]int, len(e.Questions))
+	for i, q := range e.Questions {
+		stats[i] = QuestionStat{Number: i + 1, QuestionID: q.ID}
+		index[q.ID] = i
+	}
+	err = s.WalkAnswers(ctx, AnswerQuery{ExamID: examID}, func(a StoredAnswer) error {
+		if i, ok := index[a.QuestionID]; ok {
+			stats[i].Answered++
+			if a.Correct {
+				stats[i].Correct++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("question stats: %w", err)
+	}
+	return stats, nil
+}
