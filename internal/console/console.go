@@ -74,7 +74,7 @@ func New(o Options) http.Handler {
 	}
 	funcs := template.FuncMap{"ago": ago, "list": func(xs ...string) []string { return xs },
 		"percent": func(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + " %" }}
-	for _, page := range []string{"login", "fleet", "licenses", "synclogs", "apikeys", "exams", "results"} {
+	for _, page := range []string{"login", "fleet", "licenses", "synclogs", "apikeys", "exams", "results", "students", "cards"} {
 		c.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html"))
 	}
 	static, err := fs.Sub(staticFS, "static")
@@ -96,6 +96,10 @@ func New(o Options) http.Handler {
 	r.Method(http.MethodGet, "/licenses", c.operator(http.HandlerFunc(c.licenses)))
 	r.Method(http.MethodGet, "/sync-logs", c.operator(http.HandlerFunc(c.syncLogs)))
 	r.Method(http.MethodGet, "/exams", c.operator(http.HandlerFunc(c.exams)))
+	r.Method(http.MethodGet, "/students", c.operator(http.HandlerFunc(c.students)))
+	r.Method(http.MethodGet, "/login-cards", c.operator(http.HandlerFunc(c.loginCards)))
+	r.With(limitBody(maxImportSize+64<<10)).Method(http.MethodPost, "/students/import", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.importStudents)))))
+	r.Method(http.MethodPost, "/students/{id}/reset-password", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.resetPassword)))))
 	r.Method(http.MethodGet, "/exams/{id}/results", c.operator(http.HandlerFunc(c.results)))
 	r.Method(http.MethodGet, "/exams/{id}/results.csv", c.operator(http.HandlerFunc(c.resultsCSV)))
 	r.Method(http.MethodGet, "/api-keys", c.operator(http.HandlerFunc(c.apiKeys)))
@@ -106,6 +110,9 @@ func New(o Options) http.Handler {
 	r.Method(http.MethodPost, "/licenses/{id}/revoke", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.revokeLicense)))))
 	return r
 }
+
+// limitBody replaces the router's default body limit for one route.
+func limitBody(n int64) func(http.Handler) http.Handler { return respond.RouteBodyLimit(n) }
 
 // securityHeaders sets the headers of every console answer: no framing,
 // no sniffing, scripts and styles from the console only.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -65,12 +66,21 @@ func get(t *testing.T, c *http.Client, u string, hdr ...string) (*http.Response,
 	return resp, string(b)
 }
 
+// post sends form (or, with a "Body" pair in hdr, that body as it is).
 func post(t *testing.T, c *http.Client, u string, form url.Values, hdr ...string) (*http.Response, string) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", u, strings.NewReader(form.Encode()))
+	body := form.Encode()
+	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i] == "Body" {
+			body = hdr[i+1]
+		}
+	}
+	req, _ := http.NewRequest("POST", u, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
+		if hdr[i] != "Body" {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
 	}
 	resp, err := c.Do(req)
 	if err != nil {
@@ -352,5 +362,42 @@ func TestExamResultsPage(t *testing.T) {
 	}
 	if resp, _ := get(t, c, srv.URL+"/console/exams/nope/results"); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("unknown exam: %d", resp.StatusCode)
+	}
+}
+
+// TestStudentsPages: a CSV import shows the report of every row (the bad
+// one named, the good one written), the school's students are listed, a
+// student's exam password is reset and shown, and the login cards print
+// one card per student.
+func TestStudentsPages(t *testing.T) {
+	srv, svc := newPortal(t)
+	if _, err := svc.CreateAcademicYear(context.Background(), "2025/2026", true); err != nil {
+		t.Fatal(err)
+	}
+	c := browser(t)
+	csrf := signIn(t, srv, c)
+	var b strings.Builder
+	mw := multipart.NewWriter(&b)
+	mw.WriteField("csrf", csrf)
+	mw.WriteField("npsn", "20100001")
+	fw, _ := mw.CreateFormFile("file", "students.csv")
+	io.WriteString(fw, "nama,username,nisn,kelas\nAni Lestari,ani,0051234561,XII IPA 1\nBudi,budi,12,XII IPA 1\n")
+	mw.Close()
+	resp, body := post(t, c, srv.URL+"/console/students/import", nil, "Content-Type", mw.FormDataContentType(), "Body", b.String())
+	if resp.StatusCode != 200 || !strings.Contains(body, "Import done: 1 created, 0 updated, 1 rejected") || !strings.Contains(body, "nisn") {
+		t.Fatalf("import: %d\n%s", resp.StatusCode, body)
+	}
+	_, body = get(t, c, srv.URL+"/console/students?npsn=20100001")
+	if !strings.Contains(body, "Ani Lestari") || strings.Contains(body, ">Budi<") || !strings.Contains(body, "2025/2026 (active)") {
+		t.Fatal("the students page does not show the imported student and the year")
+	}
+	cards, _ := svc.LoginCards(context.Background(), "20100001")
+	resp, body = post(t, c, srv.URL+"/console/students/"+cards[0].MemberID+"/reset-password", url.Values{"csrf": {csrf}, "npsn": {"20100001"}})
+	after, _ := svc.LoginCards(context.Background(), "20100001")
+	if resp.StatusCode != 200 || after[0].ExamPassword == cards[0].ExamPassword || !strings.Contains(body, after[0].ExamPassword) {
+		t.Fatalf("reset password: %d", resp.StatusCode)
+	}
+	if _, body = get(t, c, srv.URL+"/console/login-cards?npsn=20100001"); strings.Count(body, `class="logincard"`) != 1 || !strings.Contains(body, after[0].ExamPassword) {
+		t.Fatal("the login cards do not show the student's card")
 	}
 }
