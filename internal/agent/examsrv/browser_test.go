@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,36 +21,15 @@ import (
 	"github.com/seedhq/portal/internal/agent/examsrv"
 	"github.com/seedhq/portal/internal/agent/localdb"
 	"github.com/seedhq/portal/internal/agent/webui"
+	"github.com/seedhq/portal/internal/testkit"
 )
-
-// browserNames are the headless browsers the browser test tries, in order.
-// CI installs Debian's chromium (.ci/run).
-var browserNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
-
-// findBrowser returns the path of a Chromium-like browser. With none, the
-// test is skipped, except in CI (CI=true), where it fails.
-func findBrowser(t *testing.T) string {
-	t.Helper()
-	for _, name := range browserNames {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	msg := fmt.Sprintf("NO BROWSER: none of %s is on PATH, so the student page was NOT tested in a real browser "+
-		"(install Debian's chromium: apt-get install chromium)", strings.Join(browserNames, ", "))
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
 
 // TestBrowserStudentFlow drives the real student page (webui) in headless
 // Chromium: sign-in, answering choice and text questions, a reload in the
 // middle of the exam (answers, flags and the server's timer survive it),
 // review and finishing. It checks every step on the server too.
 func TestBrowserStudentFlow(t *testing.T) {
-	execPath := findBrowser(t)
+	execPath := testkit.FindBrowser(t, "the student page")
 
 	// Portal time moves with the real clock (the page counts down), starting
 	// ten minutes into exam e1's window; jump moves it further on.
@@ -69,17 +46,7 @@ func TestBrowserStudentFlow(t *testing.T) {
 	// stuck step still leaves time to show what the page shows.
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(execPath),
-		chromedp.Headless,
-		chromedp.NoSandbox, // CI runs as root
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.WindowSize(1024, 900),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
+	bctx, cancelBrowser := testkit.NewBrowser(ctx, execPath, 1024, 900)
 	defer cancelBrowser()
 	p := &studentPage{t: t, ctx: bctx}
 	p.watch()

@@ -1,0 +1,51 @@
+package testkit
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// browserNames are the headless browsers the browser tests try, in order.
+// CI installs Debian's chromium (.ci/run).
+var browserNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
+
+// FindBrowser returns the path of a Chromium-like browser. With none, the
+// test is skipped, except in CI (CI=true), where it fails: what names the
+// page says what was not tested.
+func FindBrowser(t testing.TB, what string) string {
+	t.Helper()
+	for _, name := range browserNames {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	msg := fmt.Sprintf("NO BROWSER: none of %s is on PATH, so %s was NOT tested in a real browser "+
+		"(install Debian's chromium: apt-get install chromium)", strings.Join(browserNames, ", "), what)
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// NewBrowser starts the headless browser at execPath with a window of
+// width×height and returns its context; cancel ends it.
+func NewBrowser(ctx context.Context, execPath string, width, height int) (context.Context, context.CancelFunc) {
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(execPath),
+		chromedp.Headless,
+		chromedp.NoSandbox, // CI runs as root
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.WindowSize(width, height),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	return bctx, func() { cancelBrowser(); cancelAlloc() }
+}
