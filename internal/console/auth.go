@@ -45,7 +45,7 @@ func (c *console) login(w http.ResponseWriter, r *http.Request) {
 
 // logout serves POST /console/logout.
 func (c *console) logout(w http.ResponseWriter, r *http.Request) {
-	setSession(w, r, "", timeZero)
+	clearSession(w, r)
 	http.Redirect(w, r, "/console/login", http.StatusSeeOther)
 }
 
@@ -60,7 +60,7 @@ func (c *console) operator(next http.Handler) http.Handler {
 		}
 		u, err := c.exam.AuthenticateOperator(r.Context(), ck.Value)
 		if err != nil {
-			setSession(w, r, "", timeZero)
+			clearSession(w, r)
 			http.Redirect(w, r, "/console/login", http.StatusSeeOther)
 			return
 		}

@@ -189,14 +189,16 @@ func secure(r *http.Request) bool {
 	return r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
 }
 
-// setSession sets (or, with an empty token, clears) the session cookie.
+// setSession sets the session cookie until expires.
 func setSession(w http.ResponseWriter, r *http.Request, token string, expires time.Time) {
-	c := &http.Cookie{Name: sessionCookie, Value: token, Path: "/console", HttpOnly: true, Secure: secure(r),
-		SameSite: http.SameSiteLaxMode, Expires: expires}
-	if token == "" {
-		c.MaxAge = -1
-	}
-	http.SetCookie(w, c)
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: "/console", HttpOnly: true, Secure: secure(r),
+		SameSite: http.SameSiteLaxMode, Expires: expires})
+}
+
+// clearSession removes the session cookie.
+func clearSession(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Path: "/console", HttpOnly: true, Secure: secure(r),
+		SameSite: http.SameSiteLaxMode, MaxAge: -1})
 }
 
 type ctxKey int

@@ -14,9 +14,6 @@ import (
 	"github.com/seedhq/portal/internal/exam"
 )
 
-// timeZero clears a cookie's expiry.
-var timeZero time.Time
-
 // fleetView is the fleet page's data.
 type fleetView struct {
 	Monitors                 []exam.Monitor
