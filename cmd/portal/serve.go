@@ -349,9 +349,13 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 		logger.Warn("this store does not implement the ordering API; its routes are not served")
 	}
 
+	consoleKey, err := storedSecret(ctx, st, consoleSecretName)
+	if err != nil {
+		return err
+	}
 	handler := httpapi.New(httpapi.Options{
 		Exam:           svc,
-		Console:        console.New(console.Options{Exam: svc, Logger: logger}),
+		Console:        console.New(console.Options{Exam: svc, Key: consoleKey, Logger: logger}),
 		Links:          linkSvc,
 		Ordering:       ordOpts,
 		LinkBaseURL:    linkBase,
@@ -367,6 +371,10 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 
 	return serveHTTP(ctx, ln, handler, baseURL, o, logger)
 }
+
+// consoleSecretName is the name of the console's generated key in the
+// store (its forms' CSRF tokens), shared by every instance.
+const consoleSecretName = "console-csrf"
 
 // visitSecretName is the name of the generated visit secret in the store.
 const visitSecretName = "visit-hmac"

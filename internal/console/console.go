@@ -14,7 +14,6 @@ package console
 
 import (
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"embed"
 	"encoding/base64"
@@ -42,6 +41,10 @@ var staticFS embed.FS
 type Options struct {
 	// Exam is the exam domain service. Required.
 	Exam *exam.Service
+	// Key signs the forms' CSRF tokens (at least 32 bytes). Every portal
+	// instance behind one address must share it, so that a form one of
+	// them rendered is accepted by the others. Required.
+	Key []byte
 	// Logger receives internal errors. Nil discards.
 	Logger *slog.Logger
 }
@@ -62,15 +65,12 @@ type console struct {
 
 // New returns the console's handler, to mount at /console.
 func New(o Options) http.Handler {
-	if o.Exam == nil {
-		panic("console: Options.Exam is required")
+	if o.Exam == nil || len(o.Key) < 32 {
+		panic("console: Options.Exam and a Key of at least 32 bytes are required")
 	}
-	c := &console{exam: o.Exam, log: o.Logger, pages: map[string]*template.Template{}, csrfKey: make([]byte, 32)}
+	c := &console{exam: o.Exam, log: o.Logger, pages: map[string]*template.Template{}, csrfKey: o.Key}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
-	}
-	if _, err := rand.Read(c.csrfKey); err != nil {
-		panic(err)
 	}
 	funcs := template.FuncMap{"ago": ago, "list": func(xs ...string) []string { return xs },
 		"percent": func(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + " %" }}

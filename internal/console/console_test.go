@@ -40,7 +40,8 @@ func newPortal(t *testing.T) (*httptest.Server, *exam.Service) {
 	if _, _, err := svc.EnsureAdmin(ctx, "admin", password); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: svc, Console: console.New(console.Options{Exam: svc})}))
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: svc, Console: console.New(console.Options{Exam: svc,
+		Key: []byte("console-test-key-of-32-bytes!!!!")})}))
 	t.Cleanup(srv.Close)
 	return srv, svc
 }
