@@ -354,8 +354,9 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 		return err
 	}
 	handler := httpapi.New(httpapi.Options{
-		Exam:           svc,
-		Console:        console.New(console.Options{Exam: svc, Key: consoleKey, Logger: logger}),
+		Exam: svc,
+		Console: console.New(console.Options{Exam: svc, Key: consoleKey, Links: linkSvc, LinkBaseURL: linkBase,
+			Ordering: ordOpts, Logger: logger}),
 		Links:          linkSvc,
 		Ordering:       ordOpts,
 		LinkBaseURL:    linkBase,

@@ -2,7 +2,6 @@ package console
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"net/http"
 	"net/url"
@@ -39,13 +38,13 @@ func (c *console) login(w http.ResponseWriter, r *http.Request) {
 		c.render(w, r, "login", status, view{Error: key})
 		return
 	}
-	setSession(w, r, res.Token, res.ExpiresAt)
+	setSession(w, r, examArea, res.Token, res.ExpiresAt)
 	http.Redirect(w, r, "/console/fleet", http.StatusSeeOther)
 }
 
 // logout serves POST /console/logout.
 func (c *console) logout(w http.ResponseWriter, r *http.Request) {
-	clearSession(w, r)
+	clearSession(w, r, examArea)
 	http.Redirect(w, r, "/console/login", http.StatusSeeOther)
 }
 
@@ -53,31 +52,18 @@ func (c *console) logout(w http.ResponseWriter, r *http.Request) {
 // operator in the context; others are sent to the sign-in page.
 func (c *console) operator(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ck, err := r.Cookie(sessionCookie)
-		if err != nil || ck.Value == "" {
+		token := session(r, examArea)
+		if token == "" {
 			http.Redirect(w, r, "/console/login?next="+url.QueryEscape(r.URL.Path), http.StatusSeeOther)
 			return
 		}
-		u, err := c.exam.AuthenticateOperator(r.Context(), ck.Value)
+		u, err := c.exam.AuthenticateOperator(r.Context(), token)
 		if err != nil {
-			clearSession(w, r)
+			clearSession(w, r, examArea)
 			http.Redirect(w, r, "/console/login", http.StatusSeeOther)
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxOperator, &u)))
-	})
-}
-
-// checkCSRF refuses a form without the session's token.
-func (c *console) checkCSRF(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ck, _ := r.Cookie(sessionCookie)
-		want := c.csrfToken(ck.Value)
-		if subtle.ConstantTimeCompare([]byte(r.PostFormValue("csrf")), []byte(want)) != 1 {
-			http.Error(w, "the form's security token is missing or stale: reload the page", http.StatusForbidden)
-			return
-		}
-		next.ServeHTTP(w, r)
 	})
 }
 
@@ -87,11 +73,12 @@ func operatorFrom(r *http.Request) *exam.User {
 	return u
 }
 
-// session returns the request's session token.
-func session(r *http.Request) string {
-	ck, err := r.Cookie(sessionCookie)
-	if err != nil {
-		return ""
-	}
-	return ck.Value
+// examNav is the exam operators' menu.
+var examNav = []navItem{{"/console/fleet", "nav.fleet"}, {"/console/licenses", "nav.licenses"},
+	{"/console/students", "nav.students"}, {"/console/exams", "nav.exams"}, {"/console/sync-logs", "nav.sync"},
+	{"/console/api-keys", "nav.keys"}}
+
+// examView starts the view of an operator's page.
+func (c *console) examView(r *http.Request) view {
+	return view{Who: operatorFrom(r).Username, Nav: examNav, Logout: "/console/logout", CSRF: c.csrfToken(session(r, examArea))}
 }

@@ -2,25 +2,29 @@
 // pages (html/template) embedded in the binary, served at /console/, in
 // Indonesian and English, over the same domain services as the JSON APIs.
 //
-// This first part serves the exam operators: sign-in with the operator
-// account (the one "portal admin" uses) and the fleet of lab servers.
+// The console has one area per kind of user, each with its own session
+// cookie and sign-in page (see area): exam operators (the account "portal
+// admin" uses) at /console/, marketers of the link API at /console/links/,
+// the shop's staff and customers of the ordering API at /console/shop/.
 //
-// Sessions: the operator's JWT (12 h) is kept in an HttpOnly, SameSite=Lax
-// cookie, Secure when the portal is reached over HTTPS; every form carries
-// a CSRF token (an HMAC of the session with a key of the console) checked
-// on the server, and cross-site posts are refused (Go's
-// http.CrossOriginProtection) before that.
+// Sessions live in HttpOnly, SameSite=Lax cookies, Secure when the portal
+// is reached over HTTPS; every form carries a CSRF token (an HMAC of the
+// area's session under the console's stored key) checked on the server,
+// and cross-site posts are refused (Go's http.CrossOriginProtection) before
+// that.
 package console
 
 import (
 	"crypto/hmac"
 	"crypto/sha256"
+	"crypto/subtle"
 	"embed"
 	"encoding/base64"
 	"html/template"
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -28,7 +32,9 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/seedhq/portal/internal/exam"
+	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	"github.com/seedhq/portal/internal/httpapi/respond"
+	"github.com/seedhq/portal/internal/links"
 )
 
 //go:embed templates/*.html
@@ -45,22 +51,46 @@ type Options struct {
 	// instance behind one address must share it, so that a form one of
 	// them rendered is accepted by the others. Required.
 	Key []byte
+	// Links is the link-management service; nil leaves the marketers'
+	// pages out.
+	Links *links.Service
+	// LinkBaseURL is where short links are served (no trailing slash).
+	LinkBaseURL string
+	// Ordering is the ordering API's configuration (its service, login
+	// challenge and gateway stand-in); nil leaves the shop's pages out.
+	Ordering *ordhttp.Options
 	// Logger receives internal errors. Nil discards.
 	Logger *slog.Logger
 }
 
-// cookie names of the console.
-const (
-	sessionCookie = "portal_console"
-	langCookie    = "portal_lang"
+// langCookie keeps the language chosen with ?lang=.
+const langCookie = "portal_lang"
+
+// area is one kind of console user: the cookie that holds its session and
+// its sign-in page. Each area's pages check their own session, and its
+// forms' CSRF tokens are bound to it.
+type area struct {
+	name   string
+	cookie string
+	login  string
+}
+
+// The console's areas.
+var (
+	examArea = area{name: "exam", cookie: "portal_console", login: "/console/login"}
+	linkArea = area{name: "links", cookie: "portal_console_links", login: "/console/links/login"}
+	shopArea = area{name: "shop", cookie: "portal_console_shop", login: "/console/shop/login"}
 )
 
 // console holds what the pages share.
 type console struct {
-	exam    *exam.Service
-	log     *slog.Logger
-	pages   map[string]*template.Template
-	csrfKey []byte
+	exam     *exam.Service
+	links    *links.Service
+	linkBase string
+	ordering *ordhttp.Options
+	log      *slog.Logger
+	pages    map[string]*template.Template
+	csrfKey  []byte
 }
 
 // New returns the console's handler, to mount at /console.
@@ -68,14 +98,23 @@ func New(o Options) http.Handler {
 	if o.Exam == nil || len(o.Key) < 32 {
 		panic("console: Options.Exam and a Key of at least 32 bytes are required")
 	}
-	c := &console{exam: o.Exam, log: o.Logger, pages: map[string]*template.Template{}, csrfKey: o.Key}
+	c := &console{exam: o.Exam, log: o.Logger, pages: map[string]*template.Template{}, csrfKey: o.Key,
+		links: o.Links, linkBase: o.LinkBaseURL, ordering: o.Ordering}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
 	funcs := template.FuncMap{"ago": ago, "list": func(xs ...string) []string { return xs },
 		"percent": func(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + " %" }}
-	for _, page := range []string{"login", "fleet", "licenses", "synclogs", "apikeys", "exams", "results", "students", "cards"} {
-		c.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html"))
+	files, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		panic(err)
+	}
+	for _, f := range files {
+		page := strings.TrimSuffix(path.Base(f), ".html")
+		if page == "layout" {
+			continue
+		}
+		c.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", f))
 	}
 	static, err := fs.Sub(staticFS, "static")
 	if err != nil {
@@ -90,24 +129,30 @@ func New(o Options) http.Handler {
 	r.Get("/login", c.loginPage)
 	cop := http.NewCrossOriginProtection()
 	r.Method(http.MethodPost, "/login", cop.Handler(http.HandlerFunc(c.login)))
-	r.Method(http.MethodPost, "/logout", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.logout)))))
+	r.Method(http.MethodPost, "/logout", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.logout)))))
 	r.Method(http.MethodGet, "/fleet", c.operator(http.HandlerFunc(c.fleet)))
-	r.Method(http.MethodPost, "/servers/{code}/reset", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.resetServer)))))
+	r.Method(http.MethodPost, "/servers/{code}/reset", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.resetServer)))))
 	r.Method(http.MethodGet, "/licenses", c.operator(http.HandlerFunc(c.licenses)))
 	r.Method(http.MethodGet, "/sync-logs", c.operator(http.HandlerFunc(c.syncLogs)))
 	r.Method(http.MethodGet, "/exams", c.operator(http.HandlerFunc(c.exams)))
 	r.Method(http.MethodGet, "/students", c.operator(http.HandlerFunc(c.students)))
 	r.Method(http.MethodGet, "/login-cards", c.operator(http.HandlerFunc(c.loginCards)))
-	r.With(limitBody(maxImportSize+64<<10)).Method(http.MethodPost, "/students/import", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.importStudents)))))
-	r.Method(http.MethodPost, "/students/{id}/reset-password", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.resetPassword)))))
+	r.With(limitBody(maxImportSize+64<<10)).Method(http.MethodPost, "/students/import", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.importStudents)))))
+	r.Method(http.MethodPost, "/students/{id}/reset-password", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.resetPassword)))))
 	r.Method(http.MethodGet, "/exams/{id}/results", c.operator(http.HandlerFunc(c.results)))
 	r.Method(http.MethodGet, "/exams/{id}/results.csv", c.operator(http.HandlerFunc(c.resultsCSV)))
 	r.Method(http.MethodGet, "/api-keys", c.operator(http.HandlerFunc(c.apiKeys)))
-	r.Method(http.MethodPost, "/api-keys", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.createAPIKey)))))
-	r.Method(http.MethodPost, "/api-keys/{id}/revoke", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.revokeAPIKey)))))
+	r.Method(http.MethodPost, "/api-keys", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.createAPIKey)))))
+	r.Method(http.MethodPost, "/api-keys/{id}/revoke", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.revokeAPIKey)))))
 	r.Method(http.MethodGet, "/licenses/{id}/token", c.operator(http.HandlerFunc(c.licenseFile)))
-	r.Method(http.MethodPost, "/licenses", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.generateLicense)))))
-	r.Method(http.MethodPost, "/licenses/{id}/revoke", cop.Handler(c.operator(c.checkCSRF(http.HandlerFunc(c.revokeLicense)))))
+	r.Method(http.MethodPost, "/licenses", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.generateLicense)))))
+	r.Method(http.MethodPost, "/licenses/{id}/revoke", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.revokeLicense)))))
+	if c.links != nil {
+		r.Route("/links", func(r chi.Router) { c.mountLinks(r, cop) })
+	}
+	if c.ordering != nil {
+		r.Route("/shop", func(r chi.Router) { c.mountShop(r, cop) })
+	}
 	return r
 }
 
@@ -128,13 +173,23 @@ func securityHeaders(next http.Handler) http.Handler {
 
 // view is what every page template gets.
 type view struct {
-	Lang  string
-	User  *exam.User
-	CSRF  string
-	Error string // a text key
+	Lang string
+	// Who names the signed-in user in the header; empty on sign-in pages.
+	Who string
+	// Nav is the area's menu for this user; Logout the area's sign-out.
+	Nav    []navItem
+	Logout string
+	CSRF   string
+	Error  string // a text key
 	// Message is a domain error's own message (in English), shown as is.
 	Message string
 	Data    any
+}
+
+// navItem is one entry of an area's menu.
+type navItem struct {
+	Href string
+	Key  string // its text key
 }
 
 // T returns the text of key in the page's language.
@@ -189,16 +244,37 @@ func secure(r *http.Request) bool {
 	return r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
 }
 
-// setSession sets the session cookie until expires.
-func setSession(w http.ResponseWriter, r *http.Request, token string, expires time.Time) {
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: "/console", HttpOnly: true, Secure: secure(r),
+// setSession sets a's session cookie until expires.
+func setSession(w http.ResponseWriter, r *http.Request, a area, token string, expires time.Time) {
+	http.SetCookie(w, &http.Cookie{Name: a.cookie, Value: token, Path: "/console", HttpOnly: true, Secure: secure(r),
 		SameSite: http.SameSiteLaxMode, Expires: expires})
 }
 
-// clearSession removes the session cookie.
-func clearSession(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Path: "/console", HttpOnly: true, Secure: secure(r),
+// clearSession removes a's session cookie.
+func clearSession(w http.ResponseWriter, r *http.Request, a area) {
+	http.SetCookie(w, &http.Cookie{Name: a.cookie, Path: "/console", HttpOnly: true, Secure: secure(r),
 		SameSite: http.SameSiteLaxMode, MaxAge: -1})
+}
+
+// session returns the request's session token in a.
+func session(r *http.Request, a area) string {
+	ck, err := r.Cookie(a.cookie)
+	if err != nil {
+		return ""
+	}
+	return ck.Value
+}
+
+// checkCSRF refuses a form without the token of its area's session.
+func (c *console) checkCSRF(a area, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		want := c.csrfToken(session(r, a))
+		if subtle.ConstantTimeCompare([]byte(r.PostFormValue("csrf")), []byte(want)) != 1 {
+			http.Error(w, "the form's security token is missing or stale: reload the page", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 type ctxKey int

@@ -21,7 +21,7 @@ type syncLogsView struct {
 func (c *console) syncLogs(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	sv := syncLogsView{School: strings.TrimSpace(q.Get("npsn")), Server: strings.TrimSpace(q.Get("server")), Outcome: q.Get("outcome")}
-	v := view{User: operatorFrom(r), CSRF: c.csrfToken(session(r))}
+	v := c.examView(r)
 	logs, err := c.exam.ListSyncLogs(r.Context(), exam.SyncLogFilter{NPSN: sv.School, ServerCode: sv.Server,
 		Outcome: exam.SyncOutcome(sv.Outcome), Limit: 100})
 	status := http.StatusOK
@@ -58,7 +58,7 @@ func (c *console) apiKeys(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *console) renderKeys(w http.ResponseWriter, r *http.Request, status int, kv keysView, err error) {
-	v := view{User: operatorFrom(r), CSRF: c.csrfToken(session(r))}
+	v := c.examView(r)
 	if err != nil {
 		status = c.showError(&v, err)
 	}

@@ -13,7 +13,7 @@ import (
 // exams serves GET /console/exams: every exam with its schools, schedule
 // and number of questions.
 func (c *console) exams(w http.ResponseWriter, r *http.Request) {
-	v := view{User: operatorFrom(r), CSRF: c.csrfToken(session(r))}
+	v := c.examView(r)
 	es, err := c.exam.ListExams(r.Context(), "")
 	status := http.StatusOK
 	if err != nil {
@@ -33,7 +33,7 @@ type resultsView struct {
 // results serves GET /console/exams/{id}/results: the students' scores and
 // each question's rate of correct answers.
 func (c *console) results(w http.ResponseWriter, r *http.Request) {
-	v := view{User: operatorFrom(r), CSRF: c.csrfToken(session(r))}
+	v := c.examView(r)
 	id := chi.URLParam(r, "id")
 	var rv resultsView
 	var err error
@@ -54,7 +54,7 @@ func (c *console) results(w http.ResponseWriter, r *http.Request) {
 func (c *console) resultsCSV(w http.ResponseWriter, r *http.Request) {
 	res, err := c.exam.Results(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
-		v := view{User: operatorFrom(r), CSRF: c.csrfToken(session(r))}
+		v := c.examView(r)
 		c.render(w, r, "results", c.showError(&v, err), v)
 		return
 	}

@@ -30,7 +30,7 @@ func (c *console) fleet(w http.ResponseWriter, r *http.Request) {
 	status := exam.MonitorStatus(r.URL.Query().Get("status"))
 	school := strings.TrimSpace(r.URL.Query().Get("school"))
 	ms, err := c.exam.ListMonitors(r.Context(), "", status)
-	v := view{User: operatorFrom(r), CSRF: c.csrfToken(session(r))}
+	v := c.examView(r)
 	if err != nil {
 		code := http.StatusInternalServerError
 		if apperr.From(err) != nil {
@@ -92,7 +92,7 @@ func ago(now, t time.Time) string {
 func (c *console) resetServer(w http.ResponseWriter, r *http.Request) {
 	code := chi.URLParam(r, "code")
 	if err := c.exam.ResetServer(r.Context(), code); err != nil {
-		v := view{User: operatorFrom(r), CSRF: c.csrfToken(session(r))}
+		v := c.examView(r)
 		status := apperr.KindOf(err).Status()
 		if e := apperr.From(err); e != nil {
 			v.Message = e.Message

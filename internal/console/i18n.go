@@ -1,7 +1,7 @@
 package console
 
-// messages are the console's texts, by language and key. A key missing
-// in a language falls back to English, then to the key itself.
+// messages are the console's common texts and the exam operators' ones,
+// by language and key.
 var messages = map[string]map[string]string{
 	"en": {
 		"app.title":           "Portal console",
@@ -211,13 +211,19 @@ var messages = map[string]map[string]string{
 	},
 }
 
-// translate returns the text of key in lang.
+// catalogs are the console's texts: the common and exam ones, then one
+// catalog per area. A key lives in one catalog.
+var catalogs = []map[string]map[string]string{messages, linkMessages, shopMessages}
+
+// translate returns the text of key in lang; a key missing in lang falls
+// back to English, then to the key itself.
 func translate(lang, key string) string {
-	if s, ok := messages[lang][key]; ok {
-		return s
-	}
-	if s, ok := messages["en"][key]; ok {
-		return s
+	for _, l := range []string{lang, "en"} {
+		for _, m := range catalogs {
+			if s, ok := m[l][key]; ok {
+				return s
+			}
+		}
 	}
 	return key
 }

@@ -45,7 +45,7 @@ func (c *console) licenses(w http.ResponseWriter, r *http.Request) {
 // renderLicenses renders the licences page; err, when not nil, is shown:
 // a domain error with its own message, anything else as an internal error.
 func (c *console) renderLicenses(w http.ResponseWriter, r *http.Request, status int, lv licensesView, err error) {
-	v := view{User: operatorFrom(r), CSRF: c.csrfToken(session(r))}
+	v := c.examView(r)
 	if err != nil {
 		if e := apperr.From(err); e != nil {
 			v.Message = e.Message

@@ -34,7 +34,7 @@ func (c *console) students(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *console) renderStudents(w http.ResponseWriter, r *http.Request, status int, sv studentsView, err error) {
-	v := view{User: operatorFrom(r), CSRF: c.csrfToken(session(r))}
+	v := c.examView(r)
 	if err != nil {
 		status = c.showError(&v, err)
 	}
@@ -90,7 +90,7 @@ func (c *console) resetPassword(w http.ResponseWriter, r *http.Request) {
 // loginCards serves GET /console/login-cards?npsn=: one card per student,
 // laid out for printing.
 func (c *console) loginCards(w http.ResponseWriter, r *http.Request) {
-	v := view{User: operatorFrom(r), CSRF: c.csrfToken(session(r))}
+	v := c.examView(r)
 	cards, err := c.exam.LoginCards(r.Context(), strings.TrimSpace(r.URL.Query().Get("npsn")))
 	status := http.StatusOK
 	if err != nil {
