@@ -31,6 +31,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/exam"
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	"github.com/seedhq/portal/internal/httpapi/respond"
@@ -209,6 +210,24 @@ func (c *console) render(w http.ResponseWriter, r *http.Request, page string, st
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	w.Write([]byte(b.String()))
+}
+
+// showError puts err on the page: a domain error with its own message,
+// anything else as an internal error (logged); it returns the status.
+func (c *console) showError(v *view, err error) int {
+	if e := apperr.From(err); e != nil {
+		v.Message = e.Message
+		return e.Kind.Status()
+	}
+	c.log.Error("console", "err", err)
+	v.Error = "error.internal"
+	return http.StatusInternalServerError
+}
+
+// forbidden answers 403 with the forbidden page in v's area.
+func (c *console) forbidden(w http.ResponseWriter, r *http.Request, v view) {
+	v.Error = "error.forbidden"
+	c.render(w, r, "forbidden", http.StatusForbidden, v)
 }
 
 // language returns the console's language for r: the lang cookie (set by

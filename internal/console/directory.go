@@ -6,7 +6,6 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/exam"
 )
 
@@ -31,18 +30,6 @@ func (c *console) syncLogs(w http.ResponseWriter, r *http.Request) {
 	sv.Logs = logs
 	v.Data = sv
 	c.render(w, r, "synclogs", status, v)
-}
-
-// showError puts err on the page: a domain error with its own message,
-// anything else as an internal error (logged); it returns the status.
-func (c *console) showError(v *view, err error) int {
-	if e := apperr.From(err); e != nil {
-		v.Message = e.Message
-		return e.Kind.Status()
-	}
-	c.log.Error("console", "err", err)
-	v.Error = "error.internal"
-	return http.StatusInternalServerError
 }
 
 // keysView is the API keys page's data.

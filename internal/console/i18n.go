@@ -86,6 +86,7 @@ var messages = map[string]map[string]string{
 		"login.failed":        "Wrong username or password.",
 		"login.throttled":     "Too many failed sign-ins from this address. Try again in a few minutes.",
 		"error.internal":      "Something went wrong on the portal. Try again; if it goes on, tell the operator.",
+		"error.forbidden":     "Your account may not open this page.",
 		"fleet.title":         "Fleet of lab servers",
 		"fleet.filter":        "Filter",
 		"fleet.status":        "Status",
@@ -189,6 +190,7 @@ var messages = map[string]map[string]string{
 		"login.failed":        "Nama pengguna atau kata sandi salah.",
 		"login.throttled":     "Terlalu banyak percobaan masuk yang gagal dari alamat ini. Coba lagi beberapa menit lagi.",
 		"error.internal":      "Terjadi kesalahan pada portal. Coba lagi; jika berlanjut, hubungi operator.",
+		"error.forbidden":     "Akun Anda tidak boleh membuka halaman ini.",
 		"fleet.title":         "Daftar server lab",
 		"fleet.filter":        "Saring",
 		"fleet.status":        "Status",
@@ -213,7 +215,7 @@ var messages = map[string]map[string]string{
 
 // catalogs are the console's texts: the common and exam ones, then one
 // catalog per area. A key lives in one catalog.
-var catalogs = []map[string]map[string]string{messages, linkMessages, shopMessages}
+var catalogs = []map[string]map[string]string{messages, linkMessages, shopMessages, officeMessages}
 
 // translate returns the text of key in lang; a key missing in lang falls
 // back to English, then to the key itself.

@@ -1,11 +1,113 @@
 package console
 
 import (
+	"context"
 	"net/http"
+	"net/url"
 
 	"github.com/go-chi/chi/v5"
+
+	ord "github.com/seedhq/portal/internal/ordering"
 )
 
 // mountShop serves the shop's back office and storefront under
 // /console/shop/.
-func (c *console) mountShop(r chi.Router, cop *http.CrossOriginProtection) {}
+func (c *console) mountShop(r chi.Router, cop *http.CrossOriginProtection) {
+	c.mountBackOffice(r, cop)
+}
+
+// ctxShopUser keeps the signed-in shop user in a request's context.
+const ctxShopUser ctxKey = 100
+
+// shopUser admits requests with a valid ordering session (the ordering
+// API's own JWT, checked as the API checks it) and keeps the user in the
+// context; others are sent to the shop's sign-in page.
+func (c *console) shopUser(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token := session(r, shopArea)
+		if token == "" {
+			http.Redirect(w, r, shopArea.login+"?next="+url.QueryEscape(r.URL.Path), http.StatusSeeOther)
+			return
+		}
+		u, err := c.ordering.Service.Authenticate(r.Context(), token)
+		if err != nil {
+			clearSession(w, r, shopArea)
+			http.Redirect(w, r, shopArea.login, http.StatusSeeOther)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxShopUser, u)))
+	})
+}
+
+// shopUserFrom returns the signed-in shop user.
+func shopUserFrom(r *http.Request) ord.User {
+	u, _ := r.Context().Value(ctxShopUser).(ord.User)
+	return u
+}
+
+// shopAllow admits, after shopUser, the users that allowed accepts; the
+// others get the forbidden page.
+func (c *console) shopAllow(allowed func(ord.User) bool, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !allowed(shopUserFrom(r)) {
+			c.forbidden(w, r, c.shopView(r))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// shopMenu allows the users of a back-office menu (ord.MenuKitchen,
+// MenuPOS, MenuPayments): ADMIN, OWNER and the STAFF it was given to.
+func shopMenu(menu string) func(ord.User) bool {
+	return func(u ord.User) bool { return u.Allows(menu) }
+}
+
+// shopRoles allows the users of the given roles.
+func shopRoles(roles ...ord.Role) func(ord.User) bool {
+	return func(u ord.User) bool {
+		for _, role := range roles {
+			if u.Role == role {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// shopNav is the shop area's menu for u, following the role matrix and
+// u's allowedMenus.
+func shopNav(u ord.User) []navItem {
+	nav := []navItem{{"/console/shop/", "shop.nav.store"}, {"/console/shop/orders", "shop.nav.orders"}}
+	for _, m := range []struct{ menu, href, key string }{
+		{ord.MenuKitchen, "/console/shop/kitchen", "shop.nav.kitchen"},
+		{ord.MenuPOS, "/console/shop/pos", "shop.nav.pos"},
+		{ord.MenuPayments, "/console/shop/payments", "shop.nav.payments"},
+	} {
+		if u.Allows(m.menu) {
+			nav = append(nav, navItem{m.href, m.key})
+		}
+	}
+	if shopRoles(ord.RoleAdmin, ord.RoleOwner)(u) {
+		nav = append(nav, navItem{"/console/shop/menu", "shop.nav.menu"}, navItem{"/console/shop/settings", "shop.nav.settings"})
+	}
+	if u.Role == ord.RoleOwner {
+		nav = append(nav, navItem{"/console/shop/ledger", "shop.nav.ledger"}, navItem{"/console/shop/users", "shop.nav.users"},
+			navItem{"/console/shop/bans", "shop.nav.bans"})
+	}
+	return nav
+}
+
+// shopView starts the view of a shop page; on a page without a session
+// (the sign-in, the storefront to a visitor) it has no user.
+func (c *console) shopView(r *http.Request) view {
+	u := shopUserFrom(r)
+	if u.ID == "" {
+		return view{}
+	}
+	who := u.Name
+	if who == "" {
+		who = u.MessengerNumber
+	}
+	return view{Who: who, Nav: shopNav(u), Logout: "/console/shop/logout", CSRF: c.csrfToken(session(r, shopArea))}
+}
