@@ -15,12 +15,13 @@ import (
 )
 
 func newExamCmd(o *adminOptions) *cobra.Command {
-	cmd := &cobra.Command{Use: "exam", Aliases: []string{"exams"}, Short: "Create, list, show and delete exams; read their results"}
-	cmd.AddCommand(newExamCreateCmd(o), newExamListCmd(o), newExamGetCmd(o), newExamDeleteCmd(o), newExamResultsCmd(o), newExamAnswersCmd(o))
+	cmd := &cobra.Command{Use: "exam", Aliases: []string{"exams"}, Short: "Create, edit, list, show and delete exams; read their results"}
+	cmd.AddCommand(newExamCreateCmd(o), newExamUpdateCmd(o), newExamListCmd(o), newExamGetCmd(o), newExamDeleteCmd(o), newExamResultsCmd(o), newExamAnswersCmd(o))
 	return cmd
 }
 
-// examCreateOptions are the flags of "admin exam create".
+// examCreateOptions are the flags of "admin exam create" and "admin exam
+// update".
 type examCreateOptions struct {
 	*adminOptions
 	File string
@@ -44,6 +45,33 @@ func newExamCreateCmd(o *adminOptions) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: o.adminRun(func(ctx context.Context, c *client.Client, _ []string) error {
 			return runExamCreate(ctx, c, opts)
+		}),
+	}
+	cmd.Flags().StringVarP(&opts.File, "file", "f", "", "exam JSON file, - for standard input (required)")
+	_ = cmd.MarkFlagRequired("file")
+	return cmd
+}
+
+func newExamUpdateCmd(o *adminOptions) *cobra.Command {
+	opts := &examCreateOptions{adminOptions: o}
+	cmd := &cobra.Command{
+		Use:   "update EXAM_ID --file exam.json",
+		Short: "Replace an exam that has no answers yet (its questions, schedule and schools)",
+		Long: `Replace an exam with a JSON file shaped as for "portal admin exam create". Only an exam
+with no stored answers can be edited; lab servers pull the new version at their next sync.
+
+--file - reads standard input.`,
+		Args: cobra.ExactArgs(1),
+		RunE: o.adminRun(func(ctx context.Context, c *client.Client, args []string) error {
+			var req client.ExamRequest
+			if err := readJSONFile(opts.File, opts.in, &req); err != nil {
+				return err
+			}
+			e, _, err := c.Exam.Admin.UpdateExam(ctx, args[0], &req)
+			if err != nil {
+				return err
+			}
+			return opts.printer().Print(e, func(t *table) { examDetail(t, e, false) })
 		}),
 	}
 	cmd.Flags().StringVarP(&opts.File, "file", "f", "", "exam JSON file, - for standard input (required)")

@@ -28,8 +28,21 @@ const (
 
 // CreateExam validates in and stores a new exam.
 func (s *Service) CreateExam(ctx context.Context, in ExamInput) (Exam, error) {
-	e := Exam{
-		ID:              NewID(),
+	e := in.exam(NewID())
+	e.CreatedAt = s.now()
+	if err := ValidateExam(&e); err != nil {
+		return Exam{}, err
+	}
+	if err := s.store.CreateExam(ctx, e); err != nil {
+		return Exam{}, fmt.Errorf("create exam: %w", err)
+	}
+	return e, nil
+}
+
+// exam returns the exam of id that in describes, not yet validated.
+func (in ExamInput) exam(id string) Exam {
+	return Exam{
+		ID:              id,
 		Title:           strings.TrimSpace(in.Title),
 		Subject:         strings.TrimSpace(in.Subject),
 		NPSNs:           in.NPSNs,
@@ -38,15 +51,24 @@ func (s *Service) CreateExam(ctx context.Context, in ExamInput) (Exam, error) {
 		DurationMinutes: in.DurationMinutes,
 		Questions:       in.Questions,
 		QuestionCount:   len(in.Questions),
-		CreatedAt:       s.now(),
 	}
+}
+
+// UpdateExam validates in and replaces the exam of id with it (its
+// questions, schedule and schools; the id and creation time stay). Lab
+// servers pull the new version at their next sync. An exam is edited only
+// while no answers are stored for it (ErrExamHasAnswers), since stored
+// answers were given to its questions as they were.
+func (s *Service) UpdateExam(ctx context.Context, id string, in ExamInput) (Exam, error) {
+	e := in.exam(id)
 	if err := ValidateExam(&e); err != nil {
 		return Exam{}, err
 	}
-	if err := s.store.CreateExam(ctx, e); err != nil {
-		return Exam{}, fmt.Errorf("create exam: %w", err)
+	if err := s.store.UpdateExam(ctx, e); err != nil {
+		return Exam{}, fmt.Errorf("update exam: %w", err)
 	}
-	return e, nil
+	s.examKeys.Delete(id)
+	return s.GetExam(ctx, id)
 }
 
 // ValidateExam checks an exam's fields and questions and normalises them

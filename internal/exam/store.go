@@ -112,6 +112,10 @@ type ExamStore interface {
 	// ListExams returns matching exams ordered by StartsAt then ID, with
 	// Questions nil and QuestionCount set.
 	ListExams(ctx context.Context, f ExamFilter) ([]Exam, error)
+	// UpdateExam replaces the exam of e.ID (every field but CreatedAt) and
+	// its questions; ErrExamHasAnswers when answers were pushed for it,
+	// ErrNotFound when there is no such exam.
+	UpdateExam(ctx context.Context, e Exam) error
 	// DeleteExam removes the exam; ErrExamHasAnswers when answers were pushed for it.
 	DeleteExam(ctx context.Context, id string) error
 }

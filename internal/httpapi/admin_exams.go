@@ -84,14 +84,8 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// createExam handles POST /api/v1/admin/exams (body up to 256 MiB): a new
-// exam with its questions and answer key, assigned to schools by npsn.
-func (s *server) createExam(w http.ResponseWriter, r *http.Request) {
-	var req createExamRequest
-	if err := respond.Decode(r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
+// input returns the exam the request describes.
+func (req createExamRequest) input() exam.ExamInput {
 	in := exam.ExamInput{
 		Title: req.Title, Subject: req.Subject, NPSNs: req.NPSN, StartsAt: req.StartsAt, EndsAt: req.EndsAt,
 		DurationMinutes: req.DurationMinutes, Questions: make([]exam.Question, len(req.Questions)),
@@ -104,12 +98,40 @@ func (s *server) createExam(w http.ResponseWriter, r *http.Request) {
 		in.Questions[i] = exam.Question{ID: q.ID, Type: exam.QuestionType(q.Type), Text: q.Text,
 			Options: opts, Answer: q.Answer, Points: q.Points}
 	}
-	e, err := s.exam.CreateExam(r.Context(), in)
+	return in
+}
+
+// createExam handles POST /api/v1/admin/exams (body up to 256 MiB): a new
+// exam with its questions and answer key, assigned to schools by npsn.
+func (s *server) createExam(w http.ResponseWriter, r *http.Request) {
+	var req createExamRequest
+	if err := respond.Decode(r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	e, err := s.exam.CreateExam(r.Context(), req.input())
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	writeData(w, http.StatusCreated, newExamView(e, true))
+}
+
+// updateExam handles PUT /api/v1/admin/exams/{id} (the body of POST): the
+// exam replaced, while it has no answers yet (409 EXAM_HAS_ANSWERS
+// otherwise).
+func (s *server) updateExam(w http.ResponseWriter, r *http.Request) {
+	var req createExamRequest
+	if err := respond.Decode(r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	e, err := s.exam.UpdateExam(r.Context(), chi.URLParam(r, "id"), req.input())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusOK, newExamView(e, true))
 }
 
 // listExams handles GET /api/v1/admin/exams?npsn=: exams without their questions.

@@ -86,6 +86,7 @@ func (s *server) examRoutes(r chi.Router) {
 		r.With(respond.RouteBodyLimit(examBodyLimit)).Post(v1+"/admin/exams", s.createExam)
 		r.Get(v1+"/admin/exams", s.listExams)
 		r.Get(v1+"/admin/exams/{id}", s.getExam)
+		r.With(respond.RouteBodyLimit(examBodyLimit)).Put(v1+"/admin/exams/{id}", s.updateExam)
 		r.Delete(v1+"/admin/exams/{id}", s.deleteExam)
 		r.Get(v1+"/admin/exams/{id}/results", s.examResults)
 		r.Get(v1+"/admin/exams/{id}/results/{member_id}", s.answerSheet)

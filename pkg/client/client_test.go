@@ -291,6 +291,7 @@ func TestEmptyIDsFailBeforeSending(t *testing.T) {
 		"ResetServer":          func() error { _, err := c.Exam.Admin.ResetServer(ctx, ""); return err },
 		"GetExam":              func() error { _, _, err := c.Exam.Admin.GetExam(ctx, ""); return err },
 		"DeleteExam":           func() error { _, err := c.Exam.Admin.DeleteExam(ctx, ""); return err },
+		"UpdateExam":           func() error { _, _, err := c.Exam.Admin.UpdateExam(ctx, "", &client.ExamRequest{}); return err },
 		"ExamResults":          func() error { _, _, err := c.Exam.Admin.ExamResults(ctx, ""); return err },
 		"ResetExamPassword":    func() error { _, _, err := c.Exam.Admin.ResetExamPassword(ctx, ""); return err },
 		"ActivateAcademicYear": func() error { _, _, err := c.Exam.Admin.ActivateAcademicYear(ctx, ""); return err },

@@ -212,6 +212,23 @@ func (s *ExamAdminService) CreateExam(ctx context.Context, req *ExamRequest) (*E
 	return examData[*Exam](ctx, s.client, http.MethodPost, "admin/exams", nil, &r)
 }
 
+// UpdateExam replaces an exam that has no answers yet (PUT
+// /api/v1/admin/exams/{id}, the body of CreateExam); one with answers
+// gives 409 CodeExamHasAnswers. Lab servers pull the new version at their
+// next sync.
+func (s *ExamAdminService) UpdateExam(ctx context.Context, examID string, req *ExamRequest) (*Exam, *Response, error) {
+	id, err := segment("exam id", examID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if req == nil {
+		return nil, nil, errorf("update exam: nil request")
+	}
+	r := *req
+	r.StartsAt, r.EndsAt = r.StartsAt.UTC(), r.EndsAt.UTC()
+	return examData[*Exam](ctx, s.client, http.MethodPut, "admin/exams/"+id, nil, &r)
+}
+
 // ExamListOptions filters ListExams.
 type ExamListOptions struct {
 	// NPSN keeps the exams assigned to one school.

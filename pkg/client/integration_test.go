@@ -444,6 +444,22 @@ func runIntegration(t *testing.T, base string, svc *exam.Service) {
 		got.Questions[0].Points != 2 || got.DurationMinutes != 90 {
 		t.Fatalf("got exam = %+v", got)
 	}
+	other.Title, other.DurationMinutes = "Ujian Sementara (edited)", 60
+	other.Questions = other.Questions[:2]
+	edited, _, err := op.Exam.Admin.UpdateExam(ctx, tmp.ID, &other)
+	must(t, "update exam", err)
+	if edited.ID != tmp.ID || edited.Title != other.Title || edited.QuestionCount != 2 || len(edited.Questions) != 2 ||
+		edited.DurationMinutes != 60 || !edited.CreatedAt.Equal(tmp.CreatedAt) {
+		t.Fatalf("edited exam = %+v", edited)
+	}
+	bad := other
+	bad.DurationMinutes = 0
+	if _, _, err := op.Exam.Admin.UpdateExam(ctx, tmp.ID, &bad); !errors.Is(err, &client.Error{Code: client.CodeValidationFailed}) {
+		t.Fatalf("an invalid edit: %v, want 400", err)
+	}
+	if got, _, _ := op.Exam.Admin.GetExam(ctx, tmp.ID); got == nil || got.DurationMinutes != 60 {
+		t.Fatalf("after a refused edit the exam is %+v", got)
+	}
 	resp, err = op.Exam.Admin.DeleteExam(ctx, tmp.ID)
 	must(t, "delete exam", err)
 	if resp.StatusCode/100 != 2 {
@@ -688,6 +704,10 @@ func runIntegration(t *testing.T, base string, svc *exam.Service) {
 	_, err = op.Exam.Admin.DeleteExam(ctx, ex.ID)
 	if !errors.Is(err, &client.Error{Code: client.CodeExamHasAnswers}) || !errors.Is(err, client.ErrConflict) {
 		t.Fatalf("delete an exam with answers: %v, want 409 EXAM_HAS_ANSWERS", err)
+	}
+	_, _, err = op.Exam.Admin.UpdateExam(ctx, ex.ID, examReq)
+	if !errors.Is(err, &client.Error{Code: client.CodeExamHasAnswers}) {
+		t.Fatalf("edit an exam with answers: %v, want 409 EXAM_HAS_ANSWERS", err)
 	}
 
 	// ---- Monitors, sync logs, servers ----

@@ -37,25 +37,60 @@ func (r examRecord) exam() exam.Exam {
 // CreateExam stores e with its questions and bumps the content revision.
 func (s *Store) CreateExam(ctx context.Context, e exam.Exam) error {
 	return s.update(ctx, "create exam", func(tx *bbolt.Tx) error {
-		exams := tx.Bucket(bucketExams)
-		if e.ID == "" || exams.Get([]byte(e.ID)) != nil {
+		if e.ID == "" || tx.Bucket(bucketExams).Get([]byte(e.ID)) != nil {
 			return fmt.Errorf("exam id %q is empty or taken", e.ID)
 		}
-		rec := examRecord{ID: e.ID, Title: e.Title, Subject: e.Subject, NPSNs: e.NPSNs, StartsAt: ts(e.StartsAt),
-			EndsAt: ts(e.EndsAt), DurationMinutes: e.DurationMinutes, QuestionCount: len(e.Questions),
-			CreatedAt: ts(e.CreatedAt)}
-		if err := putJSON(exams, []byte(e.ID), rec); err != nil {
-			return err
-		}
-		questions := e.Questions
-		if questions == nil {
-			questions = []exam.Question{}
-		}
-		if err := putJSON(tx.Bucket(bucketExamQuestions), []byte(e.ID), questions); err != nil {
-			return err
-		}
-		return bumpRevision(tx)
+		return putExam(tx, e)
 	})
+}
+
+// UpdateExam replaces the exam of e.ID (but its CreatedAt) and its
+// questions and bumps the content revision; refused once answers are
+// stored.
+func (s *Store) UpdateExam(ctx context.Context, e exam.Exam) error {
+	return s.update(ctx, "update exam", func(tx *bbolt.Tx) error {
+		var old examRecord
+		if err := examWithoutAnswers(tx, e.ID, &old); err != nil {
+			return err
+		}
+		e.CreatedAt = old.CreatedAt
+		return putExam(tx, e)
+	})
+}
+
+// putExam writes e and its questions and bumps the content revision.
+func putExam(tx *bbolt.Tx, e exam.Exam) error {
+	rec := examRecord{ID: e.ID, Title: e.Title, Subject: e.Subject, NPSNs: e.NPSNs, StartsAt: ts(e.StartsAt),
+		EndsAt: ts(e.EndsAt), DurationMinutes: e.DurationMinutes, QuestionCount: len(e.Questions),
+		CreatedAt: ts(e.CreatedAt)}
+	if err := putJSON(tx.Bucket(bucketExams), []byte(e.ID), rec); err != nil {
+		return err
+	}
+	questions := e.Questions
+	if questions == nil {
+		questions = []exam.Question{}
+	}
+	if err := putJSON(tx.Bucket(bucketExamQuestions), []byte(e.ID), questions); err != nil {
+		return err
+	}
+	return bumpRevision(tx)
+}
+
+// examWithoutAnswers reads the exam of id into rec: exam.ErrNotFound when
+// there is none, exam.ErrExamHasAnswers when answers are stored for it.
+func examWithoutAnswers(tx *bbolt.Tx, id string, rec *examRecord) error {
+	found, err := getJSON(tx.Bucket(bucketExams), []byte(id), rec)
+	if err != nil {
+		return err
+	}
+	if !found {
+		return fmt.Errorf("exam %q: %w", id, exam.ErrNotFound)
+	}
+	prefix := tuple(id)
+	if k, _ := tx.Bucket(bucketAnswers).Cursor().Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) {
+		return fmt.Errorf("exam %q: %w", id, exam.ErrExamHasAnswers)
+	}
+	return nil
 }
 
 // GetExam returns the exam with its questions and answer key.
@@ -113,15 +148,10 @@ func (s *Store) ListExams(ctx context.Context, f exam.ExamFilter) ([]exam.Exam, 
 // exam.ErrExamHasAnswers when answers were pushed for it.
 func (s *Store) DeleteExam(ctx context.Context, id string) error {
 	return s.update(ctx, "delete exam", func(tx *bbolt.Tx) error {
-		exams := tx.Bucket(bucketExams)
-		if exams.Get([]byte(id)) == nil {
-			return fmt.Errorf("exam %q: %w", id, exam.ErrNotFound)
+		if err := examWithoutAnswers(tx, id, &examRecord{}); err != nil {
+			return err
 		}
-		prefix := tuple(id)
-		if k, _ := tx.Bucket(bucketAnswers).Cursor().Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) {
-			return fmt.Errorf("exam %q: %w", id, exam.ErrExamHasAnswers)
-		}
-		if err := exams.Delete([]byte(id)); err != nil {
+		if err := tx.Bucket(bucketExams).Delete([]byte(id)); err != nil {
 			return err
 		}
 		if err := tx.Bucket(bucketExamQuestions).Delete([]byte(id)); err != nil {

@@ -22,15 +22,11 @@ func (s *Store) CreateExam(ctx context.Context, e exam.Exam) error {
 	if err != nil {
 		return fmt.Errorf("postgres: create exam: encode questions: %w", err)
 	}
-	npsns := e.NPSNs
-	if npsns == nil {
-		npsns = []string{}
-	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `INSERT INTO exams (id, title, subject, npsns, starts_at, ends_at,
 			duration_minutes, questions, question_count, created_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			e.ID, e.Title, e.Subject, npsns, e.StartsAt, e.EndsAt, e.DurationMinutes, questions,
+			e.ID, e.Title, e.Subject, nonNilStrings(e.NPSNs), e.StartsAt, e.EndsAt, e.DurationMinutes, questions,
 			len(e.Questions), e.CreatedAt); err != nil {
 			return err
 		}
@@ -88,6 +84,61 @@ func (s *Store) ListExams(ctx context.Context, f exam.ExamFilter) ([]exam.Exam, 
 	return es, nil
 }
 
+// UpdateExam replaces the exam of e.ID and its questions and bumps the
+// content revision, under the exam's advisory lock as DeleteExam: it waits
+// for pushes in progress and is refused once answers are stored.
+func (s *Store) UpdateExam(ctx context.Context, e exam.Exam) error {
+	questions, err := json.Marshal(e.Questions)
+	if err != nil {
+		return fmt.Errorf("postgres: update exam: encode questions: %w", err)
+	}
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := lockExamWithoutAnswers(ctx, tx, e.ID); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE exams SET title = $2, subject = $3, npsns = $4, starts_at = $5,
+			ends_at = $6, duration_minutes = $7, questions = $8, question_count = $9 WHERE id = $1`,
+			e.ID, e.Title, e.Subject, nonNilStrings(e.NPSNs), e.StartsAt, e.EndsAt, e.DurationMinutes, questions,
+			len(e.Questions)); err != nil {
+			return err
+		}
+		return bumpRevision(ctx, tx)
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: update exam: %w", err)
+	}
+	return nil
+}
+
+// lockExamWithoutAnswers takes the exam's advisory lock exclusively (so
+// that pushes in progress for it finish first and their answers are seen)
+// and checks that the exam exists and has no answers.
+func lockExamWithoutAnswers(ctx context.Context, tx pgx.Tx, id string) error {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, examLockNamespace, id); err != nil {
+		return err
+	}
+	var exists, hasAnswers bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM exams WHERE id = $1),
+		EXISTS (SELECT 1 FROM answers WHERE exam_id = $1)`, id).Scan(&exists, &hasAnswers); err != nil {
+		return err
+	}
+	switch {
+	case !exists:
+		return exam.ErrNotFound
+	case hasAnswers:
+		return exam.ErrExamHasAnswers
+	}
+	return nil
+}
+
+// nonNilStrings returns s, or an empty slice for nil (a NOT NULL array).
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
 // DeleteExam removes the exam and bumps the content revision;
 // exam.ErrExamHasAnswers when answers were pushed for it, exam.ErrNotFound
 // when there is no such exam. It takes the exam's advisory lock exclusively,
@@ -95,19 +146,8 @@ func (s *Store) ListExams(ctx context.Context, f exam.ExamFilter) ([]exam.Exam, 
 // answers.
 func (s *Store) DeleteExam(ctx context.Context, id string) error {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, examLockNamespace, id); err != nil {
+		if err := lockExamWithoutAnswers(ctx, tx, id); err != nil {
 			return err
-		}
-		var exists, hasAnswers bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM exams WHERE id = $1),
-			EXISTS (SELECT 1 FROM answers WHERE exam_id = $1)`, id).Scan(&exists, &hasAnswers); err != nil {
-			return err
-		}
-		switch {
-		case !exists:
-			return exam.ErrNotFound
-		case hasAnswers:
-			return exam.ErrExamHasAnswers
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM exams WHERE id = $1`, id); err != nil {
 			return err

@@ -57,6 +57,50 @@ func testListExams(t *testing.T, s exam.Store) {
 	}
 }
 
+func testUpdateExam(t *testing.T, s exam.Store) {
+	ctx := t.Context()
+	e1 := newExam("exam-1", at(0), npsnA)
+	e2 := newExam("exam-2", at(time.Hour), npsnA)
+	MustCreateExam(t, s, e1)
+	MustCreateExam(t, s, e2)
+	MustSaveAnswers(t, s, batch("sync-1", sum("p1"), "", at(time.Hour), answer(e1.ID, "m-1", "q1", "b", at(time.Minute))))
+
+	rev := MustContentRevision(t, s)
+	edit := e1
+	edit.Title = "Edited"
+	wantErr(t, "UpdateExam of an exam with answers", s.UpdateExam(ctx, edit), exam.ErrExamHasAnswers)
+	got, err := s.GetExam(ctx, e1.ID)
+	mustOK(t, "GetExam after refused update", err)
+	check(t, "exam after refused update", got, e1)
+	if r := MustContentRevision(t, s); r != rev {
+		t.Fatalf("content revision moved from %d to %d on a refused update", rev, r)
+	}
+
+	// Every field but the id and creation time is replaced.
+	edit = newExam("exam-2", at(3*time.Hour), npsnA, npsnB)
+	edit.Title, edit.Subject, edit.DurationMinutes = "Ujian ulang", "Fisika", 60
+	edit.Questions = edit.Questions[:1]
+	edit.QuestionCount = 1
+	edit.CreatedAt = at(time.Hour) // ignored
+	mustOK(t, "UpdateExam", s.UpdateExam(ctx, edit))
+	want := edit
+	want.CreatedAt = e2.CreatedAt
+	got, err = s.GetExam(ctx, e2.ID)
+	mustOK(t, "GetExam after update", err)
+	check(t, "exam after update", got, want)
+	list, err := s.ListExams(ctx, exam.ExamFilter{NPSN: npsnB})
+	mustOK(t, "ListExams", err)
+	checkIDs(t, "ListExams of the newly assigned school", list, e2.ID)
+	if list[0].QuestionCount != 1 {
+		t.Fatalf("QuestionCount in the list = %d after update, want 1", list[0].QuestionCount)
+	}
+	if r := MustContentRevision(t, s); r <= rev {
+		t.Fatalf("content revision = %d after UpdateExam, want more than %d", r, rev)
+	}
+	missing := newExam("exam-404", at(0), npsnA)
+	wantErr(t, "UpdateExam of an unknown id", s.UpdateExam(ctx, missing), exam.ErrNotFound)
+}
+
 func testDeleteExam(t *testing.T, s exam.Store) {
 	ctx := t.Context()
 	e1 := newExam("exam-1", at(0), npsnA)

@@ -70,6 +70,7 @@ var suite = []test{
 
 	{"Exams", testExams},
 	{"ListExams", testListExams},
+	{"UpdateExam", testUpdateExam},
 	{"DeleteExam", testDeleteExam},
 	{"ContentRevision", testContentRevision},
 
