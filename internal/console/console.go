@@ -105,6 +105,7 @@ func New(o Options) http.Handler {
 		c.log = slog.New(slog.DiscardHandler)
 	}
 	funcs := template.FuncMap{"ago": ago, "list": func(xs ...string) []string { return xs },
+		"inc": func(i int) int { return i + 1 },
 		"percent": func(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + " %" }}
 	files, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
@@ -140,6 +141,11 @@ func New(o Options) http.Handler {
 	r.Method(http.MethodGet, "/login-cards", c.operator(http.HandlerFunc(c.loginCards)))
 	r.With(limitBody(maxImportSize+64<<10)).Method(http.MethodPost, "/students/import", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.importStudents)))))
 	r.Method(http.MethodPost, "/students/{id}/reset-password", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.resetPassword)))))
+	r.Method(http.MethodGet, "/exams/new", c.operator(http.HandlerFunc(c.newExam)))
+	r.With(limitBody(maxExamFormSize)).Method(http.MethodPost, "/exams/new", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.saveExam)))))
+	r.Method(http.MethodGet, "/exams/{id}/edit", c.operator(http.HandlerFunc(c.editExam)))
+	r.With(limitBody(maxExamFormSize)).Method(http.MethodPost, "/exams/{id}/edit", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.saveExam)))))
+	r.Method(http.MethodPost, "/exams/{id}/delete", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.deleteExam)))))
 	r.Method(http.MethodGet, "/exams/{id}/results", c.operator(http.HandlerFunc(c.results)))
 	r.Method(http.MethodGet, "/exams/{id}/results.csv", c.operator(http.HandlerFunc(c.resultsCSV)))
 	r.Method(http.MethodGet, "/api-keys", c.operator(http.HandlerFunc(c.apiKeys)))

@@ -364,6 +364,16 @@ func TestExamResultsPage(t *testing.T) {
 	if resp, _ := get(t, c, srv.URL+"/console/exams/nope/results"); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("unknown exam: %d", resp.StatusCode)
 	}
+	// With answers stored, the editor says the exam is locked, and a delete
+	// is refused with the reason.
+	if _, body := get(t, c, srv.URL+"/console/exams/"+e.ID+"/edit"); !strings.Contains(body, "can no longer be edited") {
+		t.Error("the editor of an exam with answers does not say it is locked")
+	}
+	csrf := signIn(t, srv, c)
+	if resp, body := post(t, c, srv.URL+"/console/exams/"+e.ID+"/delete", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusConflict ||
+		!strings.Contains(body, "answers") {
+		t.Errorf("delete of an exam with answers: %d", resp.StatusCode)
+	}
 }
 
 // TestStudentsPages: a CSV import shows the report of every row (the bad

@@ -19,8 +19,16 @@ func (c *console) exams(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		status = c.showError(&v, err)
 	}
-	v.Data = es
+	q := r.URL.Query()
+	v.Data = examsView{Exams: es, Saved: q.Get("saved") != "", Deleted: q.Get("deleted") != ""}
 	c.render(w, r, "exams", status, v)
+}
+
+// examsView is the exams page's data; Saved and Deleted say what the last
+// form did.
+type examsView struct {
+	Exams          []exam.Exam
+	Saved, Deleted bool
 }
 
 // resultsView is the results page's data.

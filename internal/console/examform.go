@@ -1,0 +1,267 @@
+package console
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/exam"
+)
+
+// The editor's time zones: Indonesia's three and UTC. Times are entered in
+// one of them and stored in UTC.
+var examZones = []struct {
+	Name   string
+	Offset int // hours east of UTC
+}{{"WIB", 7}, {"WITA", 8}, {"WIT", 9}, {"UTC", 0}}
+
+// maxExamFormSize bounds the editor's posts (question texts may embed
+// images as data URIs).
+const maxExamFormSize = 16 << 20
+
+// maxFormQuestions bounds the questions of one form; larger exams come
+// through the API or "portal admin exam create".
+const maxFormQuestions = 200
+
+// examForm is the exam editor's form, as the operator typed it.
+type examForm struct {
+	ID                    string // empty for a new exam
+	Title, Subject, NPSNs string
+	Starts, Ends, Zone    string // datetime-local values in Zone
+	Duration              string
+	Questions             []questionForm
+}
+
+// questionForm is one question of the editor. Options are one per line,
+// "id: text"; Answer is the option ids (comma-separated), true or false,
+// or the accepted answers (one per line), by Type.
+type questionForm struct {
+	ID, Type, Text, Options, Answer, Points string
+}
+
+// examFormView is the editor page's data.
+type examFormView struct {
+	Form      examForm
+	Zones     []string
+	Types     []exam.QuestionType
+	HasAnswer bool // the exam has stored answers and cannot be edited
+}
+
+// newExamForm is the editor of a new exam: starting tomorrow at 07:30 WIB,
+// one question.
+func newExamForm(now time.Time) examForm {
+	day := now.In(zone("WIB")).AddDate(0, 0, 1)
+	start := time.Date(day.Year(), day.Month(), day.Day(), 7, 30, 0, 0, zone("WIB"))
+	return examForm{Zone: "WIB", Starts: start.Format(localLayout), Ends: start.Add(2 * time.Hour).Format(localLayout),
+		Duration: "90", Questions: []questionForm{{ID: "q1", Type: string(exam.SingleChoice), Points: "1"}}}
+}
+
+// localLayout is the format of datetime-local inputs.
+const localLayout = "2006-01-02T15:04"
+
+// zone returns the editor's time zone called name (UTC when unknown).
+func zone(name string) *time.Location {
+	for _, z := range examZones {
+		if z.Name == name {
+			return time.FixedZone(z.Name, z.Offset*3600)
+		}
+	}
+	return time.UTC
+}
+
+// formOfExam fills the editor with e, in WIB.
+func formOfExam(e exam.Exam) examForm {
+	f := examForm{ID: e.ID, Title: e.Title, Subject: e.Subject, NPSNs: strings.Join(e.NPSNs, " "), Zone: "WIB",
+		Starts: e.StartsAt.In(zone("WIB")).Format(localLayout), Ends: e.EndsAt.In(zone("WIB")).Format(localLayout),
+		Duration: strconv.Itoa(e.DurationMinutes)}
+	for _, q := range e.Questions {
+		qf := questionForm{ID: q.ID, Type: string(q.Type), Text: q.Text, Points: strconv.FormatFloat(q.Points, 'f', -1, 64)}
+		var opts []string
+		for _, o := range q.Options {
+			opts = append(opts, o.ID+": "+o.Text)
+		}
+		qf.Options = strings.Join(opts, "\n")
+		sep := ","
+		if q.Type == exam.ShortAnswer {
+			sep = "\n"
+		}
+		qf.Answer = strings.Join(q.Answer, sep)
+		f.Questions = append(f.Questions, qf)
+	}
+	return f
+}
+
+// parseExamForm reads the editor's fields from r (questions q.N.field,
+// N from 0).
+func parseExamForm(r *http.Request) examForm {
+	v := func(k string) string { return strings.TrimSpace(r.PostFormValue(k)) }
+	f := examForm{ID: chi.URLParam(r, "id"), Title: v("title"), Subject: v("subject"), NPSNs: v("npsn"),
+		Starts: v("starts"), Ends: v("ends"), Zone: v("zone"), Duration: v("duration")}
+	for i := 0; i < maxFormQuestions; i++ {
+		p := "q." + strconv.Itoa(i) + "."
+		if _, ok := r.PostForm[p+"type"]; !ok {
+			break
+		}
+		if r.PostFormValue(p+"remove") != "" {
+			continue
+		}
+		f.Questions = append(f.Questions, questionForm{ID: v(p + "id"), Type: v(p + "type"), Text: v(p + "text"),
+			Options: v(p + "options"), Answer: v(p + "answer"), Points: v(p + "points")})
+	}
+	return f
+}
+
+// errForm is a form whose field cannot be read; the message says which.
+func errForm(format string, args ...any) error {
+	return apperr.Errorf(apperr.Invalid, "INVALID_FORM", format, args...)
+}
+
+// input turns the form into the exam service's input; the service checks
+// the rest (one set of rules with the API).
+func (f examForm) input() (exam.ExamInput, error) {
+	in := exam.ExamInput{Title: f.Title, Subject: f.Subject, NPSNs: strings.FieldsFunc(f.NPSNs, func(r rune) bool {
+		return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t'
+	})}
+	var err error
+	loc := zone(f.Zone)
+	if in.StartsAt, err = time.ParseInLocation(localLayout, f.Starts, loc); err != nil {
+		return in, errForm("the start is not a date and time")
+	}
+	if in.EndsAt, err = time.ParseInLocation(localLayout, f.Ends, loc); err != nil {
+		return in, errForm("the end is not a date and time")
+	}
+	if in.DurationMinutes, err = strconv.Atoi(f.Duration); err != nil {
+		return in, errForm("the duration must be a whole number of minutes")
+	}
+	for i, qf := range f.Questions {
+		q := exam.Question{ID: qf.ID, Type: exam.QuestionType(qf.Type), Text: qf.Text}
+		if qf.Points != "" {
+			if q.Points, err = strconv.ParseFloat(qf.Points, 64); err != nil {
+				return in, errForm("question %d: the points must be a number", i+1)
+			}
+		}
+		for _, line := range lines(qf.Options) {
+			id, text, ok := strings.Cut(line, ":")
+			if !ok {
+				return in, errForm("question %d: write each option as \"id: text\" (%q)", i+1, line)
+			}
+			q.Options = append(q.Options, exam.Option{ID: strings.TrimSpace(id), Text: strings.TrimSpace(text)})
+		}
+		if q.Type == exam.ShortAnswer {
+			q.Answer = lines(qf.Answer)
+		} else {
+			for _, a := range strings.Split(qf.Answer, ",") {
+				if a = strings.TrimSpace(a); a != "" {
+					q.Answer = append(q.Answer, a)
+				}
+			}
+		}
+		in.Questions = append(in.Questions, q)
+	}
+	return in, nil
+}
+
+// lines returns the non-blank lines of s, trimmed.
+func lines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// renderExamForm renders the editor with f; err, when set, is shown.
+func (c *console) renderExamForm(w http.ResponseWriter, r *http.Request, status int, f examForm, hasAnswers bool, err error) {
+	v := c.examView(r)
+	if err != nil {
+		status = c.showError(&v, err)
+	}
+	fv := examFormView{Form: f, HasAnswer: hasAnswers,
+		Types: []exam.QuestionType{exam.SingleChoice, exam.MultipleChoice, exam.TrueFalse, exam.ShortAnswer, exam.Essay}}
+	for _, z := range examZones {
+		fv.Zones = append(fv.Zones, z.Name)
+	}
+	v.Data = fv
+	c.render(w, r, "examform", status, v)
+}
+
+// newExam serves GET /console/exams/new: the editor of a new exam.
+func (c *console) newExam(w http.ResponseWriter, r *http.Request) {
+	c.renderExamForm(w, r, http.StatusOK, newExamForm(time.Now()), false, nil)
+}
+
+// editExam serves GET /console/exams/{id}/edit: the editor with the exam.
+func (c *console) editExam(w http.ResponseWriter, r *http.Request) {
+	e, err := c.exam.GetExam(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		c.examsError(w, r, err)
+		return
+	}
+	res, err := c.exam.Results(r.Context(), e.ID)
+	c.renderExamForm(w, r, http.StatusOK, formOfExam(e), err == nil && res.AnswerRows > 0, err)
+}
+
+// saveExam serves POST /console/exams/new and /console/exams/{id}/edit:
+// with action=add, the editor again with one more question; else the exam
+// created or replaced through the exam service, then the list. A refused
+// exam keeps the form and says why; nothing is stored.
+func (c *console) saveExam(w http.ResponseWriter, r *http.Request) {
+	f := parseExamForm(r)
+	if r.PostFormValue("action") == "add" {
+		if len(f.Questions) >= maxFormQuestions {
+			c.renderExamForm(w, r, http.StatusOK, f, false, errForm("a form holds at most %d questions; larger exams come through the API", maxFormQuestions))
+			return
+		}
+		f.Questions = append(f.Questions, questionForm{ID: "q" + strconv.Itoa(len(f.Questions)+1), Type: string(exam.SingleChoice), Points: "1"})
+		c.renderExamForm(w, r, http.StatusOK, f, false, nil)
+		return
+	}
+	in, err := f.input()
+	var e exam.Exam
+	if err == nil {
+		if f.ID == "" {
+			e, err = c.exam.CreateExam(r.Context(), in)
+		} else {
+			e, err = c.exam.UpdateExam(r.Context(), f.ID, in)
+		}
+	}
+	if err != nil {
+		c.renderExamForm(w, r, http.StatusBadRequest, f, errors.Is(err, exam.ErrExamHasAnswers), err)
+		return
+	}
+	c.log.Info("console: exam saved", "exam", e.ID, "questions", e.QuestionCount, "by", operatorFrom(r).Username)
+	http.Redirect(w, r, "/console/exams?saved="+url.QueryEscape(e.ID), http.StatusSeeOther)
+}
+
+// deleteExam serves POST /console/exams/{id}/delete: an exam without
+// answers removed.
+func (c *console) deleteExam(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	if err := c.exam.DeleteExam(r.Context(), id); err != nil {
+		e, gerr := c.exam.GetExam(r.Context(), id)
+		if gerr != nil {
+			c.examsError(w, r, err)
+			return
+		}
+		c.renderExamForm(w, r, http.StatusConflict, formOfExam(e), errors.Is(err, exam.ErrExamHasAnswers), err)
+		return
+	}
+	c.log.Info("console: exam deleted", "exam", id, "by", operatorFrom(r).Username)
+	http.Redirect(w, r, "/console/exams?deleted="+url.QueryEscape(id), http.StatusSeeOther)
+}
+
+// examsError shows err on the exams page (an unknown exam, mostly).
+func (c *console) examsError(w http.ResponseWriter, r *http.Request, err error) {
+	v := c.examView(r)
+	status := c.showError(&v, err)
+	v.Data = examsView{}
+	c.render(w, r, "exams", status, v)
+}
