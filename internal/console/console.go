@@ -105,7 +105,7 @@ func New(o Options) http.Handler {
 		c.log = slog.New(slog.DiscardHandler)
 	}
 	funcs := template.FuncMap{"ago": ago, "list": func(xs ...string) []string { return xs },
-		"inc": func(i int) int { return i + 1 },
+		"inc":     func(i int) int { return i + 1 },
 		"percent": func(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + " %" }}
 	files, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
