@@ -137,9 +137,10 @@ func newMonitorsCmd(o *adminOptions) *cobra.Command {
 				return err
 			}
 			return o.printer().Print(nonNil(list), func(t *table) {
-				t.Row("SERVER CODE", "NPSN", "SCHOOL", "STATUS", "STUDENTS", "EXAMS", "VERSION", "CLIENT IP", "LAST PING")
+				t.Row("SERVER CODE", "NPSN", "SCHOOL", "STATUS", "STUDENTS", "EXAMS", "UNPUSHED", "VERSION", "CLIENT IP", "LAST PING")
 				for _, m := range list {
-					t.Row(m.ServerCode, m.NPSN, m.SchoolName, m.Status, m.ConnectedStudents, m.ActiveExamsCount, m.ClientVersion, m.ClientIP, m.LastPingAt)
+					t.Row(m.ServerCode, m.NPSN, m.SchoolName, m.Status, m.ConnectedStudents, m.ActiveExamsCount, m.PendingAnswers,
+						m.ClientVersion, m.ClientIP, m.LastPingAt)
 				}
 			})
 		}),

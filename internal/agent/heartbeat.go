@@ -56,6 +56,9 @@ func (s *Syncer) heartbeat(ctx context.Context) error {
 	if lab != nil {
 		req.ConnectedStudents, req.ActiveExamsCount = lab.ConnectedStudents(), lab.ActiveExams()
 	}
+	if n, err := s.db.Pending(); err == nil {
+		req.PendingAnswers = n
+	}
 	var (
 		hr     *client.HeartbeatResponse
 		t0, t1 time.Time
@@ -78,6 +81,6 @@ func (s *Syncer) heartbeat(ctx context.Context) error {
 		st.LastHeartbeatAt = s.Now()
 	})
 	s.log.DebugContext(ctx, "heartbeat", "status", status, "connected_students", req.ConnectedStudents,
-		"active_exams", req.ActiveExamsCount)
+		"active_exams", req.ActiveExamsCount, "pending_answers", req.PendingAnswers)
 	return nil
 }

@@ -14,6 +14,9 @@ func TestSyncerHeartbeat(t *testing.T) {
 	lab := &fakeLab{}
 	lab.students.Store(3)
 	lab.exams.Store(1)
+	// Two answers wait while pushes fail: the heartbeat reports them.
+	saveAnswers(t, f.db, f.examID, f.students[0], map[string]string{"q1": "b", "q2": "false"})
+	f.tr.failPushes.Store(true)
 	s := f.syncer(func(o *agent.SyncerOptions) { o.PullInterval = time.Minute })
 	s.SetLab(lab)
 	f.run(s)
@@ -30,13 +33,16 @@ func TestSyncerHeartbeat(t *testing.T) {
 	}
 	waitFor(t, "a heartbeat", func() bool {
 		m := monitor()
-		return m.ServerCode == "LAB-01" && m.ConnectedStudents == 3 && m.ActiveExamsCount == 1 && m.ClientVersion == "test-1.0"
+		return m.ServerCode == "LAB-01" && m.ConnectedStudents == 3 && m.ActiveExamsCount == 1 && m.ClientVersion == "test-1.0" &&
+			m.PendingAnswers == 2
 	})
-	// The interval the portal asks for (1 s) is kept.
+	// The interval the portal asks for (1 s) is kept; once the pushes go
+	// through, nothing is reported pending.
 	lab.students.Store(5)
+	f.tr.failPushes.Store(false)
 	waitFor(t, "a heartbeat with the new figures", func() bool {
 		m := monitor()
-		return m.ConnectedStudents == 5 && m.Status == exam.StatusOnline
+		return m.ConnectedStudents == 5 && m.Status == exam.StatusOnline && m.PendingAnswers == 0
 	})
 	if st := s.Status(); st.HeartbeatIntervalSeconds != 1 || st.LastHeartbeatAt.IsZero() {
 		t.Fatalf("heartbeat in status: %+v", st)

@@ -301,6 +301,7 @@ type testTransport struct {
 	downAfterCut atomic.Bool  // ... and the network goes down then
 	corrupt      atomic.Bool  // one byte of every whole package body is flipped
 	dropPushes   atomic.Int32 // the answers of this many pushes (stored by the portal) are lost
+	failPushes   atomic.Bool  // every push fails as if the network were down (other calls go through)
 }
 
 func newTestTransport(t *testing.T) *testTransport {
@@ -312,7 +313,7 @@ func newTestTransport(t *testing.T) *testTransport {
 var errNetworkDown = errors.New("test: network down")
 
 func (tr *testTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if tr.down.Load() {
+	if tr.down.Load() || (tr.failPushes.Load() && r.URL.Path == pathPush) {
 		if r.Body != nil {
 			r.Body.Close()
 		}

@@ -168,13 +168,13 @@ func TestFleetAndLanguage(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := svc.Heartbeat(ctx, id, exam.HeartbeatInput{ServerCode: "LAB-01", ConnectedStudents: 31,
-		ActiveExamsCount: 2, ClientVersion: "labagent 1.4", Status: exam.StatusOnline}); err != nil {
+		ActiveExamsCount: 2, PendingAnswers: 17, ClientVersion: "labagent 1.4", Status: exam.StatusOnline}); err != nil {
 		t.Fatal(err)
 	}
 	c := browser(t)
 	post(t, c, srv.URL+"/console/login", url.Values{"username": {"admin"}, "password": {password}})
 	_, body := get(t, c, srv.URL+"/console/fleet")
-	for _, want := range []string{"LAB-01", "SMA Negeri 1 Contoh", "labagent 1.4", ">31<", "status online"} {
+	for _, want := range []string{"LAB-01", "SMA Negeri 1 Contoh", "labagent 1.4", ">31<", ">17<", "Answers not yet pushed", "status online"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("fleet lacks %q", want)
 		}

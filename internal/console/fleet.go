@@ -25,7 +25,7 @@ type fleetView struct {
 
 // fleet serves GET /console/fleet?status=&school=: every lab server with
 // its school, effective status, last heartbeat, client version, connected
-// students and active exams; the page refreshes itself every 30 s.
+// students, active exams and answers not yet pushed; the page refreshes itself every 30 s.
 func (c *console) fleet(w http.ResponseWriter, r *http.Request) {
 	status := exam.MonitorStatus(r.URL.Query().Get("status"))
 	school := strings.TrimSpace(r.URL.Query().Get("school"))

@@ -245,10 +245,13 @@ type Monitor struct {
 	Status            MonitorStatus // as last reported
 	ActiveExamsCount  int
 	ConnectedStudents int
-	ClientIP          string
-	ClientVersion     string
-	LastPingAt        time.Time
-	UpdatedAt         time.Time
+	// PendingAnswers is the number of answers the server holds that the
+	// portal has not acknowledged yet, as last reported.
+	PendingAnswers int
+	ClientIP       string
+	ClientVersion  string
+	LastPingAt     time.Time
+	UpdatedAt      time.Time
 }
 
 // PackageMeta describes the encrypted exam package currently built for a school.

@@ -12,6 +12,7 @@ type HeartbeatInput struct {
 	ServerCode        string
 	ConnectedStudents int
 	ActiveExamsCount  int
+	PendingAnswers    int
 	ClientVersion     string
 	Status            MonitorStatus
 	ClientIP          string
@@ -38,6 +39,8 @@ func (s *Service) Heartbeat(ctx context.Context, id ServerIdentity, in Heartbeat
 		return HeartbeatResult{}, invalid("connected_students must be between 0 and 1000000")
 	case in.ActiveExamsCount < 0 || in.ActiveExamsCount > 100_000:
 		return HeartbeatResult{}, invalid("active_exams_count must be between 0 and 100000")
+	case in.PendingAnswers < 0:
+		return HeartbeatResult{}, invalid("pending_answers must not be negative")
 	case len(in.ClientVersion) > 64:
 		return HeartbeatResult{}, invalid("client_version must be at most 64 characters")
 	}
@@ -45,7 +48,7 @@ func (s *Service) Heartbeat(ctx context.Context, id ServerIdentity, in Heartbeat
 	_, err := s.store.UpsertMonitor(ctx, Monitor{
 		ID: NewID(), ServerCode: id.ServerCode, NPSN: id.NPSN, SchoolName: id.SchoolName, HardwareID: id.HardwareID,
 		Status: in.Status, ActiveExamsCount: in.ActiveExamsCount, ConnectedStudents: in.ConnectedStudents,
-		ClientIP: in.ClientIP, ClientVersion: in.ClientVersion, LastPingAt: now, UpdatedAt: now,
+		PendingAnswers: in.PendingAnswers, ClientIP: in.ClientIP, ClientVersion: in.ClientVersion, LastPingAt: now, UpdatedAt: now,
 	})
 	if err != nil {
 		return HeartbeatResult{}, fmt.Errorf("heartbeat: %w", err)

@@ -21,6 +21,7 @@ type monitorView struct {
 	Status            string    `json:"status"`
 	ActiveExamsCount  int       `json:"active_exams_count"`
 	ConnectedStudents int       `json:"connected_students"`
+	PendingAnswers    int       `json:"pending_answers"` // (ext)
 	ClientIP          string    `json:"client_ip"`
 	ClientVersion     string    `json:"client_version"`
 	LastPingAt        time.Time `json:"last_ping_at"`
@@ -41,7 +42,7 @@ func (s *server) listMonitors(w http.ResponseWriter, r *http.Request) {
 		views[i] = monitorView{
 			ID: m.ID, ServerCode: m.ServerCode, NPSN: m.NPSN, SchoolName: m.SchoolName, HardwareID: m.HardwareID,
 			Status: string(m.Status), ActiveExamsCount: m.ActiveExamsCount, ConnectedStudents: m.ConnectedStudents,
-			ClientIP: m.ClientIP, ClientVersion: m.ClientVersion,
+			PendingAnswers: m.PendingAnswers, ClientIP: m.ClientIP, ClientVersion: m.ClientVersion,
 			LastPingAt: m.LastPingAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
 		}
 	}

@@ -286,6 +286,7 @@ type heartbeatRequest struct {
 	ServerCode        string `json:"server_code"`
 	ConnectedStudents int    `json:"connected_students"`
 	ActiveExamsCount  int    `json:"active_exams_count"`
+	PendingAnswers    int    `json:"pending_answers"` // (ext)
 	ClientVersion     string `json:"client_version"`
 	Status            string `json:"status"`
 }
@@ -300,7 +301,7 @@ func (s *server) heartbeat(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := s.exam.Heartbeat(r.Context(), serverFrom(r.Context()), exam.HeartbeatInput{
 		ServerCode: req.ServerCode, ConnectedStudents: req.ConnectedStudents,
-		ActiveExamsCount: req.ActiveExamsCount, ClientVersion: req.ClientVersion,
+		ActiveExamsCount: req.ActiveExamsCount, PendingAnswers: req.PendingAnswers, ClientVersion: req.ClientVersion,
 		Status: exam.MonitorStatus(req.Status), ClientIP: respond.ClientIP(r.Context()),
 	})
 	if err != nil {

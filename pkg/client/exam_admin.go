@@ -19,13 +19,16 @@ type Monitor struct {
 	SchoolName string `json:"school_name"`
 	HardwareID string `json:"hardware_id"`
 	// Status is MonitorOnline, MonitorSyncing or MonitorOffline.
-	Status            string    `json:"status"`
-	ActiveExamsCount  int       `json:"active_exams_count"`
-	ConnectedStudents int       `json:"connected_students"`
-	ClientIP          string    `json:"client_ip"`
-	ClientVersion     string    `json:"client_version"`
-	LastPingAt        time.Time `json:"last_ping_at"`
-	UpdatedAt         time.Time `json:"updated_at"`
+	Status            string `json:"status"`
+	ActiveExamsCount  int    `json:"active_exams_count"`
+	ConnectedStudents int    `json:"connected_students"`
+	// PendingAnswers is what the server last reported of its answers not
+	// yet acknowledged by the portal (an extension of the portal).
+	PendingAnswers int       `json:"pending_answers"`
+	ClientIP       string    `json:"client_ip"`
+	ClientVersion  string    `json:"client_version"`
+	LastPingAt     time.Time `json:"last_ping_at"`
+	UpdatedAt      time.Time `json:"updated_at"`
 }
 
 // MonitorListOptions filters ListMonitors.

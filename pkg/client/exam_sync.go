@@ -462,7 +462,10 @@ type HeartbeatRequest struct {
 	ServerCode        string `json:"server_code"`
 	ConnectedStudents int    `json:"connected_students"`
 	ActiveExamsCount  int    `json:"active_exams_count"`
-	ClientVersion     string `json:"client_version"`
+	// PendingAnswers is the number of answers the server holds that the
+	// portal has not acknowledged yet (an extension of the portal).
+	PendingAnswers int    `json:"pending_answers,omitempty"`
+	ClientVersion  string `json:"client_version"`
 	// Status is MonitorOnline or MonitorSyncing.
 	Status string `json:"status"`
 }

@@ -275,6 +275,7 @@ type monitorRecord struct {
 	Status            exam.MonitorStatus `json:"status"`
 	ActiveExamsCount  int                `json:"active_exams_count"`
 	ConnectedStudents int                `json:"connected_students"`
+	PendingAnswers    int                `json:"pending_answers,omitempty"`
 	ClientIP          string             `json:"client_ip"`
 	ClientVersion     string             `json:"client_version"`
 	LastPingAt        time.Time          `json:"last_ping_at"`
@@ -284,7 +285,7 @@ type monitorRecord struct {
 func (r monitorRecord) monitor() exam.Monitor {
 	return exam.Monitor{ID: r.ID, ServerCode: r.ServerCode, NPSN: r.NPSN, SchoolName: r.SchoolName,
 		HardwareID: r.HardwareID, Status: r.Status, ActiveExamsCount: r.ActiveExamsCount,
-		ConnectedStudents: r.ConnectedStudents, ClientIP: r.ClientIP, ClientVersion: r.ClientVersion,
+		ConnectedStudents: r.ConnectedStudents, PendingAnswers: r.PendingAnswers, ClientIP: r.ClientIP, ClientVersion: r.ClientVersion,
 		LastPingAt: utc(r.LastPingAt), UpdatedAt: utc(r.UpdatedAt)}
 }
 
@@ -300,7 +301,7 @@ func (s *Store) UpsertMonitor(ctx context.Context, m exam.Monitor) (exam.Monitor
 		}
 		rec := monitorRecord{ID: m.ID, ServerCode: m.ServerCode, NPSN: m.NPSN, SchoolName: m.SchoolName,
 			HardwareID: m.HardwareID, Status: m.Status, ActiveExamsCount: m.ActiveExamsCount,
-			ConnectedStudents: m.ConnectedStudents, ClientIP: m.ClientIP, ClientVersion: m.ClientVersion,
+			ConnectedStudents: m.ConnectedStudents, PendingAnswers: m.PendingAnswers, ClientIP: m.ClientIP, ClientVersion: m.ClientVersion,
 			LastPingAt: ts(m.LastPingAt), UpdatedAt: ts(m.UpdatedAt)}
 		var old monitorRecord
 		found, err := getJSON(b, key, &old)

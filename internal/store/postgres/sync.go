@@ -265,12 +265,13 @@ func answerFilters(q exam.AnswerQuery) (string, []any) {
 // Monitors.
 
 const monitorColumns = `id, server_code, npsn, school_name, hardware_id, status, active_exams_count,
-	connected_students, client_ip, client_version, last_ping_at, updated_at`
+	connected_students, client_ip, client_version, last_ping_at, updated_at, pending_answers`
 
 func scanMonitor(row pgx.Row) (exam.Monitor, error) {
 	var m exam.Monitor
 	err := row.Scan(&m.ID, &m.ServerCode, &m.NPSN, &m.SchoolName, &m.HardwareID, &m.Status,
-		&m.ActiveExamsCount, &m.ConnectedStudents, &m.ClientIP, &m.ClientVersion, &m.LastPingAt, &m.UpdatedAt)
+		&m.ActiveExamsCount, &m.ConnectedStudents, &m.ClientIP, &m.ClientVersion, &m.LastPingAt, &m.UpdatedAt,
+		&m.PendingAnswers)
 	return m, err
 }
 
@@ -283,16 +284,16 @@ func scanMonitor(row pgx.Row) (exam.Monitor, error) {
 func (s *Store) UpsertMonitor(ctx context.Context, m exam.Monitor) (exam.Monitor, error) {
 	var out exam.Monitor
 	err := s.lazyCommit(ctx, `INSERT INTO monitors AS m (`+monitorColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 		ON CONFLICT (server_code) DO UPDATE SET
 			npsn = excluded.npsn, school_name = excluded.school_name, hardware_id = excluded.hardware_id,
 			status = excluded.status, active_exams_count = excluded.active_exams_count,
 			connected_students = excluded.connected_students, client_ip = excluded.client_ip,
 			client_version = excluded.client_version, last_ping_at = excluded.last_ping_at,
-			updated_at = excluded.updated_at
+			updated_at = excluded.updated_at, pending_answers = excluded.pending_answers
 		RETURNING `+monitorColumns,
 		[]any{m.ID, m.ServerCode, m.NPSN, m.SchoolName, m.HardwareID, string(m.Status), m.ActiveExamsCount,
-			m.ConnectedStudents, m.ClientIP, m.ClientVersion, m.LastPingAt, m.UpdatedAt},
+			m.ConnectedStudents, m.ClientIP, m.ClientVersion, m.LastPingAt, m.UpdatedAt, m.PendingAnswers},
 		func(row pgx.Row) (err error) { out, err = scanMonitor(row); return err })
 	if err != nil {
 		return exam.Monitor{}, fmt.Errorf("postgres: upsert monitor: %w", err)

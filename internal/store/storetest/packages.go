@@ -14,7 +14,7 @@ import (
 func testMonitors(t *testing.T, s exam.Store) {
 	ctx := t.Context()
 	m := exam.Monitor{ID: "mon-1", ServerCode: "LAB-B", NPSN: npsnA, SchoolName: "SMA Negeri 1", HardwareID: "hw-1",
-		Status: exam.StatusOnline, ActiveExamsCount: 2, ConnectedStudents: 30, ClientIP: "10.0.0.5",
+		Status: exam.StatusOnline, ActiveExamsCount: 2, ConnectedStudents: 30, PendingAnswers: 120, ClientIP: "10.0.0.5",
 		ClientVersion: "1.0.0", LastPingAt: at(0), UpdatedAt: at(0)}
 	check(t, "UpsertMonitor creating", MustUpsertMonitor(t, s, m), m)
 
