@@ -18,20 +18,53 @@ import (
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
 	"github.com/seedhq/portal/internal/store/bolt"
+	"github.com/seedhq/portal/internal/store/pgtest"
+	"github.com/seedhq/portal/internal/store/postgres"
 )
 
 const password = "console-Password-1"
 
-// newPortal serves the router with the console over a bbolt store with an
-// operator and one lab server that sent a heartbeat.
+// newPortal serves the router with the console over a bbolt store with
+// an operator.
 func newPortal(t *testing.T) (*httptest.Server, *exam.Service) {
+	return newPortalOn(t, "bolt")
+}
+
+// storeKinds are the stores the console's tests run on.
+var storeKinds = []string{"bolt", "postgres"}
+
+// openStore opens a new, empty store of kind (a database of its own on
+// the test PostgreSQL server, see pgtest), closed when the test ends.
+func openStore(t *testing.T, kind string) interface {
+	exam.Store
+	Close() error
+} {
 	t.Helper()
-	exam.BcryptCost = 4
+	if kind == "postgres" {
+		pg, err := postgres.Open(t.Context(), pgtest.NewDatabase(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { pg.Close() })
+		if err := pg.Migrate(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		return pg
+	}
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"), bolt.WithNoSync())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// newPortalOn serves the router with the console over a new store of kind
+// with an operator.
+func newPortalOn(t *testing.T, kind string) (*httptest.Server, *exam.Service) {
+	t.Helper()
+	exam.BcryptCost = 4
+	st := openStore(t, kind)
 	ctx := context.Background()
 	svc, err := exam.NewService(ctx, st, exam.Config{TempDir: t.TempDir()}, slog.New(slog.DiscardHandler))
 	if err != nil {
