@@ -6,7 +6,9 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"log/slog"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -297,6 +299,283 @@ func TestOfficePOS(t *testing.T) {
 			if resp.StatusCode != http.StatusForbidden {
 				t.Fatalf("a sale by the kitchen: %d", resp.StatusCode)
 			}
+		})
+	}
+}
+
+// TestOfficePayments: a receipt waiting for verification is listed with
+// its image (served with its type, not sniffed, to the payments users
+// only); a rejection needs its reason; a rejected order sent again is
+// approved and goes to the kitchen; the cashier without the payments menu
+// and an admin-less customer are forbidden.
+func TestOfficePayments(t *testing.T) {
+	for _, so := range shopStores() {
+		t.Run(so.name, func(t *testing.T) {
+			s := newShop(t, so.open)
+			o := s.waitingOrder()
+			proof := "/console/shop/payments/" + o.ID + "/proof"
+			resp, body := s.get(cashierPayNum, "/console/shop/payments")
+			expect(t, "payments", resp, body, 200, o.OrderNumber, `src="`+proof+`"`, "BCA a.n. Sari", "Rp 12.000")
+			resp, img := s.get(cashierPayNum, proof)
+			expect(t, "proof", resp, img, 200, "PNG")
+			if resp.Header.Get("Content-Type") != "image/png" || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+				t.Fatalf("proof headers: %v", resp.Header)
+			}
+			s.forbidden("/console/shop/payments", cashierNumber, kitchenNumber, customerNumber)
+			s.forbidden(proof, cashierNumber, customerNumber)
+
+			verify := "/console/shop/payments/" + o.ID + "/verify"
+			resp, body = s.post(cashierPayNum, "/console/shop/payments", verify, url.Values{"decision": {"reject"}, "reason": {"  "}})
+			expect(t, "rejection without a reason", resp, body, 400, "needs its reason")
+			resp, _ = post(t, s.clients[cashierPayNum], s.srv.URL+verify, url.Values{"decision": {"approve"}})
+			if resp.StatusCode != http.StatusForbidden {
+				t.Fatalf("a decision without the form's token: %d", resp.StatusCode)
+			}
+			resp, _ = s.post(cashierNumber, "/console/shop/pos", verify, url.Values{"decision": {"approve"}})
+			if resp.StatusCode != http.StatusForbidden {
+				t.Fatalf("a decision by the cashier: %d", resp.StatusCode)
+			}
+			resp, _ = s.post(cashierPayNum, "/console/shop/payments", verify, url.Values{"decision": {"reject"}, "reason": {"Amount differs"}})
+			if resp.StatusCode != http.StatusSeeOther {
+				t.Fatalf("rejection: %d", resp.StatusCode)
+			}
+			resp, body = s.get(cashierPayNum, resp.Header.Get("Location"))
+			expect(t, "after the rejection", resp, body, 200, "payment rejected", "No payment is waiting")
+			got, _ := s.svc.OrderFor(context.Background(), s.users[ownerNumber], o.ID)
+			if got.Status != ord.StatusPendingPayment {
+				t.Fatalf("rejected order: %s", got.Status)
+			}
+
+			if _, err := s.svc.UploadProof(context.Background(), s.users[customerNumber], o.ID, proofPNG(t), ""); err != nil {
+				t.Fatal(err)
+			}
+			resp, _ = s.post(ownerNumber, "/console/shop/payments", verify, url.Values{"decision": {"approve"}})
+			if resp.StatusCode != http.StatusSeeOther {
+				t.Fatalf("approval: %d", resp.StatusCode)
+			}
+			resp, body = s.post(ownerNumber, "/console/shop/payments", verify, url.Values{"decision": {"approve"}})
+			expect(t, "approving twice", resp, body, http.StatusConflict, "cannot move")
+			if got, _ = s.svc.OrderFor(context.Background(), s.users[ownerNumber], o.ID); got.Status != ord.StatusPaid {
+				t.Fatalf("approved order: %s", got.Status)
+			}
+		})
+	}
+}
+
+// TestOfficeMenu: an admin adds a category and an item, changes the item,
+// sees refused input again with the service's message, cannot delete a
+// category with items, imports a CSV (all rows or none); staff and
+// customers are forbidden.
+func TestOfficeMenu(t *testing.T) {
+	for _, so := range shopStores() {
+		t.Run(so.name, func(t *testing.T) {
+			s := newShop(t, so.open)
+			const page = "/console/shop/menu"
+			resp, body := s.get(adminNumber, page)
+			expect(t, "menu", resp, body, 200, "Drinks", "Kopi susu", "Rp 8.000")
+			s.forbidden(page, cashierNumber, kitchenNumber, cashierPayNum, customerNumber)
+			s.forbidden("/console/shop/settings", cashierNumber, customerNumber)
+
+			resp, _ = s.post(adminNumber, page, "/console/shop/menu/categories", url.Values{"name": {"Snacks"}, "position": {"2"}})
+			if resp.StatusCode != http.StatusSeeOther {
+				t.Fatalf("new category: %d", resp.StatusCode)
+			}
+			m, _ := s.svc.Menu(context.Background(), false)
+			if len(m.Categories) != 2 || m.Categories[1].Name != "Snacks" {
+				t.Fatalf("categories: %+v", m.Categories)
+			}
+			snacks := m.Categories[1].ID
+			item := url.Values{"category": {snacks}, "name": {"Pisang goreng"}, "price": {"5O00"}, "available": {"1"}}
+			resp, body = s.post(adminNumber, page, "/console/shop/menu/items", item)
+			expect(t, "bad price", resp, body, 400, "price must be a whole number", `value="Pisang goreng"`, `value="5O00"`)
+			item.Set("price", "5000")
+			item.Set("name", " ")
+			resp, body = s.post(adminNumber, page, "/console/shop/menu/items", item)
+			expect(t, "no name", resp, body, 400, "name is required", `value="5000"`)
+			item.Set("name", "Pisang goreng")
+			resp, _ = s.post(adminNumber, page, "/console/shop/menu/items", item)
+			if resp.StatusCode != http.StatusSeeOther {
+				t.Fatalf("new item: %d", resp.StatusCode)
+			}
+			m, _ = s.svc.Menu(context.Background(), false)
+			banana := m.Categories[1].Items[0]
+			if banana.Price != 5000 || !banana.Available {
+				t.Fatalf("item: %+v", banana)
+			}
+			item.Del("available")
+			item.Set("price", "6000")
+			resp, _ = s.post(ownerNumber, page, "/console/shop/menu/items/"+banana.ID, item)
+			if resp.StatusCode != http.StatusSeeOther {
+				t.Fatalf("update item: %d", resp.StatusCode)
+			}
+			m, _ = s.svc.Menu(context.Background(), false)
+			if b := m.Categories[1].Items[0]; b.Price != 6000 || b.Available {
+				t.Fatalf("updated item: %+v", b)
+			}
+			item.Set("price", "-1")
+			resp, body = s.post(adminNumber, page, "/console/shop/menu/items/"+banana.ID, item)
+			expect(t, "negative price", resp, body, 400, "price must be an integer amount", `value="-1"`, "<details open>")
+
+			resp, body = s.post(adminNumber, page, "/console/shop/menu/categories/"+snacks+"/delete", url.Values{})
+			expect(t, "delete a category with items", resp, body, http.StatusConflict, "still has items")
+			resp, _ = s.post(adminNumber, page, "/console/shop/menu/items/"+banana.ID+"/delete", url.Values{})
+			if resp.StatusCode != http.StatusSeeOther {
+				t.Fatalf("delete item: %d", resp.StatusCode)
+			}
+			resp, _ = s.post(adminNumber, page, "/console/shop/menu/categories/"+snacks+"/delete", url.Values{})
+			if resp.StatusCode != http.StatusSeeOther {
+				t.Fatalf("delete category: %d", resp.StatusCode)
+			}
+			resp, _ = s.post(kitchenNumber, page, "/console/shop/menu/categories", url.Values{"name": {"Hacked"}})
+			if resp.StatusCode != http.StatusForbidden {
+				t.Fatalf("a category by the kitchen: %d", resp.StatusCode)
+			}
+
+			resp, body = s.importCSV(adminNumber, "category,name,price\nFood,Nasi goreng,20000\nFood,Mie goreng,abc\n")
+			expect(t, "bad import", resp, body, http.StatusUnprocessableEntity, "Nothing was imported", "<td>3</td>", "whole number of rupiah")
+			if m, _ = s.svc.Menu(context.Background(), false); len(m.Categories) != 1 {
+				t.Fatalf("a refused import wrote %d categories", len(m.Categories))
+			}
+			resp, body = s.importCSV(adminNumber, "category,name,price,available\nFood,Nasi goreng,20000,yes\nDrinks,Kopi susu,13000,yes\n")
+			expect(t, "import", resp, body, 200, "Import done: 1 categories created, 1 items created, 1 items updated", "Nasi goreng", "Rp 13.000")
+		})
+	}
+}
+
+// importCSV posts a menu CSV as the user of number.
+func (s *shop) importCSV(number, csv string) (*http.Response, string) {
+	s.t.Helper()
+	_, page := s.get(number, "/console/shop/menu")
+	var b bytes.Buffer
+	mw := multipart.NewWriter(&b)
+	mw.WriteField("csrf", csrfOf(s.t, page))
+	fw, _ := mw.CreateFormFile("file", "menu.csv")
+	fw.Write([]byte(csv))
+	mw.Close()
+	req, _ := http.NewRequest("POST", s.srv.URL+"/console/shop/menu/import", &b)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	resp, err := s.clients[number].Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp, string(body)
+}
+
+// TestOfficeSettings: the settings form shows the settings; numbers that
+// are not and settings the service refuses are shown again with the
+// message; good ones are saved.
+func TestOfficeSettings(t *testing.T) {
+	s := newShop(t, shopStores()[0].open)
+	const page = "/console/shop/settings"
+	resp, body := s.get(adminNumber, page)
+	expect(t, "settings", resp, body, 200, `value="ORD"`, `value="Asia/Jakarta"`, `value="10000"`)
+	form := url.Values{"order_prefix": {"KOPI"}, "time_zone": {"Asia/Makassar"}, "shop_lat": {"-8.65"}, "shop_lng": {"115.2"},
+		"delivery_base_fee": {"8000"}, "delivery_per_km": {"2000"}, "delivery_max_km": {"NaN"}, "payment_expiry_minutes": {"30"}}
+	resp, body = s.post(adminNumber, page, page, form)
+	expect(t, "not a number", resp, body, 400, "must be numbers", `value="KOPI"`)
+	form.Set("delivery_max_km", "10")
+	form.Set("order_prefix", "kopi 1")
+	resp, body = s.post(adminNumber, page, page, form)
+	expect(t, "bad prefix", resp, body, 400, "orderPrefix must be 1 to 8", `value="kopi 1"`)
+	form.Set("order_prefix", "KOPI")
+	resp, _ = s.post(adminNumber, page, page, form)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != page+"?saved=1" {
+		t.Fatalf("save: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	st, _ := s.svc.Settings(context.Background())
+	if st.OrderPrefix != "KOPI" || st.ShopLat != -8.65 || st.DeliveryMaxKm != 10 || st.PaymentExpiryMinutes != 30 {
+		t.Fatalf("saved: %+v", st)
+	}
+	resp, body = s.get(ownerNumber, page+"?saved=1")
+	expect(t, "saved", resp, body, 200, "Settings saved.", `value="Asia/Makassar"`)
+	s.forbidden(page, kitchenNumber, cashierNumber)
+}
+
+// TestOfficeLedger: after a sale, the owner's ledger has the day's total,
+// the chart with its table and the CSV export (the API's columns); a bad
+// period is refused on the page; an admin is forbidden.
+func TestOfficeLedger(t *testing.T) {
+	for _, so := range shopStores() {
+		t.Run(so.name, func(t *testing.T) {
+			s := newShop(t, so.open)
+			o, err := s.svc.PlaceCounterOrder(context.Background(), s.users[cashierNumber], ord.OrderRequest{ShippingType: ord.ShippingDineIn,
+				Items: []ord.OrderItemRequest{{MenuID: s.tea.ID, Quantity: 3}}}, "QRIS", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, body := s.get(ownerNumber, "/console/shop/ledger")
+			expect(t, "ledger", resp, body, 200, "<svg", `class="bar"`, "Rp 24.000", "QRIS", o.OrderNumber, "ledger.csv?from=", `scope="row"`)
+			if strings.Contains(body, "style=") {
+				t.Fatal("the ledger has an inline style, which the CSP refuses")
+			}
+			resp, body = s.get(ownerNumber, "/console/shop/ledger?from=2026-02-10&to=2026-01-01")
+			expect(t, "bad period", resp, body, 400, "from not after to")
+			resp, csv := s.get(ownerNumber, "/console/shop/ledger.csv")
+			expect(t, "csv", resp, csv, 200, "day,paid_at,order_number,payment_method,items_total,shipping_cost,total_price,status\n", o.OrderNumber+",QRIS,24000,0,24000,PAID")
+			if resp.Header.Get("Content-Type") != "text/csv; charset=utf-8" || !strings.Contains(resp.Header.Get("Content-Disposition"), "attachment") {
+				t.Fatalf("csv headers: %v", resp.Header)
+			}
+			s.forbidden("/console/shop/ledger", adminNumber, cashierNumber, customerNumber)
+			s.forbidden("/console/shop/ledger.csv", adminNumber)
+		})
+	}
+}
+
+// TestOfficeUsers: the owner gives a staff user the payments menu and
+// makes the admin a customer; its own role and a bad role are refused with
+// the service's message; bans are listed and lifted; an admin is
+// forbidden both pages.
+func TestOfficeUsers(t *testing.T) {
+	for _, so := range shopStores() {
+		t.Run(so.name, func(t *testing.T) {
+			s := newShop(t, so.open)
+			const page = "/console/shop/users"
+			resp, body := s.get(ownerNumber, page)
+			expect(t, "users", resp, body, 200, "6281100000003", "(you)", `value="payments"`)
+			kitchen := s.users[kitchenNumber]
+			resp, _ = s.post(ownerNumber, page, page+"/"+kitchen.ID+"/role", url.Values{"role": {"STAFF"}, "menus": {"kitchen", "payments"}})
+			if resp.StatusCode != http.StatusSeeOther {
+				t.Fatalf("set role: %d", resp.StatusCode)
+			}
+			resp, body = s.get(kitchenNumber, "/console/shop/payments")
+			expect(t, "payments after the grant", resp, body, 200)
+			s.forbidden("/console/shop/pos", kitchenNumber)
+			resp, body = s.post(ownerNumber, page, page+"/"+s.users[ownerNumber].ID+"/role", url.Values{"role": {"STAFF"}})
+			expect(t, "own role", resp, body, 403, "cannot change its own role")
+			resp, body = s.post(ownerNumber, page, page+"/"+kitchen.ID+"/role", url.Values{"role": {"BOSS"}})
+			expect(t, "bad role", resp, body, 400, "role must be CUSTOMER, STAFF, ADMIN or OWNER")
+			resp, _ = s.post(adminNumber, "/console/shop/menu", page+"/"+kitchen.ID+"/role", url.Values{"role": {"OWNER"}})
+			if resp.StatusCode != http.StatusForbidden {
+				t.Fatalf("a role set by an admin: %d", resp.StatusCode)
+			}
+			s.forbidden(page, adminNumber, kitchenNumber, customerNumber)
+
+			// Four unverified sign-ins of a number: the fourth is refused and
+			// the number banned for an hour.
+			for range 4 {
+				s.svc.Login(context.Background(), "081299990000", "solved", "198.51.100.7")
+			}
+			resp, body = s.get(ownerNumber, "/console/shop/bans")
+			expect(t, "bans", resp, body, 200, "6281299990000", "1 hour")
+			bans, _ := s.svc.Bans(context.Background())
+			var id string
+			for _, b := range bans {
+				if b.Value == "6281299990000" {
+					id = b.ID
+				}
+			}
+			s.forbidden("/console/shop/bans", adminNumber)
+			resp, _ = s.post(ownerNumber, "/console/shop/bans", "/console/shop/bans/"+id+"/lift", url.Values{})
+			if resp.StatusCode != http.StatusSeeOther {
+				t.Fatalf("lift: %d", resp.StatusCode)
+			}
+			if _, err := s.svc.Login(context.Background(), "081299990000", "solved", "198.51.100.7"); err != nil {
+				t.Fatalf("a login after the lift: %v", err)
+			}
+			resp, body = s.post(ownerNumber, "/console/shop/bans", "/console/shop/bans/nope/lift", url.Values{})
+			expect(t, "lift a missing ban", resp, body, 404, "no such ban")
 		})
 	}
 }
