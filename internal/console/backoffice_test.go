@@ -86,6 +86,7 @@ type shop struct {
 	svc *ord.Service
 	// users and their signed-in console clients, by number
 	users   map[string]ord.User
+	jwts    map[string]string
 	clients map[string]*http.Client
 	coffee  ord.MenuItem // Rp 12.000
 	tea     ord.MenuItem // Rp 8.000
@@ -116,7 +117,8 @@ func newShop(t *testing.T, open func(*testing.T) exam.Store) *shop {
 	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: esvc, Ordering: oo,
 		Console: console.New(console.Options{Exam: esvc, Ordering: oo, Key: []byte("console-test-key-of-32-bytes!!!!")})}))
 	t.Cleanup(srv.Close)
-	s := &shop{t: t, srv: srv, svc: svc, users: map[string]ord.User{}, clients: map[string]*http.Client{}}
+	s := &shop{t: t, srv: srv, svc: svc, users: map[string]ord.User{}, jwts: map[string]string{},
+		clients: map[string]*http.Client{}}
 	for _, u := range []struct {
 		number string
 		role   ord.Role
@@ -130,7 +132,7 @@ func newShop(t *testing.T, open func(*testing.T) exam.Store) *shop {
 				t.Fatal(err)
 			}
 		}
-		s.users[u.number], s.clients[u.number] = user, s.client(jwt)
+		s.users[u.number], s.jwts[u.number], s.clients[u.number] = user, jwt, s.client(jwt)
 	}
 	cat, err := svc.CreateCategory(ctx, ord.CategoryInput{Name: "Drinks"})
 	if err != nil {
