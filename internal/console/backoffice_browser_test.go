@@ -29,8 +29,8 @@ func (s *shop) signInShop(number string) chromedp.Action[chromedp.Void] {
 // owner: a cash sale through the point of sale's buttons with its running
 // total and change, the receipt; a payment approved with its receipt image
 // shown; the ledger's chart; a user's role set. Then a staff user with the
-// kitchen only is refused the point of sale, and a cashier's point of sale
-// at a phone's width does not scroll sideways.
+// kitchen only is refused the point of sale, and every page at a phone's width
+// does not scroll sideways.
 func TestBrowserOffice(t *testing.T) {
 	execPath := testkit.FindBrowser(t, "the shop's back office")
 	s := newShop(t, shopStores()[0].open)
@@ -122,14 +122,17 @@ func TestBrowserOffice(t *testing.T) {
 		t.Fatalf("the kitchen user's menu offers the point of sale: %q", nav)
 	}
 
-	// A phone: the point of sale fits its width.
+	// A phone: every back-office page fits its width (wide tables scroll
+	// in their own box).
 	phone, stopPhone := testkit.NewBrowser(ctx, execPath, 375, 800)
 	defer stopPhone()
-	do(phone, "phone", s.signInShop(cashierNumber), chromedp.Navigate(s.srv.URL+"/console/shop/pos"),
-		chromedp.WaitVisible(chromedp.CSS(plus)))
-	overflow, err := chromedp.Run(phone, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`))
-	if err != nil || overflow {
-		t.Fatalf("at a phone's width the point of sale scrolls sideways (%v)", err)
+	do(phone, "phone", s.signInShop(ownerNumber))
+	for _, page := range []string{"pos", "payments", "menu", "settings", "ledger", "users", "bans"} {
+		do(phone, page+" on a phone", chromedp.Navigate(s.srv.URL+"/console/shop/"+page), chromedp.WaitVisible(chromedp.CSS("h1")))
+		overflow, err := chromedp.Run(phone, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`))
+		if err != nil || overflow {
+			t.Fatalf("at a phone's width the %s page scrolls sideways (%v)", page, err)
+		}
 	}
 }
 

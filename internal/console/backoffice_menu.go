@@ -52,7 +52,7 @@ type menuView struct {
 }
 
 // ImportColumns names the columns of a menu CSV.
-func (menuView) ImportColumns() string { return strings.Join(ord.ImportColumns, ",") }
+func (menuView) ImportColumns() string { return strings.Join(ord.ImportColumns, ", ") }
 
 // itemFields is what the template of an item's fields gets: the page's
 // view (its texts), the form and the categories to choose from.
