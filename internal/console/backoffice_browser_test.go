@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
@@ -74,6 +75,21 @@ func TestBrowserOffice(t *testing.T) {
 	if r := text(bctx, ".receipt"); !strings.Contains(r, "2") || !strings.Contains(r, "Rp 24.000") || !strings.Contains(r, "Rp 6.000") {
 		t.Fatalf("receipt: %q", r)
 	}
+	// Printed: the receipt alone, in a narrow column.
+	media := func(m string) chromedp.Action[chromedp.Void] {
+		return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: m})
+			return err
+		})
+	}
+	do(bctx, "print media", media("print"))
+	printed, err := chromedp.Run(bctx, chromedp.Evaluate[string](`[getComputedStyle(document.querySelector('.bar')).display,
+		document.querySelector('[data-print]').getClientRects().length,
+		document.querySelector('.receipt').getBoundingClientRect().width < 300].join(' ')`))
+	if err != nil || printed != "none 0 true" {
+		t.Fatalf("printed receipt: %q (%v)", printed, err)
+	}
+	do(bctx, "screen media", media(""))
 
 	// A payment to verify, with its receipt image.
 	o := s.waitingOrder()

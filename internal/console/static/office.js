@@ -1,7 +1,7 @@
 // The shop's back office: progressive enhancement only. On the point of
 // sale, + and - buttons beside each quantity and the running total and
 // change (the server counts the total again when the sale is made); on
-// the receipt, the Print button.
+// the receipt, the Print button (hidden without a script to run it).
 (function () {
   'use strict';
   function rupiah(n) {
@@ -11,6 +11,7 @@
     var t = e.target;
     if (t && t.hasAttribute && t.hasAttribute('data-print')) { window.print(); }
   });
+  document.querySelectorAll('[data-print][hidden]').forEach(function (b) { b.hidden = false; });
   var form = document.getElementById('pos');
   if (!form) { return; }
   var total = document.getElementById('pos-total');
