@@ -80,9 +80,9 @@ func (office) Rp(n int64) string {
 // When formats t in the shop's time zone.
 func (o office) When(t time.Time) string { return t.In(o.loc).Format("2006-01-02 15:04") }
 
-// office returns the formatters in the shop's time zone (UTC when the
+// newOffice returns the formatters in the shop's time zone (UTC when the
 // settings cannot be read: the page that needs them reports that error).
-func (c *console) office(ctx context.Context) office {
+func (c *console) newOffice(ctx context.Context) office {
 	st, err := c.ordering.Service.Settings(ctx)
 	if err != nil {
 		return office{loc: time.UTC}

@@ -69,7 +69,7 @@ type chartBar struct {
 // payment method, the daily chart with its table, the orders and the CSV
 // export.
 func (c *console) ledgerPage(w http.ResponseWriter, r *http.Request) {
-	lv := ledgerView{office: c.office(r.Context())}
+	lv := ledgerView{office: c.newOffice(r.Context())}
 	lv.From, lv.To = ledgerPeriod(r, lv.loc)
 	l, err := c.ordering.Service.Ledger(r.Context(), lv.From, lv.To)
 	if err != nil {
@@ -137,10 +137,10 @@ func drawBars(days []ledgerDay, ch ledgerChart) {
 // ledgerCSV serves GET /console/shop/ledger.csv?from=&to=: the API's
 // ledger CSV (GET /api/ledger?format=csv), same columns and file name.
 func (c *console) ledgerCSV(w http.ResponseWriter, r *http.Request) {
-	from, to := ledgerPeriod(r, c.office(r.Context()).loc)
+	from, to := ledgerPeriod(r, c.newOffice(r.Context()).loc)
 	l, err := c.ordering.Service.Ledger(r.Context(), from, to)
 	if err != nil {
-		c.officeRender(w, r, "office_ledger", http.StatusOK, ledgerView{office: c.office(r.Context()), From: from, To: to}, err)
+		c.officeRender(w, r, "office_ledger", http.StatusOK, ledgerView{office: c.newOffice(r.Context()), From: from, To: to}, err)
 		return
 	}
 	if err := ordhttp.WriteLedgerCSV(w, l); err != nil {

@@ -76,7 +76,7 @@ func (c *console) menuPage(w http.ResponseWriter, r *http.Request) {
 // renderMenu renders the menu page: every category and item (available or
 // not) with its form, and err, if any.
 func (c *console) renderMenu(w http.ResponseWriter, r *http.Request, status int, mv menuView, err error) {
-	mv.office = c.office(r.Context())
+	mv.office = c.newOffice(r.Context())
 	m, merr := c.ordering.Service.Menu(r.Context(), false)
 	if err == nil {
 		err = merr

@@ -31,7 +31,7 @@ func (c *console) paymentsPage(w http.ResponseWriter, r *http.Request) {
 
 // renderPayments renders the payments page with err, if any.
 func (c *console) renderPayments(w http.ResponseWriter, r *http.Request, status int, pv paymentsView, err error) {
-	pv.office = c.office(r.Context())
+	pv.office = c.newOffice(r.Context())
 	list, lerr := c.ordering.Service.AwaitingVerification(r.Context(), shopUserFrom(r))
 	if err == nil {
 		err = lerr

@@ -43,7 +43,7 @@ func (c *console) posPage(w http.ResponseWriter, r *http.Request) {
 
 // renderPOS renders the point of sale with the form f and err, if any.
 func (c *console) renderPOS(w http.ResponseWriter, r *http.Request, status int, f posForm, err error) {
-	pv := posView{office: c.office(r.Context()), Methods: ord.CounterMethods,
+	pv := posView{office: c.newOffice(r.Context()), Methods: ord.CounterMethods,
 		Shippings: []string{ord.ShippingDineIn, ord.ShippingPickup}, Form: f}
 	m, merr := c.ordering.Service.Menu(r.Context(), true)
 	if err == nil {
@@ -147,7 +147,7 @@ type receiptView struct {
 // posReceipt serves GET /console/shop/pos/orders/{id}?cash=: the receipt of
 // a sale, laid out for a narrow receipt printer.
 func (c *console) posReceipt(w http.ResponseWriter, r *http.Request) {
-	rv := receiptView{office: c.office(r.Context())}
+	rv := receiptView{office: c.newOffice(r.Context())}
 	o, err := c.ordering.Service.OrderFor(r.Context(), shopUserFrom(r), chi.URLParam(r, "id"))
 	if err != nil {
 		c.officeRender(w, r, "office_receipt", http.StatusOK, rv, err)

@@ -262,6 +262,8 @@ func TestOfficePOS(t *testing.T) {
 			s := newShop(t, so.open)
 			resp, body := s.get(cashierNumber, "/console/shop/pos")
 			expect(t, "pos", resp, body, 200, "Kopi susu", "Rp 12.000", `name="qty.`+s.coffee.ID+`"`, `value="QRIS"`, "/console/shop/pos")
+			resp, idBody := s.get(cashierNumber, "/console/shop/pos?lang=id")
+			expect(t, "pos in Indonesian", resp, idBody, 200, "Terima pembayaran", "Tunai", `lang="id"`)
 			if strings.Contains(body, "/console/shop/ledger") || strings.Contains(body, "/console/shop/payments\"") {
 				t.Fatal("a cashier's menu shows the owner's or the payments pages")
 			}

@@ -35,7 +35,7 @@ func (c *console) usersPage(w http.ResponseWriter, r *http.Request) {
 
 // renderUsers renders the users page with err, if any.
 func (c *console) renderUsers(w http.ResponseWriter, r *http.Request, status int, done string, err error) {
-	uv := usersView{office: c.office(r.Context()), Roles: []ord.Role{ord.RoleCustomer, ord.RoleStaff, ord.RoleAdmin, ord.RoleOwner},
+	uv := usersView{office: c.newOffice(r.Context()), Roles: []ord.Role{ord.RoleCustomer, ord.RoleStaff, ord.RoleAdmin, ord.RoleOwner},
 		Menus: ord.Menus, Done: done}
 	users, lerr := c.ordering.Service.Users(r.Context())
 	if err == nil {
@@ -93,7 +93,7 @@ func (c *console) bansPage(w http.ResponseWriter, r *http.Request) {
 
 // renderBans renders the bans page with err, if any.
 func (c *console) renderBans(w http.ResponseWriter, r *http.Request, status int, lifted bool, err error) {
-	bv := bansView{office: c.office(r.Context()), Lifted: lifted}
+	bv := bansView{office: c.newOffice(r.Context()), Lifted: lifted}
 	bans, lerr := c.ordering.Service.Bans(r.Context())
 	if err == nil {
 		err = lerr
