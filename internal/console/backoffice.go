@@ -34,25 +34,25 @@ func (c *console) mountBackOffice(r chi.Router, cop *http.CrossOriginProtection)
 	r.Method(http.MethodGet, "/pos", page(pos, c.posPage))
 	r.Method(http.MethodPost, "/pos", action(pos, c.posSale))
 	r.Method(http.MethodGet, "/pos/orders/{id}", page(pos, c.posReceipt))
-	r.Method(http.MethodGet, "/payments", page(payments, c.paymentsPage))
-	r.Method(http.MethodGet, "/payments/{id}/proof", page(payments, c.paymentProof))
-	r.Method(http.MethodPost, "/payments/{id}/verify", action(payments, c.verifyPayment))
-	r.Method(http.MethodGet, "/menu", page(managers, c.menuPage))
-	r.Method(http.MethodPost, "/menu/categories", action(managers, c.createCategory))
-	r.Method(http.MethodPost, "/menu/categories/{id}", action(managers, c.updateCategory))
-	r.Method(http.MethodPost, "/menu/categories/{id}/delete", action(managers, c.deleteCategory))
-	r.Method(http.MethodPost, "/menu/items", action(managers, c.createItem))
-	r.Method(http.MethodPost, "/menu/items/{id}", action(managers, c.updateItem))
-	r.Method(http.MethodPost, "/menu/items/{id}/delete", action(managers, c.deleteItem))
-	r.With(limitBody(maxMenuImportSize+64<<10)).Method(http.MethodPost, "/menu/import", action(managers, c.importMenu))
-	r.Method(http.MethodGet, "/settings", page(managers, c.settingsPage))
-	r.Method(http.MethodPost, "/settings", action(managers, c.saveSettings))
+	r.Method(http.MethodGet, "/payments", page(payments, c.officePaymentsPage))
+	r.Method(http.MethodGet, "/payments/{id}/proof", page(payments, c.officeProof))
+	r.Method(http.MethodPost, "/payments/{id}/verify", action(payments, c.officeVerify))
+	r.Method(http.MethodGet, "/menu", page(managers, c.officeMenuPage))
+	r.Method(http.MethodPost, "/menu/categories", action(managers, c.officeCreateCategory))
+	r.Method(http.MethodPost, "/menu/categories/{id}", action(managers, c.officeUpdateCategory))
+	r.Method(http.MethodPost, "/menu/categories/{id}/delete", action(managers, c.officeDeleteCategory))
+	r.Method(http.MethodPost, "/menu/items", action(managers, c.officeCreateItem))
+	r.Method(http.MethodPost, "/menu/items/{id}", action(managers, c.officeUpdateItem))
+	r.Method(http.MethodPost, "/menu/items/{id}/delete", action(managers, c.officeDeleteItem))
+	r.With(limitBody(maxMenuImportSize+64<<10)).Method(http.MethodPost, "/menu/import", action(managers, c.officeImportMenu))
+	r.Method(http.MethodGet, "/settings", page(managers, c.officeSettingsPage))
+	r.Method(http.MethodPost, "/settings", action(managers, c.officeSaveSettings))
 	r.Method(http.MethodGet, "/ledger", page(owner, c.ledgerPage))
 	r.Method(http.MethodGet, "/ledger.csv", page(owner, c.ledgerCSV))
-	r.Method(http.MethodGet, "/users", page(owner, c.usersPage))
-	r.Method(http.MethodPost, "/users/{id}/role", action(owner, c.setRole))
-	r.Method(http.MethodGet, "/bans", page(owner, c.bansPage))
-	r.Method(http.MethodPost, "/bans/{id}/lift", action(owner, c.liftBan))
+	r.Method(http.MethodGet, "/users", page(owner, c.officeUsersPage))
+	r.Method(http.MethodPost, "/users/{id}/role", action(owner, c.officeSetRole))
+	r.Method(http.MethodGet, "/bans", page(owner, c.officeBansPage))
+	r.Method(http.MethodPost, "/bans/{id}/lift", action(owner, c.officeLiftBan))
 }
 
 // office formats amounts and times for the back-office templates; every
@@ -105,13 +105,13 @@ func (c *console) officeRender(w http.ResponseWriter, r *http.Request, page stri
 	c.render(w, r, page, status, v)
 }
 
-// formError is a form field the console could not read.
-func formError(format string, args ...any) error {
+// officeFormError is a form field the console could not read.
+func officeFormError(format string, args ...any) error {
 	return apperr.Errorf(apperr.Invalid, "INVALID_FORM", format, args...)
 }
 
-// parseWhole reads a whole number typed in a form ("" is 0).
-func parseWhole(s string) (int64, bool) {
+// officeWhole reads a whole number typed in a form ("" is 0).
+func officeWhole(s string) (int64, bool) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return 0, true

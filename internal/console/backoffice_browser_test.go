@@ -17,7 +17,7 @@ import (
 
 // signInShop puts the shop session of the user of number in the browser,
 // as the shop's sign-in page does once the messenger login is verified.
-func (s *shop) signInShop(number string) chromedp.Action[chromedp.Void] {
+func (s *officeShop) signInShop(number string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		httpOnly := true
 		_, err := cdp.Call(ctx, t, network.SetCookie, network.SetCookieParams{Name: "portal_console_shop", Value: s.jwts[number],
@@ -34,7 +34,7 @@ func (s *shop) signInShop(number string) chromedp.Action[chromedp.Void] {
 // does not scroll sideways.
 func TestBrowserOffice(t *testing.T) {
 	execPath := testkit.FindBrowser(t, "the shop's back office")
-	s := newShop(t, shopStores()[0].open)
+	s := newOfficeShop(t, officeStores()[0].open)
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
 	bctx, stop := testkit.NewBrowser(ctx, execPath, 1200, 900)
@@ -56,7 +56,7 @@ func TestBrowserOffice(t *testing.T) {
 	plus := `#q-` + s.coffee.ID + ` ~ button`
 
 	// A sale: two coffees with the + button, 30.000 in cash.
-	do(bctx, "point of sale", s.signInShop(ownerNumber),
+	do(bctx, "point of sale", s.signInShop(officeOwner),
 		chromedp.Navigate(s.srv.URL+"/console/shop/pos"),
 		chromedp.WaitVisible(chromedp.CSS(plus)),
 		chromedp.Click(chromedp.CSS(plus)),
@@ -116,20 +116,20 @@ func TestBrowserOffice(t *testing.T) {
 	shot(t, bctx, "office-ledger")
 
 	// A role: the kitchen user gets the payments menu too.
-	kitchen := s.users[kitchenNumber]
+	kitchen := s.users[officeKitchen]
 	do(bctx, "set a role", chromedp.Navigate(s.srv.URL+"/console/shop/users"),
 		chromedp.WaitVisible(chromedp.ID("role-"+kitchen.ID)),
 		chromedp.Click(chromedp.CSS(`#u-`+kitchen.ID+` ~ fieldset input[value=payments]`)),
 		chromedp.Submit(chromedp.ID("role-"+kitchen.ID)),
 		chromedp.WaitVisible(chromedp.CSS("p.ok")),
 	)
-	if u, _ := s.svc.Users(context.Background()); !hasMenus(u, kitchen.ID, "kitchen,payments") {
+	if u, _ := s.svc.Users(context.Background()); !officeHasMenus(u, kitchen.ID, "kitchen,payments") {
 		t.Fatalf("the kitchen user's menus were not set: %+v", u)
 	}
 
 	// The kitchen user may not open the point of sale, and its menu does
 	// not offer it.
-	do(bctx, "kitchen user", s.signInShop(kitchenNumber), chromedp.Navigate(s.srv.URL+"/console/shop/pos"),
+	do(bctx, "kitchen user", s.signInShop(officeKitchen), chromedp.Navigate(s.srv.URL+"/console/shop/pos"),
 		chromedp.WaitVisible(chromedp.CSS("p.error")))
 	if got := text(bctx, "p.error"); !strings.Contains(got, "may not open") {
 		t.Fatalf("kitchen user on the point of sale: %q", got)
@@ -142,7 +142,7 @@ func TestBrowserOffice(t *testing.T) {
 	// in their own box).
 	phone, stopPhone := testkit.NewBrowser(ctx, execPath, 375, 800)
 	defer stopPhone()
-	do(phone, "phone", s.signInShop(ownerNumber))
+	do(phone, "phone", s.signInShop(officeOwner))
 	for _, page := range []string{"pos", "payments", "menu", "settings", "ledger", "users", "bans"} {
 		do(phone, page+" on a phone", chromedp.Navigate(s.srv.URL+"/console/shop/"+page), chromedp.WaitVisible(chromedp.CSS("h1")))
 		overflow, err := chromedp.Run(phone, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`))
@@ -152,8 +152,8 @@ func TestBrowserOffice(t *testing.T) {
 	}
 }
 
-// hasMenus reports whether the user id has exactly the menus (comma-separated).
-func hasMenus(users []ord.User, id, menus string) bool {
+// officeHasMenus reports whether the user id has exactly the menus (comma-separated).
+func officeHasMenus(users []ord.User, id, menus string) bool {
 	for _, u := range users {
 		if u.ID == id {
 			return strings.Join(u.AllowedMenus, ",") == menus

@@ -34,7 +34,7 @@ type ledgerView struct {
 	// Days is every day of the period with its total, zero included: the
 	// chart's bars and the table beside it.
 	Days    []ledgerDay
-	Methods []methodTotal
+	Methods []ledgerMethodTotal
 	Chart   ledgerChart
 	CSV     string // the export's URL
 }
@@ -46,8 +46,8 @@ type ledgerDay struct {
 	Bar   chartBar
 }
 
-// methodTotal is a payment method's total.
-type methodTotal struct {
+// ledgerMethodTotal is a payment method's total.
+type ledgerMethodTotal struct {
 	Method string
 	Total  int64
 }
@@ -79,7 +79,7 @@ func (c *console) ledgerPage(w http.ResponseWriter, r *http.Request) {
 	lv.Ledger = l
 	lv.CSV = "/console/shop/ledger.csv?from=" + lv.From + "&to=" + lv.To
 	for _, m := range slices.Sorted(maps.Keys(l.ByMethod)) {
-		lv.Methods = append(lv.Methods, methodTotal{m, l.ByMethod[m]})
+		lv.Methods = append(lv.Methods, ledgerMethodTotal{m, l.ByMethod[m]})
 	}
 	from, _ := time.Parse(time.DateOnly, l.From)
 	to, _ := time.Parse(time.DateOnly, l.To)

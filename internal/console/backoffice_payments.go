@@ -11,26 +11,26 @@ import (
 	ord "github.com/seedhq/portal/internal/ordering"
 )
 
-// paymentsView is the payments page's data: the orders whose receipt
+// officePaymentsView is the payments page's data: the orders whose receipt
 // waits for verification, and the decision just made, if any.
-type paymentsView struct {
+type officePaymentsView struct {
 	office
 	Orders []ord.Order
 	// Done is "approved" or "rejected" after a decision on DoneOrder.
 	Done, DoneOrder string
 }
 
-// paymentsPage serves GET /console/shop/payments.
-func (c *console) paymentsPage(w http.ResponseWriter, r *http.Request) {
-	pv := paymentsView{}
+// officePaymentsPage serves GET /console/shop/payments.
+func (c *console) officePaymentsPage(w http.ResponseWriter, r *http.Request) {
+	pv := officePaymentsView{}
 	if d := r.URL.Query().Get("done"); d == "approved" || d == "rejected" {
 		pv.Done, pv.DoneOrder = d, r.URL.Query().Get("order")
 	}
-	c.renderPayments(w, r, http.StatusOK, pv, nil)
+	c.renderOfficePayments(w, r, http.StatusOK, pv, nil)
 }
 
-// renderPayments renders the payments page with err, if any.
-func (c *console) renderPayments(w http.ResponseWriter, r *http.Request, status int, pv paymentsView, err error) {
+// renderOfficePayments renders the payments page with err, if any.
+func (c *console) renderOfficePayments(w http.ResponseWriter, r *http.Request, status int, pv officePaymentsView, err error) {
 	pv.office = c.newOffice(r.Context())
 	list, lerr := c.ordering.Service.AwaitingVerification(r.Context(), shopUserFrom(r))
 	if err == nil {
@@ -40,9 +40,9 @@ func (c *console) renderPayments(w http.ResponseWriter, r *http.Request, status 
 	c.officeRender(w, r, "office_payments", status, pv, err)
 }
 
-// paymentProof serves GET /console/shop/payments/{id}/proof: the receipt
+// officeProof serves GET /console/shop/payments/{id}/proof: the receipt
 // image, as the API's GET /api/payments/{orderId}/proof serves it.
-func (c *console) paymentProof(w http.ResponseWriter, r *http.Request) {
+func (c *console) officeProof(w http.ResponseWriter, r *http.Request) {
 	p, f, err := c.ordering.Service.ProofFile(r.Context(), shopUserFrom(r), chi.URLParam(r, "id"))
 	if err != nil {
 		if e := apperr.From(err); e != nil {
@@ -57,19 +57,19 @@ func (c *console) paymentProof(w http.ResponseWriter, r *http.Request) {
 	ordhttp.WriteProof(w, p, f)
 }
 
-// verifyPayment serves POST /console/shop/payments/{id}/verify (decision
+// officeVerify serves POST /console/shop/payments/{id}/verify (decision
 // approve or reject, reason): the decision through VerifyPayment, whose
 // rules (a rejection needs its reason, the order must be waiting) apply.
-func (c *console) verifyPayment(w http.ResponseWriter, r *http.Request) {
+func (c *console) officeVerify(w http.ResponseWriter, r *http.Request) {
 	decision := r.PostFormValue("decision")
 	if decision != "approve" && decision != "reject" {
-		c.renderPayments(w, r, http.StatusBadRequest, paymentsView{}, formError("decision must be approve or reject"))
+		c.renderOfficePayments(w, r, http.StatusBadRequest, officePaymentsView{}, officeFormError("decision must be approve or reject"))
 		return
 	}
 	o, err := c.ordering.Service.VerifyPayment(r.Context(), shopUserFrom(r), chi.URLParam(r, "id"), decision == "approve",
 		r.PostFormValue("reason"))
 	if err != nil {
-		c.renderPayments(w, r, apperr.KindOf(err).Status(), paymentsView{}, err)
+		c.renderOfficePayments(w, r, apperr.KindOf(err).Status(), officePaymentsView{}, err)
 		return
 	}
 	done := map[string]string{"approve": "approved", "reject": "rejected"}[decision]

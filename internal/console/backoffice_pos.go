@@ -53,8 +53,8 @@ func (c *console) renderPOS(w http.ResponseWriter, r *http.Request, status int, 
 	c.officeRender(w, r, "office_pos", status, pv, err)
 }
 
-// errQuantity refuses a quantity that is not a whole number.
-var errQuantity = formError("quantities must be whole numbers")
+// errPOSQuantity refuses a quantity that is not a whole number.
+var errPOSQuantity = officeFormError("quantities must be whole numbers")
 
 // posSale serves POST /console/shop/pos (qty.<item id>, method, cash,
 // customer, shipping): the order is priced by the service, the cash
@@ -73,7 +73,7 @@ func (c *console) posSale(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		f.Qty[id] = strings.TrimSpace(vals[0])
-		n, ok := parseWhole(vals[0])
+		n, ok := officeWhole(vals[0])
 		switch {
 		case !ok || n < 0:
 			bad = true
@@ -82,7 +82,7 @@ func (c *console) posSale(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if bad {
-		c.renderPOS(w, r, http.StatusBadRequest, f, errQuantity)
+		c.renderPOS(w, r, http.StatusBadRequest, f, errPOSQuantity)
 		return
 	}
 	c.sortByMenu(r, req.Items)
@@ -93,10 +93,10 @@ func (c *console) posSale(w http.ResponseWriter, r *http.Request) {
 	}
 	cash := quote.TotalPrice
 	if strings.EqualFold(f.Method, ord.PaymentCash) && f.Cash != "" {
-		n, ok := parseWhole(f.Cash)
+		n, ok := officeWhole(f.Cash)
 		if !ok || n < quote.TotalPrice {
 			c.renderPOS(w, r, http.StatusBadRequest, f,
-				formError("the cash received must be a whole number of rupiah, at least the total of %s", office{}.Rp(quote.TotalPrice)))
+				officeFormError("the cash received must be a whole number of rupiah, at least the total of %s", office{}.Rp(quote.TotalPrice)))
 			return
 		}
 		cash = n
@@ -136,9 +136,9 @@ func (c *console) sortByMenu(r *http.Request, items []ord.OrderItemRequest) {
 	})
 }
 
-// receiptView is a sale's receipt: the order, and for cash the amount
+// posReceiptView is a sale's receipt: the order, and for cash the amount
 // received and the change due.
-type receiptView struct {
+type posReceiptView struct {
 	office
 	Order        ord.Order
 	Cash, Change int64
@@ -147,14 +147,14 @@ type receiptView struct {
 // posReceipt serves GET /console/shop/pos/orders/{id}?cash=: the receipt of
 // a sale, laid out for a narrow receipt printer.
 func (c *console) posReceipt(w http.ResponseWriter, r *http.Request) {
-	rv := receiptView{office: c.newOffice(r.Context())}
+	rv := posReceiptView{office: c.newOffice(r.Context())}
 	o, err := c.ordering.Service.OrderFor(r.Context(), shopUserFrom(r), chi.URLParam(r, "id"))
 	if err != nil {
 		c.officeRender(w, r, "office_receipt", http.StatusOK, rv, err)
 		return
 	}
 	rv.Order = o
-	if cash, ok := parseWhole(r.URL.Query().Get("cash")); ok && o.PaymentMethod == ord.PaymentCash && cash >= o.TotalPrice {
+	if cash, ok := officeWhole(r.URL.Query().Get("cash")); ok && o.PaymentMethod == ord.PaymentCash && cash >= o.TotalPrice {
 		rv.Cash, rv.Change = cash, cash-o.TotalPrice
 	}
 	c.officeRender(w, r, "office_receipt", http.StatusOK, rv, nil)

@@ -10,38 +10,38 @@ import (
 	ord "github.com/seedhq/portal/internal/ordering"
 )
 
-// settingsForm is the settings form as typed: every field of ord.Settings.
-type settingsForm struct {
+// officeSettingsForm is the settings form as typed: every field of ord.Settings.
+type officeSettingsForm struct {
 	OrderPrefix, TimeZone, ShopLat, ShopLng, DeliveryBaseFee, DeliveryPerKm, DeliveryMaxKm, PaymentExpiryMinutes string
 }
 
-// settingsView is the settings page's data.
-type settingsView struct {
-	Form  settingsForm
+// officeSettingsView is the settings page's data.
+type officeSettingsView struct {
+	Form  officeSettingsForm
 	Saved bool
 }
 
-// formatFloat writes a coordinate or a distance as typed back.
-func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+// officeFloat writes a coordinate or a distance as typed back.
+func officeFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-// settingsPage serves GET /console/shop/settings (?saved=1 after a save).
-func (c *console) settingsPage(w http.ResponseWriter, r *http.Request) {
+// officeSettingsPage serves GET /console/shop/settings (?saved=1 after a save).
+func (c *console) officeSettingsPage(w http.ResponseWriter, r *http.Request) {
 	st, err := c.ordering.Service.Settings(r.Context())
-	sv := settingsView{Saved: r.URL.Query().Get("saved") == "1", Form: settingsForm{OrderPrefix: st.OrderPrefix, TimeZone: st.TimeZone,
-		ShopLat: formatFloat(st.ShopLat), ShopLng: formatFloat(st.ShopLng), DeliveryBaseFee: strconv.FormatInt(st.DeliveryBaseFee, 10),
-		DeliveryPerKm: strconv.FormatInt(st.DeliveryPerKm, 10), DeliveryMaxKm: formatFloat(st.DeliveryMaxKm),
+	sv := officeSettingsView{Saved: r.URL.Query().Get("saved") == "1", Form: officeSettingsForm{OrderPrefix: st.OrderPrefix, TimeZone: st.TimeZone,
+		ShopLat: officeFloat(st.ShopLat), ShopLng: officeFloat(st.ShopLng), DeliveryBaseFee: strconv.FormatInt(st.DeliveryBaseFee, 10),
+		DeliveryPerKm: strconv.FormatInt(st.DeliveryPerKm, 10), DeliveryMaxKm: officeFloat(st.DeliveryMaxKm),
 		PaymentExpiryMinutes: strconv.Itoa(st.PaymentExpiryMinutes)}}
 	c.officeRender(w, r, "office_settings", http.StatusOK, sv, err)
 }
 
-// errSettingsNumbers refuses settings whose numbers are not numbers.
-var errSettingsNumbers = formError("the coordinates and the distance must be numbers, the fees and the minutes whole numbers")
+// errOfficeSettingsNumbers refuses settings whose numbers are not numbers.
+var errOfficeSettingsNumbers = officeFormError("the coordinates and the distance must be numbers, the fees and the minutes whole numbers")
 
-// saveSettings serves POST /console/shop/settings: the whole settings,
+// officeSaveSettings serves POST /console/shop/settings: the whole settings,
 // through SetSettings (its validation).
-func (c *console) saveSettings(w http.ResponseWriter, r *http.Request) {
+func (c *console) officeSaveSettings(w http.ResponseWriter, r *http.Request) {
 	v := func(name string) string { return strings.TrimSpace(r.PostFormValue(name)) }
-	f := settingsForm{OrderPrefix: v("order_prefix"), TimeZone: v("time_zone"), ShopLat: v("shop_lat"), ShopLng: v("shop_lng"),
+	f := officeSettingsForm{OrderPrefix: v("order_prefix"), TimeZone: v("time_zone"), ShopLat: v("shop_lat"), ShopLng: v("shop_lng"),
 		DeliveryBaseFee: v("delivery_base_fee"), DeliveryPerKm: v("delivery_per_km"), DeliveryMaxKm: v("delivery_max_km"),
 		PaymentExpiryMinutes: v("payment_expiry_minutes")}
 	st := ord.Settings{OrderPrefix: f.OrderPrefix, TimeZone: f.TimeZone}
@@ -57,18 +57,18 @@ func (c *console) saveSettings(w http.ResponseWriter, r *http.Request) {
 		ok = ok && err == nil && !math.IsNaN(x) && !math.IsInf(x, 0)
 		*n.dst = x
 	}
-	base, ok1 := parseWhole(f.DeliveryBaseFee)
-	perKm, ok2 := parseWhole(f.DeliveryPerKm)
-	expiry, ok3 := parseWhole(f.PaymentExpiryMinutes)
+	base, ok1 := officeWhole(f.DeliveryBaseFee)
+	perKm, ok2 := officeWhole(f.DeliveryPerKm)
+	expiry, ok3 := officeWhole(f.PaymentExpiryMinutes)
 	st.DeliveryBaseFee, st.DeliveryPerKm, st.PaymentExpiryMinutes = base, perKm, int(expiry)
 	var err error
 	if !ok || !ok1 || !ok2 || !ok3 {
-		err = errSettingsNumbers
+		err = errOfficeSettingsNumbers
 	} else {
 		_, err = c.ordering.Service.SetSettings(r.Context(), st)
 	}
 	if err != nil {
-		c.officeRender(w, r, "office_settings", apperr.KindOf(err).Status(), settingsView{Form: f}, err)
+		c.officeRender(w, r, "office_settings", apperr.KindOf(err).Status(), officeSettingsView{Form: f}, err)
 		return
 	}
 	http.Redirect(w, r, "/console/shop/settings?saved=1", http.StatusSeeOther)
