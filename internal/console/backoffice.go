@@ -94,6 +94,14 @@ func (c *console) newOffice(ctx context.Context) office {
 	return office{loc: loc}
 }
 
+// now is the ordering API's clock (tests fix it), else the time.
+func (c *console) now() time.Time {
+	if c.ordering.Now != nil {
+		return c.ordering.Now()
+	}
+	return time.Now()
+}
+
 // officeRender renders a back-office page with data; err, when not nil,
 // is shown on it (a domain error with its own message and status).
 func (c *console) officeRender(w http.ResponseWriter, r *http.Request, page string, status int, data any, err error) {

@@ -70,7 +70,7 @@ type chartBar struct {
 // export.
 func (c *console) ledgerPage(w http.ResponseWriter, r *http.Request) {
 	lv := ledgerView{office: c.newOffice(r.Context())}
-	lv.From, lv.To = ledgerPeriod(r, lv.loc)
+	lv.From, lv.To = ledgerPeriod(r, c.now().In(lv.loc))
 	l, err := c.ordering.Service.Ledger(r.Context(), lv.From, lv.To)
 	if err != nil {
 		c.officeRender(w, r, "office_ledger", http.StatusOK, lv, err)
@@ -94,11 +94,10 @@ func (c *console) ledgerPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // ledgerPeriod returns the period asked for, by default the last
-// ledgerDays days in the shop's time zone.
-func ledgerPeriod(r *http.Request, loc *time.Location) (from, to string) {
+// ledgerDays days to today (the shop's date now).
+func ledgerPeriod(r *http.Request, today time.Time) (from, to string) {
 	q := r.URL.Query()
 	from, to = strings.TrimSpace(q.Get("from")), strings.TrimSpace(q.Get("to"))
-	today := time.Now().In(loc)
 	if to == "" {
 		to = today.Format(time.DateOnly)
 	}
@@ -137,7 +136,7 @@ func drawBars(days []ledgerDay, ch ledgerChart) {
 // ledgerCSV serves GET /console/shop/ledger.csv?from=&to=: the API's
 // ledger CSV (GET /api/ledger?format=csv), same columns and file name.
 func (c *console) ledgerCSV(w http.ResponseWriter, r *http.Request) {
-	from, to := ledgerPeriod(r, c.newOffice(r.Context()).loc)
+	from, to := ledgerPeriod(r, c.now().In(c.newOffice(r.Context()).loc))
 	l, err := c.ordering.Service.Ledger(r.Context(), from, to)
 	if err != nil {
 		c.officeRender(w, r, "office_ledger", http.StatusOK, ledgerView{office: c.newOffice(r.Context()), From: from, To: to}, err)

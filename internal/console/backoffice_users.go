@@ -3,7 +3,6 @@ package console
 import (
 	"net/http"
 	"net/url"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -98,10 +97,7 @@ func (c *console) renderOfficeBans(w http.ResponseWriter, r *http.Request, statu
 	if err == nil {
 		err = lerr
 	}
-	now := time.Now()
-	if c.ordering.Now != nil {
-		now = c.ordering.Now()
-	}
+	now := c.now()
 	for _, b := range bans {
 		bv.Bans = append(bv.Bans, officeBanRow{Ban: b, Active: b.Active(now)})
 	}
