@@ -611,3 +611,18 @@ func TestOfficeCSRF(t *testing.T) {
 		t.Fatalf("a refused form changed the menu: %+v", m)
 	}
 }
+
+// TestOfficeNoInlineCode: no back-office page has an inline style or
+// script, which the console's CSP (default-src 'self') would block.
+func TestOfficeNoInlineCode(t *testing.T) {
+	s := newOfficeShop(t, officeStores()[0].open)
+	s.waitingOrder()
+	for _, page := range []string{"pos", "payments", "menu", "settings", "ledger", "users", "bans"} {
+		resp, body := s.get(officeOwner, "/console/shop/"+page)
+		officeExpect(t, page, resp, body, 200, "/console/static/office.css")
+		if strings.Contains(body, "style=") || strings.Contains(body, "<style") || strings.Contains(body, "<script>") ||
+			strings.Contains(body, " onclick=") {
+			t.Errorf("%s has inline code", page)
+		}
+	}
+}
