@@ -228,6 +228,16 @@ func (s *Service) PlaceOrder(ctx context.Context, u User, req OrderRequest) (Ord
 	return out, nil
 }
 
+// PriceOrder checks and prices req as PlaceOrder would, without storing
+// anything: the point of sale's total before the cash is taken.
+func (s *Service) PriceOrder(ctx context.Context, req OrderRequest) (Order, error) {
+	if err := req.validate(); err != nil {
+		return Order{}, err
+	}
+	_, o, err := s.priceOrder(ctx, req)
+	return o, err
+}
+
 // priceOrder reads the settings and the ordered items in one read and
 // builds the order's lines and totals from them.
 func (s *Service) priceOrder(ctx context.Context, req OrderRequest) (Settings, Order, error) {

@@ -170,6 +170,19 @@ func (s *Service) ProofFile(ctx context.Context, u User, orderID string) (Proof,
 	return *o.Proof, f, nil
 }
 
+// AwaitingVerification returns the orders whose receipt waits for
+// verification, oldest first, to a user allowed the payments menu.
+func (s *Service) AwaitingVerification(ctx context.Context, u User) ([]Order, error) {
+	if !u.Allows(MenuPayments) {
+		return nil, ErrForbidden
+	}
+	list, err := s.store.ListOrders(ctx, OrderQuery{Statuses: []Status{StatusWaitingVerification}})
+	if err != nil {
+		return nil, fmt.Errorf("orders awaiting verification: %w", err)
+	}
+	return list, nil
+}
+
 // VerifyPayment approves (PAID, by bank transfer) or rejects (back to
 // PENDING_PAYMENT, with the reason) the receipt of an order waiting for
 // verification; u must be allowed the payments menu.

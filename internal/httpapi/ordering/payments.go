@@ -88,6 +88,13 @@ func (a *api) proof(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer f.Close()
+	WriteProof(w, p, f)
+}
+
+// WriteProof answers the receipt image p read from f: its stored content
+// type (checked on upload), never sniffed, never cached, sandboxed. The
+// console serves receipts with it too.
+func WriteProof(w http.ResponseWriter, p ord.Proof, f io.Reader) {
 	h := w.Header()
 	h.Set("Content-Type", p.ContentType)
 	h.Set("Content-Length", strconv.FormatInt(p.Size, 10))
