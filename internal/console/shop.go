@@ -11,8 +11,33 @@ import (
 )
 
 // mountShop serves the shop's back office and storefront under
-// /console/shop/.
+// /console/shop/: the sign-in, the storefront (open to visitors), the
+// customer's orders and the kitchen display here, the back office in
+// mountBackOffice.
 func (c *console) mountShop(r chi.Router, cop *http.CrossOriginProtection) {
+	post := func(h http.HandlerFunc) http.Handler { return cop.Handler(c.checkCSRF(shopArea, h)) }
+	user := func(h http.Handler) http.Handler { return c.shopUser(h) }
+	kitchen := func(h http.Handler) http.Handler { return c.shopUser(c.shopAllow(shopMenu(ord.MenuKitchen), h)) }
+
+	r.Get("/login", c.shopLoginPage)
+	r.Method(http.MethodPost, "/login", cop.Handler(http.HandlerFunc(c.shopLogin)))
+	r.Get("/login/wait", c.shopWaitPage)
+	r.Method(http.MethodPost, "/login/poll", cop.Handler(http.HandlerFunc(c.shopPoll)))
+	r.Method(http.MethodPost, "/logout", user(post(c.shopLogout)))
+
+	r.Method(http.MethodGet, "/", c.shopVisitor(http.HandlerFunc(c.storefront)))
+	r.Method(http.MethodPost, "/cart", c.shopVisitor(post(c.updateCart)))
+	r.Method(http.MethodPost, "/checkout", user(post(c.checkout)))
+	r.Method(http.MethodGet, "/orders", user(http.HandlerFunc(c.myOrders)))
+	r.Method(http.MethodGet, "/orders/{id}", user(http.HandlerFunc(c.orderPage)))
+	r.Method(http.MethodGet, "/orders/{id}/events", user(http.HandlerFunc(c.orderEvents)))
+	r.With(limitBody(ord.MaxProofSize+64<<10)).Method(http.MethodPost, "/orders/{id}/proof", user(post(c.uploadProof)))
+	r.Method(http.MethodPost, "/orders/{id}/cancel", user(post(c.cancelOrder)))
+
+	r.Method(http.MethodGet, "/kitchen", kitchen(http.HandlerFunc(c.kitchen)))
+	r.Method(http.MethodGet, "/kitchen/events", kitchen(http.HandlerFunc(c.kitchenEvents)))
+	r.Method(http.MethodPost, "/kitchen/{id}/status", user(c.shopAllow(shopMenu(ord.MenuKitchen), post(c.kitchenMove))))
+
 	c.mountBackOffice(r, cop)
 }
 
@@ -36,6 +61,23 @@ func (c *console) shopUser(next http.Handler) http.Handler {
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxShopUser, u)))
+	})
+}
+
+// shopVisitor admits every request; one with a valid ordering session
+// keeps its user in the context, as shopUser does (the storefront is open
+// to visitors and knows its signed-in customers).
+func (c *console) shopVisitor(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if token := session(r, shopArea); token != "" {
+			u, err := c.ordering.Service.Authenticate(r.Context(), token)
+			if err != nil {
+				clearSession(w, r, shopArea)
+			} else {
+				r = r.WithContext(context.WithValue(r.Context(), ctxShopUser, u))
+			}
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 
@@ -99,11 +141,13 @@ func shopNav(u ord.User) []navItem {
 }
 
 // shopView starts the view of a shop page; on a page without a session
-// (the sign-in, the storefront to a visitor) it has no user.
+// (the sign-in, the storefront to a visitor) it has no user, and its CSRF
+// token is the one of no session (a visitor's cart forms; a stale session
+// cookie was cleared by shopVisitor).
 func (c *console) shopView(r *http.Request) view {
 	u := shopUserFrom(r)
 	if u.ID == "" {
-		return view{}
+		return view{CSRF: c.csrfToken("")}
 	}
 	who := u.Name
 	if who == "" {
