@@ -36,6 +36,9 @@ const (
 	staffNumber    = "081234567891"
 )
 
+// easyPoW is the difficulty of the router tests' challenges, solved in Go.
+const easyPoW = 2000
+
 // shopClock is the ordering service's clock, moved by the tests.
 type shopClock struct {
 	mu  sync.Mutex
@@ -90,9 +93,9 @@ func shopStore(t *testing.T, kind string) interface {
 }
 
 // newShopPortal builds the portal as cmd/portal's newOrdering does without
-// a gateway or a provider: the proof of work (easy, for speed), the
+// a gateway or a provider: the proof of work (of difficulty maxNumber), the
 // messenger and payment stand-ins.
-func newShopPortal(t *testing.T, kind string) *shopPortal {
+func newShopPortal(t *testing.T, kind string, maxNumber int64) *shopPortal {
 	t.Helper()
 	exam.BcryptCost = 4
 	st := shopStore(t, kind)
@@ -103,7 +106,7 @@ func newShopPortal(t *testing.T, kind string) *shopPortal {
 	}
 	clk := &shopClock{now: time.Now()}
 	key := []byte("ordering-test-key-of-32-bytes!!!")
-	pow, err := challenge.NewPoW(key, challenge.WithMaxNumber(2000), challenge.WithClock(clk.Now), challenge.WithSpentStore(st))
+	pow, err := challenge.NewPoW(key, challenge.WithMaxNumber(maxNumber), challenge.WithClock(clk.Now), challenge.WithSpentStore(st))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +244,7 @@ func csrfOf(t *testing.T, body string) string {
 func TestShopSignIn(t *testing.T) {
 	for _, kind := range []string{"bolt", "postgres"} {
 		t.Run(kind, func(t *testing.T) {
-			p := newShopPortal(t, kind)
+			p := newShopPortal(t, kind, easyPoW)
 			base := p.srv.URL
 			c := browser(t)
 			resp, body := get(t, c, base+"/console/shop/orders")
@@ -320,7 +323,7 @@ func TestShopSignIn(t *testing.T) {
 // cross-site post, an expired link and a banned number are refused with
 // a clear message.
 func TestShopSignInRefusals(t *testing.T) {
-	p := newShopPortal(t, "bolt")
+	p := newShopPortal(t, "bolt", easyPoW)
 	base := p.srv.URL
 	c := browser(t)
 	resp, body := post(t, c, base+"/console/shop/login", url.Values{"number": {"12"}, "challenge": {solved(t, c, base)}})
@@ -374,7 +377,7 @@ func payOrder(t *testing.T, c *http.Client, o ordering.Order) {
 // kitchen; a kitchen STAFF sees it live and moves it to COMPLETED; forms
 // without their token are refused.
 func TestShopStorefrontAndKitchen(t *testing.T) {
-	p := newShopPortal(t, "bolt")
+	p := newShopPortal(t, "bolt", easyPoW)
 	base := p.srv.URL
 	ctx := context.Background()
 	c := browser(t)
@@ -518,7 +521,7 @@ func TestShopStorefrontAndKitchen(t *testing.T) {
 // (the order waits for the check); another order is cancelled; a bad
 // file is refused with a message.
 func TestShopProofAndCancel(t *testing.T) {
-	p := newShopPortal(t, "bolt")
+	p := newShopPortal(t, "bolt", easyPoW)
 	base := p.srv.URL
 	cust, csrf := p.shopSignIn(t, customerNumber)
 	place := func() string {

@@ -163,6 +163,8 @@ function setupKitchen(box) {
       beep();
     }
   });
+  const live = status.textContent;
+  es.addEventListener('open', () => { status.textContent = live; });
   es.addEventListener('error', () => { status.textContent = status.dataset.lost; });
   box.addEventListener('submit', async (e) => {
     e.preventDefault();
