@@ -15,28 +15,31 @@ import (
 // customer's orders and the kitchen display here, the back office in
 // mountBackOffice.
 func (c *console) mountShop(r chi.Router, cop *http.CrossOriginProtection) {
-	post := func(h http.HandlerFunc) http.Handler { return cop.Handler(c.checkCSRF(shopArea, h)) }
-	user := func(h http.Handler) http.Handler { return c.shopUser(h) }
 	kitchen := func(h http.Handler) http.Handler { return c.shopUser(c.shopAllow(shopMenu(ord.MenuKitchen), h)) }
+	// form guards a form's post: same-origin, then who may post it, then
+	// the form's token.
+	form := func(who func(http.Handler) http.Handler, h http.HandlerFunc) http.Handler {
+		return cop.Handler(who(c.checkCSRF(shopArea, h)))
+	}
 
 	r.Get("/login", c.shopLoginPage)
 	r.Method(http.MethodPost, "/login", cop.Handler(http.HandlerFunc(c.shopLogin)))
 	r.Get("/login/wait", c.shopWaitPage)
 	r.Method(http.MethodPost, "/login/poll", cop.Handler(http.HandlerFunc(c.shopPoll)))
-	r.Method(http.MethodPost, "/logout", user(post(c.shopLogout)))
+	r.Method(http.MethodPost, "/logout", form(c.shopUser, c.shopLogout))
 
 	r.Method(http.MethodGet, "/", c.shopVisitor(http.HandlerFunc(c.storefront)))
-	r.Method(http.MethodPost, "/cart", c.shopVisitor(post(c.updateCart)))
-	r.Method(http.MethodPost, "/checkout", user(post(c.checkout)))
-	r.Method(http.MethodGet, "/orders", user(http.HandlerFunc(c.myOrders)))
-	r.Method(http.MethodGet, "/orders/{id}", user(http.HandlerFunc(c.orderPage)))
-	r.Method(http.MethodGet, "/orders/{id}/events", user(http.HandlerFunc(c.orderEvents)))
-	r.With(limitBody(ord.MaxProofSize+64<<10)).Method(http.MethodPost, "/orders/{id}/proof", user(post(c.uploadProof)))
-	r.Method(http.MethodPost, "/orders/{id}/cancel", user(post(c.cancelOrder)))
+	r.Method(http.MethodPost, "/cart", form(c.shopVisitor, c.updateCart))
+	r.Method(http.MethodPost, "/checkout", form(c.shopUser, c.checkout))
+	r.Method(http.MethodGet, "/orders", c.shopUser(http.HandlerFunc(c.myOrders)))
+	r.Method(http.MethodGet, "/orders/{id}", c.shopUser(http.HandlerFunc(c.orderPage)))
+	r.Method(http.MethodGet, "/orders/{id}/events", c.shopUser(http.HandlerFunc(c.orderEvents)))
+	r.With(limitBody(ord.MaxProofSize+64<<10)).Method(http.MethodPost, "/orders/{id}/proof", form(c.shopUser, c.uploadProof))
+	r.Method(http.MethodPost, "/orders/{id}/cancel", form(c.shopUser, c.cancelOrder))
 
 	r.Method(http.MethodGet, "/kitchen", kitchen(http.HandlerFunc(c.kitchen)))
 	r.Method(http.MethodGet, "/kitchen/events", kitchen(http.HandlerFunc(c.kitchenEvents)))
-	r.Method(http.MethodPost, "/kitchen/{id}/status", user(c.shopAllow(shopMenu(ord.MenuKitchen), post(c.kitchenMove))))
+	r.Method(http.MethodPost, "/kitchen/{id}/status", form(kitchen, c.kitchenMove))
 
 	c.mountBackOffice(r, cop)
 }
