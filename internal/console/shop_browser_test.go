@@ -102,6 +102,7 @@ func TestBrowserShop(t *testing.T) {
 	)
 	steps, start := shopSignInSteps(customerNumber, "#checkout"), time.Now()
 	do(phone, "sign in to order", steps[:4]...) // up to the waiting page
+	check(phone, "the waiting page on a phone", noSideways)
 	t.Logf("the proof of work (maxnumber %d) and the sign-in form took %v in the browser", challenge.DefaultMaxNumber, time.Since(start))
 	do(phone, "sign in to order", steps[4:]...)
 	check(phone, "the checkout on a phone", noSideways)

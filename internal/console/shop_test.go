@@ -62,6 +62,7 @@ func (c *shopClock) add(d time.Duration) {
 type shopPortal struct {
 	srv        *httptest.Server
 	svc        *ordering.Service
+	opts       *ordhttp.Options
 	clock      *shopClock
 	rice, tea  ordering.MenuItem
 	categoryID string
@@ -127,6 +128,7 @@ func newShopPortal(t *testing.T, kind string, maxNumber int64) *shopPortal {
 	}
 	ordOpts := &ordhttp.Options{Service: p.svc, PoW: pow, Gateway: gw, ProviderSecrets: []string{providerSecret}, Now: clk.Now,
 		Sandbox: &ordhttp.Sandbox{GatewaySecret: gatewaySecret, ProviderSecret: providerSecret, MerchantID: "M-1"}}
+	p.opts = ordOpts
 	p.srv.Config.Handler = httpapi.New(httpapi.Options{Exam: esvc, Ordering: ordOpts,
 		Console: console.New(console.Options{Exam: esvc, Key: []byte("console-test-key-of-32-bytes!!!!"), Ordering: ordOpts})})
 	p.srv.Start()
@@ -358,6 +360,18 @@ func TestShopSignInRefusals(t *testing.T) {
 	_, body = post(t, c, base+"/console/shop/login?lang=id", url.Values{"number": {customerNumber}, "challenge": {solved(t, c, base)}})
 	if !strings.Contains(body, "Coba lagi dalam 24 jam") {
 		t.Fatalf("no Indonesian ban message:\n%s", body)
+	}
+}
+
+// TestShopSignInWithoutPoW: with Turnstile or hCaptcha configured (no
+// built-in challenge), the sign-in page says the console cannot show
+// their widget, and offers no form.
+func TestShopSignInWithoutPoW(t *testing.T) {
+	p := newShopPortal(t, "bolt", easyPoW)
+	p.opts.PoW = nil
+	resp, body := get(t, browser(t), p.srv.URL+"/console/shop/login")
+	if resp.StatusCode != 200 || !strings.Contains(body, "Turnstile or hCaptcha") || strings.Contains(body, `id="shop-login"`) {
+		t.Fatalf("sign-in page without the proof of work: %d\n%s", resp.StatusCode, body)
 	}
 }
 
