@@ -400,6 +400,13 @@ func TestShopStorefrontAndKitchen(t *testing.T) {
 		!strings.Contains(body, "Makanan") || !strings.Contains(body, "Your cart is empty") {
 		t.Fatalf("storefront for a visitor: %d\n%s", resp.StatusCode, body)
 	}
+	if _, body := get(t, c, base+"/console/shop/?lang=id"); !strings.Contains(body, "Menu kami") {
+		t.Fatal("no Indonesian storefront")
+	}
+	if _, body := get(t, c, base+"/console/shop/login"); !strings.Contains(body, "Masuk ke toko") {
+		t.Fatal("the storefront's language choice was not kept")
+	}
+	get(t, c, base+"/console/shop/?lang=en")
 	csrf := csrfOf(t, body)
 	if resp, _ := post(t, c, base+"/console/shop/cart", url.Values{"menu_id": {p.rice.ID}, "op": {"add"}}); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("cart without the form's token: %d", resp.StatusCode)
