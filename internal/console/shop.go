@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/seedhq/portal/internal/apperr"
 	ord "github.com/seedhq/portal/internal/ordering"
 )
 
@@ -49,39 +50,47 @@ const ctxShopUser ctxKey = 100
 
 // shopUser admits requests with a valid ordering session (the ordering
 // API's own JWT, checked as the API checks it) and keeps the user in the
-// context; others are sent to the shop's sign-in page.
+// context; others are sent to the shop's sign-in page, and back here after.
 func (c *console) shopUser(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token := session(r, shopArea)
-		if token == "" {
+		r, ok := c.shopSession(w, r)
+		if !ok {
 			http.Redirect(w, r, shopArea.login+"?next="+url.QueryEscape(r.URL.Path), http.StatusSeeOther)
 			return
 		}
-		u, err := c.ordering.Service.Authenticate(r.Context(), token)
-		if err != nil {
-			clearSession(w, r, shopArea)
-			http.Redirect(w, r, shopArea.login, http.StatusSeeOther)
-			return
-		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxShopUser, u)))
+		next.ServeHTTP(w, r)
 	})
 }
 
-// shopVisitor admits every request; one with a valid ordering session
-// keeps its user in the context, as shopUser does (the storefront is open
-// to visitors and knows its signed-in customers).
+// shopVisitor admits every request, keeping the user of a valid ordering
+// session in the context as shopUser does (the storefront is open to
+// visitors and knows its signed-in customers).
 func (c *console) shopVisitor(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if token := session(r, shopArea); token != "" {
-			u, err := c.ordering.Service.Authenticate(r.Context(), token)
-			if err != nil {
-				clearSession(w, r, shopArea)
-			} else {
-				r = r.WithContext(context.WithValue(r.Context(), ctxShopUser, u))
-			}
-		}
+		r, _ = c.shopSession(w, r)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// shopSession returns r with the user of its ordering session in its
+// context, and whether it has a valid one; a session that no longer holds
+// (expired, its user gone) is cleared, one that cannot be checked now (the
+// store failed) is kept.
+func (c *console) shopSession(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+	token := session(r, shopArea)
+	if token == "" {
+		return r, false
+	}
+	u, err := c.ordering.Service.Authenticate(r.Context(), token)
+	if err != nil {
+		if apperr.From(err) == nil {
+			c.log.Error("console: shop session", "err", err)
+		} else {
+			clearSession(w, r, shopArea)
+		}
+		return r, false
+	}
+	return r.WithContext(context.WithValue(r.Context(), ctxShopUser, u)), true
 }
 
 // shopUserFrom returns the signed-in shop user.
