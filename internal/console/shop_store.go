@@ -58,10 +58,15 @@ func (c *console) shopFormatFor(r *http.Request) shopFormat {
 	st, err := c.ordering.Service.Settings(r.Context())
 	if err != nil {
 		c.log.Warn("console: shop settings", "err", err)
-		return shopFormat{}
 	}
+	return formatOf(st)
+}
+
+// formatOf returns the formatting of the settings' time zone (UTC when it
+// is not one).
+func formatOf(st ord.Settings) shopFormat {
 	loc, err := time.LoadLocation(st.TimeZone)
-	if err != nil {
+	if err != nil || st.TimeZone == "" {
 		return shopFormat{}
 	}
 	return shopFormat{Loc: loc}
@@ -140,9 +145,11 @@ type storeView struct {
 	DeliveryFee int64
 	SignedIn    bool
 	Form        checkoutForm
+	// ShippingTypes are the checkout's choices, in the order shown.
+	ShippingTypes []string
 }
 
-// shippingTypes are the checkout's choices, in the order shown.
+// shippingTypes are the checkout's choices of how an order is received.
 var shippingTypes = []string{ord.ShippingPickup, ord.ShippingDineIn, ord.ShippingDelivery}
 
 // storefront serves GET /console/shop/: the menu by category with prices,
@@ -160,11 +167,12 @@ func (c *console) renderStore(w http.ResponseWriter, r *http.Request, status int
 	if err != nil {
 		status = c.showError(&v, err)
 	}
-	sv := storeView{shopFormat: c.shopFormatFor(r), InCart: map[string]int{}, SignedIn: shopUserFrom(r).ID != "", Form: form}
+	sv := storeView{InCart: map[string]int{}, SignedIn: shopUserFrom(r).ID != "", Form: form, ShippingTypes: shippingTypes}
 	menu, merr := c.ordering.Service.Menu(r.Context(), true)
 	if merr == nil {
 		var st ord.Settings
 		st, merr = c.ordering.Service.Settings(r.Context())
+		sv.shopFormat = formatOf(st)
 		sv.DeliveryFee, _ = st.ShippingCost(ord.ShippingDelivery, nil, nil)
 	}
 	if merr != nil && err == nil {
