@@ -389,9 +389,15 @@ func payOrder(t *testing.T, c *http.Client, o ordering.Order) {
 // cart; the signed-in customer places the order (priced by the service)
 // and follows it; it is paid on the stand-in; a customer is refused the
 // kitchen; a kitchen STAFF sees it live and moves it to COMPLETED; forms
-// without their token are refused.
+// without their token are refused. On both stores.
 func TestShopStorefrontAndKitchen(t *testing.T) {
-	p := newShopPortal(t, "bolt", easyPoW)
+	for _, kind := range []string{"bolt", "postgres"} {
+		t.Run(kind, func(t *testing.T) { testStorefrontAndKitchen(t, kind) })
+	}
+}
+
+func testStorefrontAndKitchen(t *testing.T, kind string) {
+	p := newShopPortal(t, kind, easyPoW)
 	base := p.srv.URL
 	ctx := context.Background()
 	c := browser(t)
