@@ -249,11 +249,12 @@ func TestShopSignIn(t *testing.T) {
 			p := newShopPortal(t, kind, easyPoW)
 			base := p.srv.URL
 			c := browser(t)
-			resp, body := get(t, c, base+"/console/shop/orders")
+			resp, _ := get(t, c, base+"/console/shop/orders")
 			if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/console/shop/login?next=%2Fconsole%2Fshop%2Forders" {
 				t.Fatalf("orders without a session: %d %s", resp.StatusCode, resp.Header.Get("Location"))
 			}
-			if resp, body = get(t, c, base+"/console/shop/login?next=https://evil.example/"); resp.StatusCode != 200 ||
+			resp, body := get(t, c, base+"/console/shop/login?next=https://evil.example/")
+			if resp.StatusCode != 200 ||
 				!strings.Contains(body, `id="shop-login"`) || !strings.Contains(body, `name="next" value="/console/shop/"`) ||
 				!strings.Contains(body, "/console/static/shop.js") {
 				t.Fatalf("sign-in page: %d\n%s", resp.StatusCode, body)
