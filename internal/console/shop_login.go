@@ -226,7 +226,7 @@ func wantsJSON(r *http.Request) bool {
 // pending sign-in, from the client's address. Once the message has
 // verified it, the JWT becomes the shop's session cookie and the answer
 // says where to go. shop.js asks for JSON every 2 seconds; the waiting
-// page's Continue button posts the form, and is sent on.
+// page's "I have sent it" button posts the form, and is sent on.
 func (c *console) shopPoll(w http.ResponseWriter, r *http.Request) {
 	lang := language(r)
 	var ans pollAnswer
@@ -241,7 +241,9 @@ func (c *console) shopPoll(w http.ResponseWriter, r *http.Request) {
 		case errors.Is(err, ord.ErrTooManyPolls):
 			ans = pollAnswer{Status: string(ord.LoginPending), Message: translate(lang, "shop.login.too_fast")}
 		case err != nil:
-			clearPending(w, r)
+			if apperr.From(err) != nil { // the login is over; a store failure is not
+				clearPending(w, r)
+			}
 			status, ans.Message = c.loginProblem(lang, err)
 			ans.Status = "FAILED"
 		case res.Status == ord.LoginVerified:
