@@ -7,12 +7,41 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/seedhq/portal/internal/apperr"
 	ord "github.com/seedhq/portal/internal/ordering"
 )
 
 // mountShop serves the shop's back office and storefront under
-// /console/shop/.
+// /console/shop/: the sign-in, the storefront (open to visitors), the
+// customer's orders and the kitchen display here, the back office in
+// mountBackOffice.
 func (c *console) mountShop(r chi.Router, cop *http.CrossOriginProtection) {
+	kitchen := func(h http.Handler) http.Handler { return c.shopUser(c.shopAllow(shopMenu(ord.MenuKitchen), h)) }
+	// form guards a form's post: same-origin, then who may post it, then
+	// the form's token.
+	form := func(who func(http.Handler) http.Handler, h http.HandlerFunc) http.Handler {
+		return cop.Handler(who(c.checkCSRF(shopArea, h)))
+	}
+
+	r.Get("/login", c.shopLoginPage)
+	r.Method(http.MethodPost, "/login", cop.Handler(http.HandlerFunc(c.shopLogin)))
+	r.Get("/login/wait", c.shopWaitPage)
+	r.Method(http.MethodPost, "/login/poll", cop.Handler(http.HandlerFunc(c.shopPoll)))
+	r.Method(http.MethodPost, "/logout", form(c.shopUser, c.shopLogout))
+
+	r.Method(http.MethodGet, "/", c.shopVisitor(http.HandlerFunc(c.storefront)))
+	r.Method(http.MethodPost, "/cart", form(c.shopVisitor, c.updateCart))
+	r.Method(http.MethodPost, "/checkout", form(c.shopUser, c.checkout))
+	r.Method(http.MethodGet, "/orders", c.shopUser(http.HandlerFunc(c.myOrders)))
+	r.Method(http.MethodGet, "/orders/{id}", c.shopUser(http.HandlerFunc(c.orderPage)))
+	r.Method(http.MethodGet, "/orders/{id}/events", c.shopUser(http.HandlerFunc(c.orderEvents)))
+	r.With(limitBody(ord.MaxProofSize+64<<10)).Method(http.MethodPost, "/orders/{id}/proof", form(c.shopUser, c.uploadProof))
+	r.Method(http.MethodPost, "/orders/{id}/cancel", form(c.shopUser, c.cancelOrder))
+
+	r.Method(http.MethodGet, "/kitchen", kitchen(http.HandlerFunc(c.kitchen)))
+	r.Method(http.MethodGet, "/kitchen/events", kitchen(http.HandlerFunc(c.kitchenEvents)))
+	r.Method(http.MethodPost, "/kitchen/{id}/status", form(kitchen, c.kitchenMove))
+
 	c.mountBackOffice(r, cop)
 }
 
@@ -21,22 +50,47 @@ const ctxShopUser ctxKey = 100
 
 // shopUser admits requests with a valid ordering session (the ordering
 // API's own JWT, checked as the API checks it) and keeps the user in the
-// context; others are sent to the shop's sign-in page.
+// context; others are sent to the shop's sign-in page, and back here after.
 func (c *console) shopUser(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token := session(r, shopArea)
-		if token == "" {
+		r, ok := c.shopSession(w, r)
+		if !ok {
 			http.Redirect(w, r, shopArea.login+"?next="+url.QueryEscape(r.URL.Path), http.StatusSeeOther)
 			return
 		}
-		u, err := c.ordering.Service.Authenticate(r.Context(), token)
-		if err != nil {
-			clearSession(w, r, shopArea)
-			http.Redirect(w, r, shopArea.login, http.StatusSeeOther)
-			return
-		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxShopUser, u)))
+		next.ServeHTTP(w, r)
 	})
+}
+
+// shopVisitor admits every request, keeping the user of a valid ordering
+// session in the context as shopUser does (the storefront is open to
+// visitors and knows its signed-in customers).
+func (c *console) shopVisitor(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r, _ = c.shopSession(w, r)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// shopSession returns r with the user of its ordering session in its
+// context, and whether it has a valid one; a session that no longer holds
+// (expired, its user gone) is cleared, one that cannot be checked now (the
+// store failed) is kept.
+func (c *console) shopSession(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+	token := session(r, shopArea)
+	if token == "" {
+		return r, false
+	}
+	u, err := c.ordering.Service.Authenticate(r.Context(), token)
+	if err != nil {
+		if apperr.From(err) == nil {
+			c.log.Error("console: shop session", "err", err)
+		} else {
+			clearSession(w, r, shopArea)
+		}
+		return r, false
+	}
+	return r.WithContext(context.WithValue(r.Context(), ctxShopUser, u)), true
 }
 
 // shopUserFrom returns the signed-in shop user.
@@ -99,11 +153,13 @@ func shopNav(u ord.User) []navItem {
 }
 
 // shopView starts the view of a shop page; on a page without a session
-// (the sign-in, the storefront to a visitor) it has no user.
+// (the sign-in, the storefront to a visitor) it has no user, and its CSRF
+// token is the one of no session (a visitor's cart forms; a stale session
+// cookie was cleared by shopVisitor).
 func (c *console) shopView(r *http.Request) view {
 	u := shopUserFrom(r)
 	if u.ID == "" {
-		return view{}
+		return view{CSRF: c.csrfToken("")}
 	}
 	who := u.Name
 	if who == "" {

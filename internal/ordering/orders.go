@@ -417,6 +417,19 @@ func allowed(a Actor, o Order, to Status) bool {
 	})
 }
 
+// Moves returns the states the actor may move o to now, in the order of
+// the state machine: what a screen offers as buttons (Transition still
+// decides).
+func Moves(a Actor, o Order) []Status {
+	var out []Status
+	for _, t := range transitions {
+		if t.from == o.Status && !slices.Contains(out, t.to) && t.may(a, o) {
+			out = append(out, t.to)
+		}
+	}
+	return out
+}
+
 // errForbiddenMove refuses a move the machine has but the actor may not make.
 var errForbiddenMove = apperr.New(apperr.Forbidden, "FORBIDDEN", "your role may not move this order to that state")
 

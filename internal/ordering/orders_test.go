@@ -3,6 +3,7 @@ package ordering_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -144,12 +145,28 @@ func TestOrderStateMachine(t *testing.T) {
 			t.Fatalf("%s by %s: %v, want %q", to, who.Role, err, wantCode)
 		}
 	}
+	moves := func(who ordering.User) string {
+		cur, err := svc.OrderFor(ctx, who, o.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(ordering.Moves(ordering.Actor{User: &who}, cur))
+	}
+	if got := moves(cust); got != "[WAITING_VERIFICATION CANCELLED]" {
+		t.Fatalf("the customer's moves of an unpaid order: %s", got)
+	}
+	if got := moves(staff); got != "[]" {
+		t.Fatalf("the staff's moves of an unpaid order: %s", got)
+	}
 	move(cust, ordering.StatusPreparing, "INVALID_TRANSITION")
 	move(staff, ordering.StatusWaitingVerification, "FORBIDDEN") // only the order's customer sends a receipt
 	move(cust, ordering.StatusWaitingVerification, "")
 	move(staff, ordering.StatusPaid, "FORBIDDEN") // STAFF without the payments menu
 	move(admin, ordering.StatusPaid, "")
 	move(cust, ordering.StatusPreparing, "FORBIDDEN")
+	if got := moves(staff); got != "[PREPARING]" {
+		t.Fatalf("the kitchen's moves of a paid order: %s", got)
+	}
 	move(staff, ordering.StatusPreparing, "")
 	move(staff, ordering.StatusReady, "")
 	move(staff, ordering.StatusOutForDelivery, "FORBIDDEN") // a pick-up order

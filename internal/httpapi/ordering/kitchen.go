@@ -2,8 +2,10 @@ package ordering
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
@@ -42,13 +44,35 @@ const (
 // /api/kitchen/orders' "orders") on connection and whenever it changes: at
 // once for changes made through this instance, within 2 s for the others.
 func (a *api) kitchenEvents(w http.ResponseWriter, r *http.Request) {
+	err := StreamChanges(w, r, a.svc, a.log, "orders", func(ctx context.Context) ([]byte, error) {
+		list, err := a.svc.KitchenOrders(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if list == nil {
+			list = []ord.Order{}
+		}
+		return json.Marshal(list)
+	})
+	if err != nil {
+		a.writeError(w, r, err)
+	}
+}
+
+// StreamChanges answers r with Server-Sent Events of the orders of svc: an
+// event named event whose data is what load returns, on connection and
+// whenever it changes (at once for changes made through this instance,
+// within 2 s for the others), until the client goes. A load that fails is
+// logged and tried again at the next change. It returns an error, before
+// anything is written, only when w cannot stream.
+func StreamChanges(w http.ResponseWriter, r *http.Request, svc *ord.Service, log *slog.Logger, event string,
+	load func(context.Context) ([]byte, error)) error {
 	flusher, ok := w.(http.Flusher)
 	if !ok {
-		a.writeError(w, r, fmt.Errorf("kitchen events: the response cannot be streamed"))
-		return
+		return fmt.Errorf("%s events: the response cannot be streamed", event)
 	}
-	changes := a.svc.Changes()
-	defer a.svc.StopChanges(changes)
+	changes := svc.Changes()
+	defer svc.StopChanges(changes)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
@@ -60,43 +84,47 @@ func (a *api) kitchenEvents(w http.ResponseWriter, r *http.Request) {
 	defer keepAlive.Stop()
 	var last []byte
 	send := func() bool {
-		list, err := a.svc.KitchenOrders(r.Context())
+		data, err := load(r.Context())
 		if err != nil {
-			a.log.Warn("ordering: kitchen events", "err", err)
+			log.Warn("ordering: "+event+" events", "err", err)
 			return r.Context().Err() == nil
 		}
-		if list == nil {
-			list = []ord.Order{}
-		}
-		data, err := json.Marshal(list)
-		if err != nil || bytes.Equal(data, last) {
-			return err == nil
+		if bytes.Equal(data, last) {
+			return true
 		}
 		last = data
-		if _, err := fmt.Fprintf(w, "event: orders\ndata: %s\n\n", data); err != nil {
+		var b bytes.Buffer
+		b.WriteString("event: " + event + "\n")
+		for line := range bytes.SplitSeq(data, []byte("\n")) {
+			b.WriteString("data: ")
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+		b.WriteByte('\n')
+		if _, err := w.Write(b.Bytes()); err != nil {
 			return false
 		}
 		flusher.Flush()
 		return true
 	}
 	if !send() {
-		return
+		return nil
 	}
 	for {
 		select {
 		case <-r.Context().Done():
-			return
+			return nil
 		case <-changes:
 		case <-poll.C:
 		case <-keepAlive.C:
 			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
-				return
+				return nil
 			}
 			flusher.Flush()
 			continue
 		}
 		if !send() {
-			return
+			return nil
 		}
 	}
 }
