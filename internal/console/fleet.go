@@ -16,7 +16,8 @@ import (
 
 // fleetView is the fleet page's data.
 type fleetView struct {
-	Monitors                 []exam.Monitor
+	Monitors                 []exam.Monitor // this page's
+	Pager                    pager
 	Status, School           string
 	Online, Offline, Syncing int
 	Now                      time.Time
@@ -25,7 +26,9 @@ type fleetView struct {
 
 // fleet serves GET /console/fleet?status=&school=: every lab server with
 // its school, effective status, last heartbeat, client version, connected
-// students, active exams and answers not yet pushed; the page refreshes itself every 30 s.
+// students, active exams and answers not yet pushed, a hundred a page; the
+// counts are of every server that matches. The page refreshes itself
+// every 30 s.
 func (c *console) fleet(w http.ResponseWriter, r *http.Request) {
 	status := exam.MonitorStatus(r.URL.Query().Get("status"))
 	school := strings.TrimSpace(r.URL.Query().Get("school"))
@@ -64,6 +67,7 @@ func (c *console) fleet(w http.ResponseWriter, r *http.Request) {
 		}
 		return a.ServerCode < b.ServerCode
 	})
+	fv.Monitors, fv.Pager = paginate(r, fv.Monitors, pageSize)
 	w.Header().Set("Refresh", "30")
 	v.Data = fv
 	c.render(w, r, "fleet", http.StatusOK, v)

@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,7 +29,8 @@ var newLicenseForm = licenseForm{MaxStudents: "500", Days: "365", Mode: "SEMI_OF
 
 // licensesView is the licences page's data.
 type licensesView struct {
-	Licenses []licenseRow
+	Licenses []licenseRow // this page's, newest first
+	Pager    pager
 	NPSN     string
 	// Issued is the licence just generated, whose token the operator
 	// copies or downloads now.
@@ -36,8 +38,9 @@ type licensesView struct {
 	Form   licenseForm
 }
 
-// licenses serves GET /console/licenses?npsn=: the licences, newest first,
-// with their status, and the form to generate one.
+// licenses serves GET /console/licenses?npsn=&page=: the licences, newest
+// first and a hundred a page, with their status, and the form to generate
+// one.
 func (c *console) licenses(w http.ResponseWriter, r *http.Request) {
 	c.renderLicenses(w, r, http.StatusOK, licensesView{NPSN: strings.TrimSpace(r.URL.Query().Get("npsn")), Form: newLicenseForm}, nil)
 }
@@ -59,9 +62,11 @@ func (c *console) renderLicenses(w http.ResponseWriter, r *http.Request, status 
 		c.log.Error("console: licences", "err", lerr)
 		v.Error, status = "error.internal", http.StatusInternalServerError
 	}
+	slices.Reverse(ls)
+	ls, lv.Pager = paginate(r, ls, pageSize)
 	now := time.Now()
-	for i := len(ls) - 1; i >= 0; i-- {
-		lv.Licenses = append(lv.Licenses, licenseRow{License: ls[i], Status: exam.LicenseStatus(ls[i], now)})
+	for _, l := range ls {
+		lv.Licenses = append(lv.Licenses, licenseRow{License: l, Status: exam.LicenseStatus(l, now)})
 	}
 	v.Data = lv
 	c.render(w, r, "licenses", status, v)
