@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/seedhq/portal/internal/links/visits"
 )
@@ -51,16 +52,72 @@ func newBarChart(key string, top visits.TopList, total int) barChart {
 	return ch
 }
 
+// dayChart is the clicks per UTC day as a column chart (inline SVG), from
+// the first day with a click, at most dayChartDays days back, to today.
+type dayChart struct {
+	Days          []dayBar
+	Width         int // of the SVG's view box; its height is dayChartHeight
+	First, Last   string
+	Most, Clicked int // the highest day and the number of days with clicks
+}
+
+// dayBar is one day's column, in view-box units.
+type dayBar struct {
+	Day      string
+	Count    int
+	X, Y, H  int
+	HasClick bool
+}
+
+// Day chart geometry, in view-box units.
+const (
+	dayChartDays   = 90
+	dayChartColumn = 8
+	dayChartHeight = 120
+)
+
+// newDayChart draws the days of the statistics up to today.
+func newDayChart(days []visits.LabelCount, today time.Time) dayChart {
+	var ch dayChart
+	if len(days) == 0 {
+		return ch
+	}
+	counts := map[string]int{}
+	for _, d := range days {
+		counts[d.Label] = d.Count
+		ch.Most = max(ch.Most, d.Count)
+	}
+	today = today.UTC().Truncate(24 * time.Hour)
+	start := today.AddDate(0, 0, 1-dayChartDays)
+	if first, err := time.Parse(visits.DayLayout, days[0].Label); err == nil && first.After(start) {
+		start = first
+	}
+	for d, i := start, 0; !d.After(today); d, i = d.AddDate(0, 0, 1), i+1 {
+		label := d.Format(visits.DayLayout)
+		n := counts[label]
+		h := n * (dayChartHeight - 4) / max(ch.Most, 1)
+		if n > 0 {
+			h = max(h, 2)
+			ch.Clicked++
+		}
+		ch.Days = append(ch.Days, dayBar{Day: label, Count: n, X: i*dayChartColumn + 1, Y: dayChartHeight - h, H: h, HasClick: n > 0})
+	}
+	ch.Width = len(ch.Days) * dayChartColumn
+	ch.First, ch.Last = ch.Days[0].Day, ch.Days[len(ch.Days)-1].Day
+	return ch
+}
+
 // linkStatsView is the statistics page's data.
 type linkStatsView struct {
 	Link   linkRow
 	Stats  visits.Stats
+	Days   dayChart
 	Charts []barChart
 }
 
 // linkStatsPage serves GET /console/links/{id}/stats: the link's clicks
-// and unique clicks, and its countries, referrers, browsers and operating
-// systems as charts, from links.Service.LinkStats (the roll-ups: its cost
+// and unique clicks, its clicks per day, and its devices, countries,
+// referrers, browsers and operating systems as charts, from links.Service.LinkStats (the roll-ups: its cost
 // does not grow with the clicks).
 func (c *console) linkStatsPage(w http.ResponseWriter, r *http.Request) {
 	l, err := c.ownLink(r)
@@ -79,11 +136,13 @@ func (c *console) linkStatsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := c.linkView(r)
-	v.Data = linkStatsView{Link: linkRow{ShortLink: l, Short: c.shortURL(r, refs, l)}, Stats: st, Charts: []barChart{
-		newBarChart("links.stats.countries", st.TopCountries, st.Clicks),
-		newBarChart("links.stats.referrers", st.TopReferrers, st.Clicks),
-		newBarChart("links.stats.browsers", st.TopBrowsers, st.Clicks),
-		newBarChart("links.stats.os", st.TopOs, st.Clicks),
-	}}
+	v.Data = linkStatsView{Link: linkRow{ShortLink: l, Short: c.shortURL(r, refs, l)}, Stats: st,
+		Days: newDayChart(st.Days, time.Now()), Charts: []barChart{
+			newBarChart("links.stats.devices", st.TopDevices, st.Clicks),
+			newBarChart("links.stats.countries", st.TopCountries, st.Clicks),
+			newBarChart("links.stats.referrers", st.TopReferrers, st.Clicks),
+			newBarChart("links.stats.browsers", st.TopBrowsers, st.Clicks),
+			newBarChart("links.stats.os", st.TopOs, st.Clicks),
+		}}
 	c.render(w, r, "links_stats", http.StatusOK, v)
 }

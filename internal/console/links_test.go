@@ -309,13 +309,14 @@ func TestMarketerLinks(t *testing.T) {
 		}
 
 		if err := p.store.SaveVisits(ctx, []visits.Visit{
-			{Kind: visits.KindLink, ID: promo.ID, OwnerID: p.ana.ID, At: time.Now(), Visitor: "a", Country: "ID", Browser: "Chrome", OS: "Android"},
+			{Kind: visits.KindLink, ID: promo.ID, OwnerID: p.ana.ID, At: time.Now(), Visitor: "a", Country: "ID", Browser: "Chrome", OS: "Android", Device: visits.DeviceMobile},
 			{Kind: visits.KindLink, ID: promo.ID, OwnerID: p.ana.ID, At: time.Now(), Visitor: "b", Country: "US", Browser: "Safari", OS: "iOS", Referrer: "google.com"},
 		}); err != nil {
 			t.Fatal(err)
 		}
 		resp, body = get(t, c, p.srv.URL+"/console/links/"+itoa(promo.ID)+"/stats")
-		if resp.StatusCode != 200 || strings.Count(body, "<svg") != 4 || !strings.Contains(body, `<th scope="row">Android</th>`) ||
+		if resp.StatusCode != 200 || strings.Count(body, "<svg") != 6 || !strings.Contains(body, `<th scope="row">Android</th>`) ||
+			!strings.Contains(body, `<th scope="row">Mobile</th>`) || !strings.Contains(body, `<time datetime="`+time.Now().UTC().Format("2006-01-02")+`">`) ||
 			!strings.Contains(body, "google.com") || strings.Contains(body, "style=") {
 			t.Fatalf("stats page: %d\n%s", resp.StatusCode, body)
 		}
