@@ -159,9 +159,18 @@ func (c *console) linkView(r *http.Request) view {
 		CSRF: c.csrfToken(session(r, linkArea))}
 }
 
-// linkLoginPage serves GET /console/links/login.
+// linkLoginPage serves GET /console/links/login?next=.
 func (c *console) linkLoginPage(w http.ResponseWriter, r *http.Request) {
-	c.render(w, r, "links_login", http.StatusOK, view{})
+	c.render(w, r, "links_login", http.StatusOK, view{Data: linkNext(r.URL.Query().Get("next"))})
+}
+
+// linkNext returns where to go after the sign-in: next when it is a page
+// of the marketers' area, else their first page.
+func linkNext(next string) string {
+	if strings.HasPrefix(next, "/console/links/") && !strings.ContainsAny(next, "\\\r\n") && !strings.Contains(next, "//") {
+		return next
+	}
+	return "/console/links/"
 }
 
 // linkLogin serves POST /console/links/login: with an API key (api_key),
@@ -195,12 +204,12 @@ func (c *console) linkLogin(w http.ResponseWriter, r *http.Request) {
 			c.log.Error("console: marketer sign-in", "err", err)
 			status, key = http.StatusInternalServerError, "error.internal"
 		}
-		c.render(w, r, "links_login", status, view{Error: key})
+		c.render(w, r, "links_login", status, view{Error: key, Data: linkNext(r.PostFormValue("next"))})
 		return
 	}
 	c.log.Info("console: marketer signed in", "user", u.ID, "addr", clientAddr(r))
 	setSession(w, r, linkArea, token, exp)
-	http.Redirect(w, r, "/console/links/", http.StatusSeeOther)
+	http.Redirect(w, r, linkNext(r.PostFormValue("next")), http.StatusSeeOther)
 }
 
 // linkLogout serves POST /console/links/logout.

@@ -11,15 +11,17 @@ import (
 // (presentation attributes only: the CSP allows no style attributes), with
 // the same numbers in a table for screen readers.
 type barChart struct {
-	Key    string // the chart's title text key
-	Bars   []bar
-	Height int // of the SVG's view box
+	Key           string // the chart's title text key
+	Bars          []bar
+	Width, Height int // of the SVG's view box
+	BarX          int // where the bars start, after the labels
 }
 
 // bar is one bar of a chart, in view-box units (the box is chartWidth
 // wide, the bars start at chartLabel).
 type bar struct {
 	Label       string
+	Short       string // the label cut to fit the label column
 	Count       int
 	Share       float64 // of every click
 	Y, W, TextY int
@@ -28,22 +30,33 @@ type bar struct {
 
 // Chart geometry, in view-box units.
 const (
-	chartWidth = 480
-	chartLabel = 150 // width of the label column
-	chartBars  = 280 // longest bar
+	chartWidth = 360
+	chartLabel = 110 // width of the label column
+	chartBars  = 200 // longest bar
 	chartRow   = 28
+	// chartLabelRunes is the longest label drawn whole in the label column.
+	chartLabelRunes = 14
 )
+
+// cut returns s, or its first n-1 runes and an ellipsis when longer.
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
 
 // newBarChart draws a top list.
 func newBarChart(key string, top visits.TopList, total int) barChart {
-	ch := barChart{Key: key, Height: max(len(top), 1) * chartRow}
+	ch := barChart{Key: key, Width: chartWidth, Height: max(len(top), 1) * chartRow, BarX: chartLabel}
 	most := 1
 	for _, lc := range top {
 		most = max(most, lc.Count)
 	}
 	for i, lc := range top {
 		w := max(lc.Count*chartBars/most, 1)
-		b := bar{Label: lc.Label, Count: lc.Count, Y: i*chartRow + 4, W: w, TextY: i*chartRow + 19, CountX: chartLabel + w + 6}
+		b := bar{Label: lc.Label, Short: cut(lc.Label, chartLabelRunes), Count: lc.Count, Y: i*chartRow + 4, W: w, TextY: i*chartRow + 19, CountX: chartLabel + w + 6}
 		if total > 0 {
 			b.Share = float64(lc.Count) / float64(total)
 		}

@@ -159,8 +159,18 @@ func TestMarketerSignIn(t *testing.T) {
 		if resp.StatusCode != http.StatusUnauthorized {
 			t.Fatalf("a user without a password: %d", resp.StatusCode)
 		}
-		resp, _ = post(t, c, p.srv.URL+"/console/links/login", url.Values{"login": {"ANA@example.com"}, "password": {marketerPassword}})
+		resp, body = get(t, c, p.srv.URL+"/console/links/login?next=/console/links/campaigns")
+		if !strings.Contains(body, `name="next" value="/console/links/campaigns"`) {
+			t.Fatal("the sign-in page does not keep where to go next")
+		}
+		resp, _ = post(t, c, p.srv.URL+"/console/links/login", url.Values{"login": {"ana"}, "password": {marketerPassword},
+			"next": {"//evil.example/"}})
 		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/console/links/" {
+			t.Fatalf("sign-in with a next page elsewhere: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+		}
+		resp, _ = post(t, c, p.srv.URL+"/console/links/login", url.Values{"login": {"ANA@example.com"}, "password": {marketerPassword},
+			"next": {"/console/links/campaigns"}})
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/console/links/campaigns" {
 			t.Fatalf("sign-in with the password: %d", resp.StatusCode)
 		}
 		var cookie *http.Cookie
