@@ -12,10 +12,6 @@ import (
 
 // loginPage serves GET /console/login.
 func (c *console) loginPage(w http.ResponseWriter, r *http.Request) {
-	if l := r.URL.Query().Get("lang"); l == "id" || l == "en" {
-		http.SetCookie(w, &http.Cookie{Name: langCookie, Value: l, Path: "/console", MaxAge: 365 * 24 * 3600,
-			SameSite: http.SameSiteLaxMode, HttpOnly: true, Secure: secure(r)})
-	}
 	c.render(w, r, "login", http.StatusOK, view{})
 }
 

@@ -293,6 +293,13 @@ func TestMarketerLinks(t *testing.T) {
 				}
 			}
 		}
+		if _, body := get(t, c, p.srv.URL+"/console/links/?lang=id"); !strings.Contains(body, "Tautan pendek") || !strings.Contains(body, `lang="id"`) {
+			t.Error("the links page in Indonesian")
+		}
+		if _, body := get(t, c, p.srv.URL+"/console/links/campaigns"); !strings.Contains(body, "Kampanye baru") {
+			t.Error("the language chosen is not kept on the next page")
+		}
+		get(t, c, p.srv.URL+"/console/links/?lang=en")
 		l, _ := p.links.ListLinks(ctx, p.ana.ID, links.LinkFilter{Search: "promo"}, links.Page{})
 		promo := l.Items[0]
 		if promo.PasswordHash == "" || promo.ExpiresAt == nil || promo.CampaignID != camp.ID || promo.Title != "Summer sale" {
