@@ -49,6 +49,7 @@ func (c *console) mountLinks(r chi.Router, cop *http.CrossOriginProtection) {
 	get("/qr", c.qrList)
 	get("/qr/new", c.qrNew)
 	get("/qr/{id}", c.qrEdit)
+	get("/qr/{id}/stats", c.qrStatsPage)
 	get("/qr/{id}/download.{format:png|svg}", c.qrDownload)
 	// The designer's forms carry a logo file (multipart): a larger body.
 	for pattern, h := range map[string]http.HandlerFunc{"/qr/new": c.qrSave, "/qr/{id}": c.qrSave, "/qr/preview": c.qrPreview} {

@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/seedhq/portal/internal/links/visits"
@@ -120,18 +121,32 @@ func newDayChart(days []visits.LabelCount, today time.Time) dayChart {
 	return ch
 }
 
-// linkStatsView is the statistics page's data.
-type linkStatsView struct {
-	Link   linkRow
-	Stats  visits.Stats
-	Days   dayChart
-	Charts []barChart
+// statsView is the statistics page's data: a short link's or a QR code's.
+type statsView struct {
+	Name, Address, Target string // the alias or code's name, its short address, where it leads
+	CountKey              string // the text key of what is counted (clicks, scans)
+	Back, BackKey         string // the list to go back to and its text key
+	Stats                 visits.Stats
+	Days                  dayChart
+	Charts                []barChart
+}
+
+// newStatsView draws the charts of st.
+func newStatsView(st visits.Stats) statsView {
+	return statsView{Stats: st, Days: newDayChart(st.Days, time.Now()), Charts: []barChart{
+		newBarChart("links.stats.devices", st.TopDevices, st.Clicks),
+		newBarChart("links.stats.countries", st.TopCountries, st.Clicks),
+		newBarChart("links.stats.referrers", st.TopReferrers, st.Clicks),
+		newBarChart("links.stats.browsers", st.TopBrowsers, st.Clicks),
+		newBarChart("links.stats.os", st.TopOs, st.Clicks),
+	}}
 }
 
 // linkStatsPage serves GET /console/links/{id}/stats: the link's clicks
 // and unique clicks, its clicks per day, and its devices, countries,
-// referrers, browsers and operating systems as charts, from links.Service.LinkStats (the roll-ups: its cost
-// does not grow with the clicks).
+// referrers, browsers and operating systems as charts, from
+// links.Service.LinkStats (the roll-ups: its cost does not grow with the
+// clicks).
 func (c *console) linkStatsPage(w http.ResponseWriter, r *http.Request) {
 	l, err := c.ownLink(r)
 	if err != nil {
@@ -148,14 +163,31 @@ func (c *console) linkStatsPage(w http.ResponseWriter, r *http.Request) {
 		c.linkNotFound(w, r, err)
 		return
 	}
+	sv := newStatsView(st)
+	sv.Name, sv.Address, sv.Target = l.Alias, c.shortURL(r, refs, l), l.LongURL
+	sv.CountKey, sv.Back, sv.BackKey = "links.list.clicks", "/console/links/", "links.stats.back"
 	v := c.linkView(r)
-	v.Data = linkStatsView{Link: linkRow{ShortLink: l, Short: c.shortURL(r, refs, l)}, Stats: st,
-		Days: newDayChart(st.Days, time.Now()), Charts: []barChart{
-			newBarChart("links.stats.devices", st.TopDevices, st.Clicks),
-			newBarChart("links.stats.countries", st.TopCountries, st.Clicks),
-			newBarChart("links.stats.referrers", st.TopReferrers, st.Clicks),
-			newBarChart("links.stats.browsers", st.TopBrowsers, st.Clicks),
-			newBarChart("links.stats.os", st.TopOs, st.Clicks),
-		}}
+	v.Data = sv
+	c.render(w, r, "links_stats", http.StatusOK, v)
+}
+
+// qrStatsPage serves GET /console/links/qr/{id}/stats: the code's scans,
+// drawn as a link's clicks are, from links.Service.QRStats.
+func (c *console) qrStatsPage(w http.ResponseWriter, r *http.Request) {
+	q, err := c.ownQR(r)
+	if err != nil {
+		c.linkNotFound(w, r, err)
+		return
+	}
+	st, err := c.links.QRStats(r.Context(), q.UserID, q.ID)
+	if err != nil {
+		c.linkNotFound(w, r, err)
+		return
+	}
+	sv := newStatsView(st)
+	sv.Name, sv.Address = q.Name, c.linkBaseOf(r)+"/qr/"+strconv.FormatInt(q.ID, 10)
+	sv.CountKey, sv.Back, sv.BackKey = "links.qr.scans", "/console/links/qr", "links.stats.back_qr"
+	v := c.linkView(r)
+	v.Data = sv
 	c.render(w, r, "links_stats", http.StatusOK, v)
 }

@@ -453,8 +453,8 @@ func multipartPost(t *testing.T, c *http.Client, u string, fields url.Values, lo
 
 // TestMarketerQR: the designer previews a design without storing it (the
 // script's endpoint and the no-JS button), refuses unreadable colours,
-// stores a Wi-Fi code with a logo, edits it, and downloads it as PNG and
-// SVG; another marketer's code answers 404.
+// stores a Wi-Fi code with a logo, edits it, downloads it as PNG and SVG
+// and shows its scans; another marketer's code answers 404.
 func TestMarketerQR(t *testing.T) {
 	forEachLinkStore(t, func(t *testing.T, p *linkPortal) {
 		ctx := t.Context()
@@ -523,9 +523,18 @@ func TestMarketerQR(t *testing.T) {
 		if resp, body := get(t, c, p.srv.URL+"/console/links/qr/"+id+"/download.png"); resp.StatusCode != 200 || !strings.HasPrefix(body, "\x89PNG") {
 			t.Fatalf("PNG download: %d", resp.StatusCode)
 		}
+		if err := p.store.SaveVisits(ctx, []visits.Visit{{Kind: visits.KindQR, ID: l.Items[0].ID, OwnerID: p.ana.ID, At: time.Now(),
+			Country: "ID", Browser: "Chrome", OS: "Android", Device: visits.DeviceMobile}}); err != nil {
+			t.Fatal(err)
+		}
+		resp, body = get(t, c, p.srv.URL+"/console/links/qr/"+id+"/stats")
+		if resp.StatusCode != 200 || !strings.Contains(body, "Scans") || !strings.Contains(body, `<th scope="row">Mobile</th>`) ||
+			!strings.Contains(body, "https://s.example/qr/"+id) {
+			t.Fatalf("QR statistics: %d", resp.StatusCode)
+		}
 		b := browser(t)
 		bcsrf := p.signInKey(t, b, p.budiKey)
-		for _, path := range []string{"", "/download.png"} {
+		for _, path := range []string{"", "/download.png", "/stats"} {
 			if resp, _ := get(t, b, p.srv.URL+"/console/links/qr/"+id+path); resp.StatusCode != http.StatusNotFound {
 				t.Errorf("budi GET ana's code%s: %d", path, resp.StatusCode)
 			}
