@@ -81,7 +81,7 @@ func TestBrowserMarketer(t *testing.T) {
 	if err := p.store.SaveVisits(t.Context(), vs); err != nil {
 		t.Fatal(err)
 	}
-	do("statistics", chromedp.Navigate(p.srv.URL+"/console/links/"+itoa(id)+"/stats"), chromedp.WaitVisible(chromedp.CSS("section.days svg")))
+	do("statistics", chromedp.Navigate(p.srv.URL+"/console/links/"+fmtID(id)+"/stats"), chromedp.WaitVisible(chromedp.CSS("section.days svg")))
 	charts, err := chromedp.Run(bctx, chromedp.Evaluate[int](`document.querySelectorAll('svg rect').length`))
 	if err != nil || charts < 20 {
 		t.Fatalf("the statistics draw %d bars (%v)", charts, err)
@@ -113,7 +113,7 @@ func TestBrowserMarketer(t *testing.T) {
 	if err := chromedp.Do(phone, marketerSignInSteps(p.srv.URL)...); err != nil {
 		t.Fatalf("phone: %v", err)
 	}
-	for _, path := range []string{"/console/links/", "/console/links/" + itoa(id) + "/stats", "/console/links/qr/new?type=vcard",
+	for _, path := range []string{"/console/links/", "/console/links/" + fmtID(id) + "/stats", "/console/links/qr/new?type=vcard",
 		"/console/links/campaigns", "/console/links/new"} {
 		if err := chromedp.Do(phone, chromedp.Navigate(p.srv.URL+path), chromedp.WaitVisible(chromedp.CSS("h1"))); err != nil {
 			t.Fatalf("phone %s: %v", path, err)

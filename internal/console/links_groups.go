@@ -2,17 +2,16 @@ package console
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/seedhq/portal/internal/links"
 )
 
-// campaignRow is a campaign as the page shows it, with its rotator's and
-// public list's addresses and its links page in the console.
+// campaignRow is a campaign as the page shows it, with its rotator's
+// address.
 type campaignRow struct {
 	links.Campaign
-	Rotator, List string
+	Rotator string
 }
 
 // campaignsView is the campaigns page's data.
@@ -22,12 +21,11 @@ type campaignsView struct {
 	Editing   bool
 }
 
-// campaignRowOf adds a campaign's addresses on the short host.
+// campaignRowOf adds a campaign's rotator address on the short host.
 func (c *console) campaignRowOf(r *http.Request, cp links.Campaign) campaignRow {
-	base := c.linkBaseOf(r)
-	row := campaignRow{Campaign: cp, List: base + "/c/" + strconv.FormatInt(cp.ID, 10)}
+	row := campaignRow{Campaign: cp}
 	if cp.Slug != "" {
-		row.Rotator = base + "/r/" + cp.Slug
+		row.Rotator = c.linkBaseOf(r) + "/r/" + cp.Slug
 	}
 	return row
 }
@@ -38,7 +36,7 @@ func (c *console) renderCampaigns(w http.ResponseWriter, r *http.Request, status
 	if err != nil {
 		status = c.linkError(&v, err)
 	}
-	l, lerr := c.links.ListCampaigns(r.Context(), linkUserFrom(r).ID, all)
+	l, lerr := c.links.ListCampaigns(r.Context(), linkUserFrom(r).ID, linkAllPage)
 	if lerr != nil {
 		status = c.linkError(&v, lerr)
 	}
@@ -49,8 +47,8 @@ func (c *console) renderCampaigns(w http.ResponseWriter, r *http.Request, status
 	c.render(w, r, "links_campaigns", status, v)
 }
 
-// campaigns serves GET /console/links/campaigns.
-func (c *console) campaigns(w http.ResponseWriter, r *http.Request) {
+// linkCampaigns serves GET /console/links/campaigns.
+func (c *console) linkCampaigns(w http.ResponseWriter, r *http.Request) {
 	c.renderCampaigns(w, r, http.StatusOK, campaignsView{}, nil)
 }
 
@@ -116,7 +114,7 @@ func (c *console) renderDomains(w http.ResponseWriter, r *http.Request, status i
 	if err != nil {
 		status = c.linkError(&v, err)
 	}
-	l, lerr := c.links.ListDomains(r.Context(), linkUserFrom(r).ID, all)
+	l, lerr := c.links.ListDomains(r.Context(), linkUserFrom(r).ID, linkAllPage)
 	if lerr != nil {
 		status = c.linkError(&v, lerr)
 	}
@@ -125,8 +123,8 @@ func (c *console) renderDomains(w http.ResponseWriter, r *http.Request, status i
 	c.render(w, r, "links_domains", status, v)
 }
 
-// domains serves GET /console/links/domains.
-func (c *console) domains(w http.ResponseWriter, r *http.Request) {
+// linkDomains serves GET /console/links/domains.
+func (c *console) linkDomains(w http.ResponseWriter, r *http.Request) {
 	c.renderDomains(w, r, http.StatusOK, domainsView{}, nil)
 }
 

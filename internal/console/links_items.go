@@ -25,8 +25,8 @@ func (c *console) linkBaseOf(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-// all is the page of every record of a menu (domains, campaigns, pixels).
-var all = links.Page{Number: 1, Limit: links.MaxLimit}
+// linkAllPage is the page of every record of a menu (domains, campaigns, pixels).
+var linkAllPage = links.Page{Number: 1, Limit: links.MaxLimit}
 
 // linkRefs are the owner's records a link form or the list's filters
 // choose from.
@@ -38,15 +38,15 @@ type linkRefs struct {
 
 // loadRefs reads the owner's domains, campaigns and pixels.
 func (c *console) loadRefs(ctx context.Context, owner int64) (linkRefs, error) {
-	ds, err := c.links.ListDomains(ctx, owner, all)
+	ds, err := c.links.ListDomains(ctx, owner, linkAllPage)
 	if err != nil {
 		return linkRefs{}, err
 	}
-	cs, err := c.links.ListCampaigns(ctx, owner, all)
+	cs, err := c.links.ListCampaigns(ctx, owner, linkAllPage)
 	if err != nil {
 		return linkRefs{}, err
 	}
-	ps, err := c.links.ListPixels(ctx, owner, all)
+	ps, err := c.links.ListPixels(ctx, owner, linkAllPage)
 	if err != nil {
 		return linkRefs{}, err
 	}
@@ -86,20 +86,20 @@ type linkListView struct {
 // linkPageSize is the number of links a page lists.
 const linkPageSize = 20
 
-// formID reads an optional id of a form or query field: empty is 0.
-func formID(s string) (int64, error) {
+// linkFormID reads an optional id of a form or query field: empty is 0.
+func linkFormID(s string) (int64, error) {
 	if s = strings.TrimSpace(s); s == "" {
 		return 0, nil
 	}
 	id, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || id < 0 {
-		return 0, errBadID
+		return 0, errLinkID
 	}
 	return id, nil
 }
 
-// errBadID refuses an id that is not a number.
-var errBadID = apperr.New(apperr.Invalid, "INVALID_FORM", "a chosen item is not a valid id")
+// errLinkID refuses an id that is not a number.
+var errLinkID = apperr.New(apperr.Invalid, "INVALID_FORM", "a chosen item is not a valid id")
 
 // linkList serves GET /console/links/?q=&domain=&campaign=&order=&page=:
 // the marketer's links, newest (or most clicked) first, searched and
@@ -111,8 +111,8 @@ func (c *console) linkList(w http.ResponseWriter, r *http.Request) {
 	lv := linkListView{Q: strings.TrimSpace(q.Get("q")), Order: q.Get("order"), Created: q.Get("created"), Deleted: q.Get("deleted")}
 	status := http.StatusOK
 	page, _ := strconv.Atoi(q.Get("page"))
-	lv.Domain, _ = formID(q.Get("domain"))
-	lv.Campaign, _ = formID(q.Get("campaign"))
+	lv.Domain, _ = linkFormID(q.Get("domain"))
+	lv.Campaign, _ = linkFormID(q.Get("campaign"))
 	refs, err := c.loadRefs(r.Context(), owner)
 	if err == nil {
 		lv.linkRefs = refs
@@ -161,8 +161,8 @@ type linkForm struct {
 	HasPassword               bool // the link has a password (edit)
 }
 
-// expiryLayout is the value of a datetime-local field.
-const expiryLayout = "2006-01-02T15:04"
+// linkExpiryLayout is the value of a datetime-local field.
+const linkExpiryLayout = "2006-01-02T15:04"
 
 // linkFormView is the create and edit page's data.
 type linkFormView struct {
@@ -201,14 +201,14 @@ func readLinkForm(r *http.Request) (linkForm, *time.Time, error) {
 	f := linkForm{URL: strings.TrimSpace(r.PostFormValue("url")), Alias: strings.TrimSpace(r.PostFormValue("alias")),
 		Title: strings.TrimSpace(r.PostFormValue("title")), Expiry: strings.TrimSpace(r.PostFormValue("expiry"))}
 	var err error
-	if f.DomainID, err = formID(r.PostFormValue("domain")); err != nil {
+	if f.DomainID, err = linkFormID(r.PostFormValue("domain")); err != nil {
 		return f, nil, err
 	}
-	if f.CampaignID, err = formID(r.PostFormValue("campaign")); err != nil {
+	if f.CampaignID, err = linkFormID(r.PostFormValue("campaign")); err != nil {
 		return f, nil, err
 	}
 	for _, s := range r.PostForm["pixels"] {
-		id, err := formID(s)
+		id, err := linkFormID(s)
 		if err != nil {
 			return f, nil, err
 		}
@@ -217,15 +217,15 @@ func readLinkForm(r *http.Request) (linkForm, *time.Time, error) {
 	if f.Expiry == "" {
 		return f, nil, nil
 	}
-	t, err := time.ParseInLocation(expiryLayout, f.Expiry, time.UTC)
+	t, err := time.ParseInLocation(linkExpiryLayout, f.Expiry, time.UTC)
 	if err != nil {
-		return f, nil, errBadExpiry
+		return f, nil, errLinkExpiry
 	}
 	return f, &t, nil
 }
 
-// errBadExpiry refuses an expiry that is not a date and time.
-var errBadExpiry = apperr.New(apperr.Invalid, "INVALID_FORM", "the expiry must be a date and time (UTC)")
+// errLinkExpiry refuses an expiry that is not a date and time.
+var errLinkExpiry = apperr.New(apperr.Invalid, "INVALID_FORM", "the expiry must be a date and time (UTC)")
 
 // linkCreate serves POST /console/links/new: the link through
 // links.Service.CreateLink; a refused one keeps the form and says why.
@@ -254,7 +254,7 @@ func (c *console) ownLink(r *http.Request) (links.ShortLink, error) {
 	return c.links.GetLink(r.Context(), linkUserFrom(r).ID, id)
 }
 
-// notFound renders the error of a missing (or another user's) record in
+// linkNotFound renders the error of a missing (or another user's) record in
 // the marketers' area.
 func (c *console) linkNotFound(w http.ResponseWriter, r *http.Request, err error) {
 	v := c.linkView(r)
@@ -272,7 +272,7 @@ func (c *console) linkEdit(w http.ResponseWriter, r *http.Request) {
 	f := linkForm{URL: l.LongURL, Alias: l.Alias, Title: l.Title, DomainID: l.DomainID, CampaignID: l.CampaignID,
 		PixelIDs: l.PixelIDs, HasPassword: l.PasswordHash != ""}
 	if l.ExpiresAt != nil {
-		f.Expiry = l.ExpiresAt.UTC().Format(expiryLayout)
+		f.Expiry = l.ExpiresAt.UTC().Format(linkExpiryLayout)
 	}
 	c.renderLinkForm(w, r, http.StatusOK, linkFormView{ID: l.ID, Form: f}, nil)
 }

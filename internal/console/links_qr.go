@@ -102,21 +102,21 @@ func (d qrDesign) data() json.RawMessage {
 	return b
 }
 
-// rgb turns a colour input's #rrggbb into the API's rgb(r,g,b); empty
+// qrRGB turns a colour input's #rrggbb into the API's rgb(r,g,b); empty
 // stays empty (the default colour).
-func rgb(hex string) (string, error) {
+func qrRGB(hex string) (string, error) {
 	if hex == "" {
 		return "", nil
 	}
 	var r, g, b uint8
 	if _, err := fmt.Sscanf(hex, "#%02x%02x%02x", &r, &g, &b); err != nil || len(hex) != 7 {
-		return "", errBadColor
+		return "", errQRColor
 	}
 	return fmt.Sprintf("rgb(%d,%d,%d)", r, g, b), nil
 }
 
-// hexOf turns the API's rgb(r,g,b) into #rrggbb; empty gives def.
-func hexOf(c, def string) string {
+// qrHex turns the API's rgb(r,g,b) into #rrggbb; empty gives def.
+func qrHex(c, def string) string {
 	var r, g, b int
 	if _, err := fmt.Sscanf(strings.ReplaceAll(c, " ", ""), "rgb(%d,%d,%d)", &r, &g, &b); err != nil {
 		return def
@@ -124,12 +124,12 @@ func hexOf(c, def string) string {
 	return fmt.Sprintf("#%02x%02x%02x", r, g, b)
 }
 
-// errBadColor refuses a colour that is not #rrggbb.
-var errBadColor = apperr.New(apperr.Invalid, "INVALID_FORM", "colours must be of the form #rrggbb")
+// errQRColor refuses a colour that is not #rrggbb.
+var errQRColor = apperr.New(apperr.Invalid, "INVALID_FORM", "colours must be of the form #rrggbb")
 
 // designOf returns the design of a stored code.
 func designOf(q links.QRCode) qrDesign {
-	d := qrDesign{ID: q.ID, Name: q.Name, Type: q.Type, FG: hexOf(q.Foreground, "#000000"), BG: hexOf(q.Background, "#ffffff"),
+	d := qrDesign{ID: q.ID, Name: q.Name, Type: q.Type, FG: qrHex(q.Foreground, "#000000"), BG: qrHex(q.Background, "#ffffff"),
 		Logo: q.Logo}
 	values := map[string]string{}
 	names := qrFields[q.Type]
@@ -201,11 +201,11 @@ func (c *console) readDesign(r *http.Request, id int64, t links.QRType) (qrDesig
 // record returns the design as a QR code record, its colours in the API's
 // form, after the rules of the link service and of the renderer.
 func (d qrDesign) record() (links.QRCode, error) {
-	fg, err := rgb(d.FG)
+	fg, err := qrRGB(d.FG)
 	if err != nil {
 		return links.QRCode{}, err
 	}
-	bg, err := rgb(d.BG)
+	bg, err := qrRGB(d.BG)
 	if err != nil {
 		return links.QRCode{}, err
 	}
@@ -226,8 +226,8 @@ func (c *console) qrPayload(r *http.Request, q links.QRCode) (string, error) {
 	return qr.Payload(qr.Type(q.Type), q.Data)
 }
 
-// draw renders q as PNG or SVG.
-func (c *console) draw(r *http.Request, q links.QRCode, size int, svg bool) ([]byte, error) {
+// drawQR renders q as PNG or SVG.
+func (c *console) drawQR(r *http.Request, q links.QRCode, size int, svg bool) ([]byte, error) {
 	payload, err := c.qrPayload(r, q)
 	if err != nil {
 		return nil, err
@@ -246,7 +246,7 @@ type qrListView struct {
 func (c *console) qrList(w http.ResponseWriter, r *http.Request) {
 	v := c.linkView(r)
 	status := http.StatusOK
-	l, err := c.links.ListQRs(r.Context(), linkUserFrom(r).ID, all)
+	l, err := c.links.ListQRs(r.Context(), linkUserFrom(r).ID, linkAllPage)
 	if err != nil {
 		status = c.linkError(&v, err)
 	}
@@ -263,10 +263,10 @@ type qrDesignerView struct {
 	Saved   bool
 }
 
-// designerCSP is the designer's Content-Security-Policy: the console's,
+// qrDesignerCSP is the designer's Content-Security-Policy: the console's,
 // with images also from data: (the preview drawn without JS, the logo
 // inside an SVG) and blob: (the preview the script fetches).
-const designerCSP = "default-src 'self'; img-src 'self' data: blob:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
+const qrDesignerCSP = "default-src 'self'; img-src 'self' data: blob:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
 
 // renderDesigner renders the designer with d; err, when not nil, is shown.
 func (c *console) renderDesigner(w http.ResponseWriter, r *http.Request, status int, dv qrDesignerView, err error) {
@@ -280,7 +280,7 @@ func (c *console) renderDesigner(w http.ResponseWriter, r *http.Request, status 
 		dv.Action = "/console/links/qr/" + strconv.FormatInt(dv.ID, 10)
 	}
 	v.Data = dv
-	w.Header().Set("Content-Security-Policy", designerCSP)
+	w.Header().Set("Content-Security-Policy", qrDesignerCSP)
 	c.render(w, r, "links_qr_designer", status, v)
 }
 
@@ -360,7 +360,7 @@ func (c *console) qrSave(w http.ResponseWriter, r *http.Request) {
 	}
 	owner := linkUserFrom(r).ID
 	if r.PostFormValue("preview") != "" {
-		png, err := c.draw(r, q, qrPreviewSize, false)
+		png, err := c.drawQR(r, q, qrPreviewSize, false)
 		if err != nil {
 			c.renderDesigner(w, r, http.StatusBadRequest, qrDesignerView{qrDesign: d}, err)
 			return
@@ -394,7 +394,7 @@ func (c *console) qrPreview(w http.ResponseWriter, r *http.Request) {
 	t, err := qr.ParseType(r.PostFormValue("type"))
 	if err == nil {
 		var id int64
-		if id, err = formID(r.PostFormValue("id")); err == nil && id > 0 {
+		if id, err = linkFormID(r.PostFormValue("id")); err == nil && id > 0 {
 			var q links.QRCode
 			if q, err = c.links.GetQR(r.Context(), linkUserFrom(r).ID, id); err == nil {
 				t = qr.Type(q.Type)
@@ -408,7 +408,7 @@ func (c *console) qrPreview(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		var q links.QRCode
 		if q, err = d.record(); err == nil {
-			png, err = c.draw(r, q, qrPreviewSize, false)
+			png, err = c.drawQR(r, q, qrPreviewSize, false)
 		}
 	}
 	if err != nil {
@@ -436,7 +436,7 @@ func (c *console) qrDownload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	format := chi.URLParam(r, "format")
-	body, err := c.draw(r, q, qrDownloadSize, format == "svg")
+	body, err := c.drawQR(r, q, qrDownloadSize, format == "svg")
 	if err != nil {
 		c.linkNotFound(w, r, err)
 		return

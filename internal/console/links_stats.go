@@ -8,19 +8,19 @@ import (
 	"github.com/seedhq/portal/internal/links/visits"
 )
 
-// barChart is a horizontal bar chart drawn as inline SVG by the template
+// statsChart is a horizontal bar chart drawn as inline SVG by the template
 // (presentation attributes only: the CSP allows no style attributes), with
 // the same numbers in a table for screen readers.
-type barChart struct {
+type statsChart struct {
 	Key           string // the chart's title text key
-	Bars          []bar
+	Bars          []statsBar
 	Width, Height int // of the SVG's view box
 	BarX          int // where the bars start, after the labels
 }
 
-// bar is one bar of a chart, in view-box units (the box is chartWidth
+// statsBar is one bar of a chart, in view-box units (the box is chartWidth
 // wide, the bars start at chartLabel).
-type bar struct {
+type statsBar struct {
 	Label       string
 	Short       string // the label cut to fit the label column
 	Count       int
@@ -39,8 +39,8 @@ const (
 	chartLabelRunes = 14
 )
 
-// cut returns s, or its first n-1 runes and an ellipsis when longer.
-func cut(s string, n int) string {
+// cutLabel returns s, or its first n-1 runes and an ellipsis when longer.
+func cutLabel(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s
@@ -48,16 +48,16 @@ func cut(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// newBarChart draws a top list.
-func newBarChart(key string, top visits.TopList, total int) barChart {
-	ch := barChart{Key: key, Width: chartWidth, Height: max(len(top), 1) * chartRow, BarX: chartLabel}
+// newStatsChart draws a top list.
+func newStatsChart(key string, top visits.TopList, total int) statsChart {
+	ch := statsChart{Key: key, Width: chartWidth, Height: max(len(top), 1) * chartRow, BarX: chartLabel}
 	most := 1
 	for _, lc := range top {
 		most = max(most, lc.Count)
 	}
 	for i, lc := range top {
 		w := max(lc.Count*chartBars/most, 1)
-		b := bar{Label: lc.Label, Short: cut(lc.Label, chartLabelRunes), Count: lc.Count, Y: i*chartRow + 4, W: w, TextY: i*chartRow + 19, CountX: chartLabel + w + 6}
+		b := statsBar{Label: lc.Label, Short: cutLabel(lc.Label, chartLabelRunes), Count: lc.Count, Y: i*chartRow + 4, W: w, TextY: i*chartRow + 19, CountX: chartLabel + w + 6}
 		if total > 0 {
 			b.Share = float64(lc.Count) / float64(total)
 		}
@@ -66,17 +66,17 @@ func newBarChart(key string, top visits.TopList, total int) barChart {
 	return ch
 }
 
-// dayChart is the clicks per UTC day as a column chart (inline SVG), from
+// statsDays is the clicks per UTC day as a column chart (inline SVG), from
 // the first day with a click, at most dayChartDays days back, to today.
-type dayChart struct {
-	Days          []dayBar
+type statsDays struct {
+	Days          []statsDay
 	Width         int // of the SVG's view box; its height is dayChartHeight
 	First, Last   string
 	Most, Clicked int // the highest day and the number of days with clicks
 }
 
-// dayBar is one day's column, in view-box units.
-type dayBar struct {
+// statsDay is one day's column, in view-box units.
+type statsDay struct {
 	Day      string
 	Count    int
 	X, Y, H  int
@@ -90,9 +90,9 @@ const (
 	dayChartHeight = 120
 )
 
-// newDayChart draws the days of the statistics up to today.
-func newDayChart(days []visits.LabelCount, today time.Time) dayChart {
-	var ch dayChart
+// newStatsDays draws the days of the statistics up to today.
+func newStatsDays(days []visits.LabelCount, today time.Time) statsDays {
+	var ch statsDays
 	if len(days) == 0 {
 		return ch
 	}
@@ -114,31 +114,31 @@ func newDayChart(days []visits.LabelCount, today time.Time) dayChart {
 			h = max(h, 2)
 			ch.Clicked++
 		}
-		ch.Days = append(ch.Days, dayBar{Day: label, Count: n, X: i*dayChartColumn + 1, Y: dayChartHeight - h, H: h, HasClick: n > 0})
+		ch.Days = append(ch.Days, statsDay{Day: label, Count: n, X: i*dayChartColumn + 1, Y: dayChartHeight - h, H: h, HasClick: n > 0})
 	}
 	ch.Width = len(ch.Days) * dayChartColumn
 	ch.First, ch.Last = ch.Days[0].Day, ch.Days[len(ch.Days)-1].Day
 	return ch
 }
 
-// statsView is the statistics page's data: a short link's or a QR code's.
-type statsView struct {
+// linkStatsView is the statistics page's data: a short link's or a QR code's.
+type linkStatsView struct {
 	Name, Address, Target string // the alias or code's name, its short address, where it leads
 	CountKey              string // the text key of what is counted (clicks, scans)
 	Back, BackKey         string // the list to go back to and its text key
 	Stats                 visits.Stats
-	Days                  dayChart
-	Charts                []barChart
+	Days                  statsDays
+	Charts                []statsChart
 }
 
-// newStatsView draws the charts of st.
-func newStatsView(st visits.Stats) statsView {
-	return statsView{Stats: st, Days: newDayChart(st.Days, time.Now()), Charts: []barChart{
-		newBarChart("links.stats.devices", st.TopDevices, st.Clicks),
-		newBarChart("links.stats.countries", st.TopCountries, st.Clicks),
-		newBarChart("links.stats.referrers", st.TopReferrers, st.Clicks),
-		newBarChart("links.stats.browsers", st.TopBrowsers, st.Clicks),
-		newBarChart("links.stats.os", st.TopOs, st.Clicks),
+// newLinkStatsView draws the charts of st.
+func newLinkStatsView(st visits.Stats) linkStatsView {
+	return linkStatsView{Stats: st, Days: newStatsDays(st.Days, time.Now()), Charts: []statsChart{
+		newStatsChart("links.stats.devices", st.TopDevices, st.Clicks),
+		newStatsChart("links.stats.countries", st.TopCountries, st.Clicks),
+		newStatsChart("links.stats.referrers", st.TopReferrers, st.Clicks),
+		newStatsChart("links.stats.browsers", st.TopBrowsers, st.Clicks),
+		newStatsChart("links.stats.os", st.TopOs, st.Clicks),
 	}}
 }
 
@@ -163,7 +163,7 @@ func (c *console) linkStatsPage(w http.ResponseWriter, r *http.Request) {
 		c.linkNotFound(w, r, err)
 		return
 	}
-	sv := newStatsView(st)
+	sv := newLinkStatsView(st)
 	sv.Name, sv.Address, sv.Target = l.Alias, c.shortURL(r, refs, l), l.LongURL
 	sv.CountKey, sv.Back, sv.BackKey = "links.list.clicks", "/console/links/", "links.stats.back"
 	v := c.linkView(r)
@@ -184,7 +184,7 @@ func (c *console) qrStatsPage(w http.ResponseWriter, r *http.Request) {
 		c.linkNotFound(w, r, err)
 		return
 	}
-	sv := newStatsView(st)
+	sv := newLinkStatsView(st)
 	sv.Name, sv.Address = q.Name, c.linkBaseOf(r)+"/qr/"+strconv.FormatInt(q.ID, 10)
 	sv.CountKey, sv.Back, sv.BackKey = "links.qr.scans", "/console/links/qr", "links.stats.back_qr"
 	v := c.linkView(r)

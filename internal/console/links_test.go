@@ -115,8 +115,8 @@ func newLinkPortal(t *testing.T, st interface {
 	return p
 }
 
-// csrfOf returns the CSRF token of a page.
-func csrfOf(t *testing.T, body string) string {
+// marketerCSRF returns the CSRF token of a page.
+func marketerCSRF(t *testing.T, body string) string {
 	t.Helper()
 	i := strings.Index(body, `name="csrf" value="`)
 	if i < 0 {
@@ -137,7 +137,7 @@ func (p *linkPortal) signInKey(t *testing.T, c *http.Client, key string) string 
 	if resp.StatusCode != 200 {
 		t.Fatalf("links page after sign-in: %d", resp.StatusCode)
 	}
-	return csrfOf(t, body)
+	return marketerCSRF(t, body)
 }
 
 // TestMarketerSignIn: a marketer signs in with the account password (by
@@ -268,7 +268,7 @@ func TestMarketerLinks(t *testing.T) {
 			t.Fatalf("create without the token: %d", resp.StatusCode)
 		}
 		resp, _ = post(t, c, p.srv.URL+"/console/links/new", url.Values{"csrf": {csrf}, "url": {"https://example.com/summer"},
-			"alias": {"promo"}, "title": {"Summer sale"}, "campaign": {itoa(camp.ID)}, "expiry": {"2099-01-02T03:04"}, "password": {"secret"}})
+			"alias": {"promo"}, "title": {"Summer sale"}, "campaign": {fmtID(camp.ID)}, "expiry": {"2099-01-02T03:04"}, "password": {"secret"}})
 		if resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("create: %d", resp.StatusCode)
 		}
@@ -281,10 +281,10 @@ func TestMarketerLinks(t *testing.T) {
 			t.Fatal(err)
 		}
 		for q, want := range map[string][]string{
-			"?q=SUMMER":                  {"promo"},
-			"?campaign=" + itoa(camp.ID): {"promo"},
-			"?q=other":                   {"other"},
-			"":                           {"promo", "other"},
+			"?q=SUMMER":                   {"promo"},
+			"?campaign=" + fmtID(camp.ID): {"promo"},
+			"?q=other":                    {"other"},
+			"":                            {"promo", "other"},
 		} {
 			_, body := get(t, c, p.srv.URL+"/console/links/"+q)
 			for _, alias := range []string{"promo", "other"} {
@@ -306,11 +306,11 @@ func TestMarketerLinks(t *testing.T) {
 			t.Fatalf("stored link: %+v", promo)
 		}
 
-		resp, body = get(t, c, p.srv.URL+"/console/links/"+itoa(promo.ID)+"/edit")
+		resp, body = get(t, c, p.srv.URL+"/console/links/"+fmtID(promo.ID)+"/edit")
 		if resp.StatusCode != 200 || !strings.Contains(body, `value="2099-01-02T03:04"`) || !strings.Contains(body, "remove_password") {
 			t.Fatalf("edit form: %d", resp.StatusCode)
 		}
-		resp, _ = post(t, c, p.srv.URL+"/console/links/"+itoa(promo.ID)+"/edit", url.Values{"csrf": {csrf},
+		resp, _ = post(t, c, p.srv.URL+"/console/links/"+fmtID(promo.ID)+"/edit", url.Values{"csrf": {csrf},
 			"url": {"https://example.com/summer2"}, "alias": {"promo"}, "title": {"Summer sale"}, "remove_password": {"1"}})
 		if resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("edit: %d", resp.StatusCode)
@@ -319,7 +319,7 @@ func TestMarketerLinks(t *testing.T) {
 			got.ExpiresAt != nil || got.CampaignID != 0 {
 			t.Fatalf("after edit: %+v", got)
 		}
-		resp, body = post(t, c, p.srv.URL+"/console/links/"+itoa(promo.ID)+"/edit", url.Values{"csrf": {csrf},
+		resp, body = post(t, c, p.srv.URL+"/console/links/"+fmtID(promo.ID)+"/edit", url.Values{"csrf": {csrf},
 			"url": {"https://example.com/x"}, "alias": {"other"}})
 		if resp.StatusCode != http.StatusConflict || !strings.Contains(body, "already used") {
 			t.Fatalf("edit to a taken alias: %d", resp.StatusCode)
@@ -331,7 +331,7 @@ func TestMarketerLinks(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		resp, body = get(t, c, p.srv.URL+"/console/links/"+itoa(promo.ID)+"/stats")
+		resp, body = get(t, c, p.srv.URL+"/console/links/"+fmtID(promo.ID)+"/stats")
 		if resp.StatusCode != 200 || strings.Count(body, "<svg") != 6 || !strings.Contains(body, `<th scope="row">Android</th>`) ||
 			!strings.Contains(body, `<th scope="row">Mobile</th>`) || !strings.Contains(body, `<time datetime="`+time.Now().UTC().Format("2006-01-02")+`">`) ||
 			!strings.Contains(body, "google.com") || strings.Contains(body, "style=") {
@@ -342,27 +342,27 @@ func TestMarketerLinks(t *testing.T) {
 		b := browser(t)
 		bcsrf := p.signInKey(t, b, p.budiKey)
 		for _, path := range []string{"/edit", "/stats", "/delete"} {
-			if resp, _ := get(t, b, p.srv.URL+"/console/links/"+itoa(promo.ID)+path); resp.StatusCode != http.StatusNotFound {
+			if resp, _ := get(t, b, p.srv.URL+"/console/links/"+fmtID(promo.ID)+path); resp.StatusCode != http.StatusNotFound {
 				t.Errorf("budi GET %s of ana's link: %d", path, resp.StatusCode)
 			}
 		}
 		for _, path := range []string{"/edit", "/delete"} {
-			if resp, _ := post(t, b, p.srv.URL+"/console/links/"+itoa(promo.ID)+path, url.Values{"csrf": {bcsrf}, "url": {"https://evil.example"}}); resp.StatusCode != http.StatusNotFound {
+			if resp, _ := post(t, b, p.srv.URL+"/console/links/"+fmtID(promo.ID)+path, url.Values{"csrf": {bcsrf}, "url": {"https://evil.example"}}); resp.StatusCode != http.StatusNotFound {
 				t.Errorf("budi POST %s of ana's link: %d", path, resp.StatusCode)
 			}
 		}
 		if _, body := get(t, b, p.srv.URL+"/console/links/?q=promo"); strings.Contains(body, "s.example/promo") {
 			t.Error("budi's list shows ana's link")
 		}
-		if resp, _ := post(t, b, p.srv.URL+"/console/links/"+itoa(other.ID)+"/delete", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusForbidden {
+		if resp, _ := post(t, b, p.srv.URL+"/console/links/"+fmtID(other.ID)+"/delete", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusForbidden {
 			t.Errorf("ana's token in budi's session: %d", resp.StatusCode)
 		}
 
-		resp, body = get(t, c, p.srv.URL+"/console/links/"+itoa(promo.ID)+"/delete")
+		resp, body = get(t, c, p.srv.URL+"/console/links/"+fmtID(promo.ID)+"/delete")
 		if resp.StatusCode != 200 || !strings.Contains(body, "https://s.example/promo") {
 			t.Fatalf("delete confirmation: %d", resp.StatusCode)
 		}
-		if resp, _ := post(t, c, p.srv.URL+"/console/links/"+itoa(promo.ID)+"/delete", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+		if resp, _ := post(t, c, p.srv.URL+"/console/links/"+fmtID(promo.ID)+"/delete", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("delete: %d", resp.StatusCode)
 		}
 		if _, err := p.links.GetLink(ctx, p.ana.ID, promo.ID); err == nil {
@@ -386,7 +386,7 @@ func TestMarketerCampaignsAndDomains(t *testing.T) {
 			t.Fatal("the rotator's address is not shown")
 		}
 		cs, _ := p.links.ListCampaigns(ctx, p.ana.ID, links.Page{})
-		id := itoa(cs.Items[0].ID)
+		id := fmtID(cs.Items[0].ID)
 		if resp, _ := post(t, c, p.srv.URL+"/console/links/campaigns/"+id, url.Values{"csrf": {csrf}, "name": {"Summer 2"}, "slug": {""}}); resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("update campaign: %d", resp.StatusCode)
 		}
@@ -414,19 +414,19 @@ func TestMarketerCampaignsAndDomains(t *testing.T) {
 		if _, err := p.links.CreateLink(ctx, p.ana.ID, links.LinkInput{URL: "https://example.com", Custom: "gogo", DomainID: ds.Items[0].ID}); err != nil {
 			t.Fatal(err)
 		}
-		_, body = get(t, c, p.srv.URL+"/console/links/?domain="+itoa(ds.Items[0].ID))
+		_, body = get(t, c, p.srv.URL+"/console/links/?domain="+fmtID(ds.Items[0].ID))
 		if !strings.Contains(body, "https://go.example.com/gogo") {
 			t.Fatal("a link of a branded domain shows its short address on the domain")
 		}
-		resp, body = post(t, c, p.srv.URL+"/console/links/domains/"+itoa(ds.Items[0].ID)+"/delete", url.Values{"csrf": {csrf}})
+		resp, body = post(t, c, p.srv.URL+"/console/links/domains/"+fmtID(ds.Items[0].ID)+"/delete", url.Values{"csrf": {csrf}})
 		if resp.StatusCode != http.StatusConflict || !strings.Contains(body, "still use") {
 			t.Fatalf("delete a domain in use: %d", resp.StatusCode)
 		}
 	})
 }
 
-// multipartPost posts fields and an optional logo file as multipart.
-func multipartPost(t *testing.T, c *http.Client, u string, fields url.Values, logo []byte) (*http.Response, []byte) {
+// qrPost posts fields and an optional logo file as multipart.
+func qrPost(t *testing.T, c *http.Client, u string, fields url.Values, logo []byte) (*http.Response, []byte) {
 	t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
@@ -467,7 +467,7 @@ func TestMarketerQR(t *testing.T) {
 		}
 		design := url.Values{"csrf": {csrf}, "type": {"wifi"}, "name": {"Office"}, "d_ssid": {"Office"}, "d_password": {"s3cret!!"},
 			"d_encryption": {"WPA"}, "foreground": {"#102a43"}, "background": {"#ffffff"}}
-		resp, img := multipartPost(t, c, p.srv.URL+"/console/links/qr/preview", design, nil)
+		resp, img := qrPost(t, c, p.srv.URL+"/console/links/qr/preview", design, nil)
 		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/png" {
 			t.Fatalf("preview: %d %s", resp.StatusCode, img)
 		}
@@ -479,11 +479,11 @@ func TestMarketerQR(t *testing.T) {
 			bad[k] = v
 		}
 		bad.Set("foreground", "#eeeeee")
-		if resp, msg := multipartPost(t, c, p.srv.URL+"/console/links/qr/preview", bad, nil); resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(msg), "contrast") {
+		if resp, msg := qrPost(t, c, p.srv.URL+"/console/links/qr/preview", bad, nil); resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(msg), "contrast") {
 			t.Fatalf("unreadable colours: %d %s", resp.StatusCode, msg)
 		}
 		design.Set("preview", "1")
-		resp, page := multipartPost(t, c, p.srv.URL+"/console/links/qr/new?type=wifi", design, nil)
+		resp, page := qrPost(t, c, p.srv.URL+"/console/links/qr/new?type=wifi", design, nil)
 		if resp.StatusCode != 200 || !strings.Contains(string(page), `src="data:image/png;base64,`) || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "img-src 'self' data: blob:") {
 			t.Fatalf("no-JS preview: %d", resp.StatusCode)
 		}
@@ -491,10 +491,10 @@ func TestMarketerQR(t *testing.T) {
 			t.Fatal("a preview stored a QR code")
 		}
 		design.Del("preview")
-		if resp, _ := multipartPost(t, c, p.srv.URL+"/console/links/qr/new?type=wifi", url.Values{"type": {"wifi"}}, nil); resp.StatusCode != http.StatusForbidden {
+		if resp, _ := qrPost(t, c, p.srv.URL+"/console/links/qr/new?type=wifi", url.Values{"type": {"wifi"}}, nil); resp.StatusCode != http.StatusForbidden {
 			t.Fatalf("designer without the token: %d", resp.StatusCode)
 		}
-		resp, _ = multipartPost(t, c, p.srv.URL+"/console/links/qr/new?type=wifi", design, logoPNG())
+		resp, _ = qrPost(t, c, p.srv.URL+"/console/links/qr/new?type=wifi", design, logoPNG())
 		if resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("save: %d", resp.StatusCode)
 		}
@@ -502,14 +502,14 @@ func TestMarketerQR(t *testing.T) {
 		if l.Total != 1 || l.Items[0].Type != links.QRWiFi || !strings.HasPrefix(l.Items[0].Logo, "data:image/png;base64,") || l.Items[0].Foreground != "rgb(16,42,67)" {
 			t.Fatalf("stored code: %+v", l.Items)
 		}
-		id := itoa(l.Items[0].ID)
+		id := fmtID(l.Items[0].ID)
 		resp, body := get(t, c, p.srv.URL+"/console/links/qr/"+id)
 		if resp.StatusCode != 200 || !strings.Contains(body, `value="Office"`) || !strings.Contains(body, `name="logo_data"`) {
 			t.Fatalf("edit designer: %d", resp.StatusCode)
 		}
 		edit := url.Values{"csrf": {csrf}, "d_ssid": {"Guest"}, "d_encryption": {"nopass"}, "foreground": {"#000000"},
 			"background": {"#ffffff"}, "logo_data": {l.Items[0].Logo}, "remove_logo": {"1"}}
-		if resp, _ := multipartPost(t, c, p.srv.URL+"/console/links/qr/"+id, edit, nil); resp.StatusCode != http.StatusSeeOther {
+		if resp, _ := qrPost(t, c, p.srv.URL+"/console/links/qr/"+id, edit, nil); resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("edit: %d", resp.StatusCode)
 		}
 		if q, _ := p.links.GetQR(ctx, p.ana.ID, l.Items[0].ID); !strings.Contains(string(q.Data), "Guest") || q.Logo != "" {
@@ -540,10 +540,10 @@ func TestMarketerQR(t *testing.T) {
 			}
 		}
 		edit.Set("csrf", bcsrf)
-		if resp, _ := multipartPost(t, c, p.srv.URL+"/console/links/qr/"+id, edit, nil); resp.StatusCode != http.StatusForbidden {
+		if resp, _ := qrPost(t, c, p.srv.URL+"/console/links/qr/"+id, edit, nil); resp.StatusCode != http.StatusForbidden {
 			t.Errorf("budi's token on ana's session: %d", resp.StatusCode)
 		}
-		if resp, _ := multipartPost(t, b, p.srv.URL+"/console/links/qr/"+id, edit, nil); resp.StatusCode != http.StatusNotFound {
+		if resp, _ := qrPost(t, b, p.srv.URL+"/console/links/qr/"+id, edit, nil); resp.StatusCode != http.StatusNotFound {
 			t.Errorf("budi saves ana's code: %d", resp.StatusCode)
 		}
 	})
@@ -561,4 +561,4 @@ func logoPNG() []byte {
 	return b.Bytes()
 }
 
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+func fmtID(n int64) string { return strconv.FormatInt(n, 10) }
