@@ -41,9 +41,13 @@ func newLoginThrottle() loginThrottle {
 }
 
 // blocked returns ErrTooManyAttempts (as *apperr.RetryAfterError) when addr,
-// or addr with login, is over its bound.
+// or addr with login, is over its bound. An empty login (a sign-in by API
+// key) is counted per address only.
 func (t loginThrottle) blocked(addr, login string, now time.Time) error {
-	wait := max(t.perAddr.Blocked(addr, now), t.perUser.Blocked(addr+"\x00"+login, now))
+	wait := t.perAddr.Blocked(addr, now)
+	if login != "" {
+		wait = max(wait, t.perUser.Blocked(addr+"\x00"+login, now))
+	}
 	if wait > 0 {
 		return &apperr.RetryAfterError{Err: ErrTooManyAttempts, RetryAfter: wait}
 	}
@@ -53,7 +57,9 @@ func (t loginThrottle) blocked(addr, login string, now time.Time) error {
 // fail counts a failed sign-in.
 func (t loginThrottle) fail(addr, login string, now time.Time) {
 	t.perAddr.Fail(addr, now)
-	t.perUser.Fail(addr+"\x00"+login, now)
+	if login != "" {
+		t.perUser.Fail(addr+"\x00"+login, now)
+	}
 }
 
 // PasswordLogin signs a user in with their username or email and account

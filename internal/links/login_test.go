@@ -73,6 +73,19 @@ func TestPasswordLogin(t *testing.T) {
 		t.Fatalf("after the window: %v", err)
 	}
 
+	// Wrong keys count per address only: 20 of them block the address.
+	for i := range 20 {
+		if i == 5 {
+			if _, err := svc.KeyLogin(ctx, key, "10.0.0.6"); err != nil {
+				t.Fatalf("after 5 wrong keys: %v", err)
+			}
+		}
+		svc.KeyLogin(ctx, "lk_wrong", "10.0.0.6")
+	}
+	if _, err := svc.PasswordLogin(ctx, "ana", "ana-password", "10.0.0.6"); !errors.As(err, &ra) {
+		t.Fatalf("after 20 failures from an address: %v, want a RetryAfterError", err)
+	}
+
 	stamp, err := svc.SessionStamp(ctx, ana)
 	if err != nil {
 		t.Fatal(err)
