@@ -68,7 +68,9 @@ func (t loginThrottle) fail(addr, login string, now time.Time) {
 // all answer ErrBadLogin after one bcrypt comparison, so that neither the
 // answer nor its time tells which users exist. Failures are throttled per
 // client address and per address and login (ErrTooManyAttempts, checked
-// before the password); an expired account answers ErrAccountExpired.
+// before the password); a success clears the count of the address and
+// login (not that of the address, so that a valid account cannot be used
+// to go on guessing others'). An expired account answers ErrAccountExpired.
 func (s *Service) PasswordLogin(ctx context.Context, login, password, clientAddr string) (User, error) {
 	login = strings.ToLower(strings.TrimSpace(login))
 	now := s.clock()
@@ -84,6 +86,7 @@ func (s *Service) PasswordLogin(ctx context.Context, login, password, clientAddr
 		s.logins.fail(clientAddr, login, now)
 		return User{}, ErrBadLogin
 	}
+	s.logins.perUser.Reset(clientAddr + "\x00" + login)
 	return s.signedIn(u, now)
 }
 

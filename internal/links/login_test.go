@@ -73,6 +73,16 @@ func TestPasswordLogin(t *testing.T) {
 		t.Fatalf("after the window: %v", err)
 	}
 
+	// A success clears the count of the address and login.
+	for range 2 {
+		for range 4 {
+			svc.PasswordLogin(ctx, "ana", "wrong", "10.0.0.7")
+		}
+		if _, err := svc.PasswordLogin(ctx, "ana", "ana-password", "10.0.0.7"); err != nil {
+			t.Fatalf("after 4 failures: %v", err)
+		}
+	}
+
 	// Wrong keys count per address only: 20 of them block the address.
 	for i := range 20 {
 		if i == 5 {
