@@ -12,17 +12,7 @@ import (
 
 // loginPage serves GET /console/login.
 func (c *console) loginPage(w http.ResponseWriter, r *http.Request) {
-	keepLanguage(w, r)
 	c.render(w, r, "login", http.StatusOK, view{})
-}
-
-// keepLanguage keeps the language chosen with ?lang= in its cookie, for a
-// year (the sign-in pages and the storefront, where a visit starts).
-func keepLanguage(w http.ResponseWriter, r *http.Request) {
-	if l := r.URL.Query().Get("lang"); l == "id" || l == "en" {
-		http.SetCookie(w, &http.Cookie{Name: langCookie, Value: l, Path: "/console", MaxAge: 365 * 24 * 3600,
-			SameSite: http.SameSiteLaxMode, HttpOnly: true, Secure: secure(r)})
-	}
 }
 
 // login serves POST /console/login (username, password): the operator's

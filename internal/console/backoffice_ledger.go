@@ -19,11 +19,11 @@ const ledgerDays = 14
 
 // The daily chart's drawing box (SVG user units): bars share the width.
 const (
-	chartWidth  = 720
-	chartHeight = 240
-	chartTop    = 24 // room for the highest amount
-	chartBottom = 28 // room for the day labels
-	chartLabels = 10 // at most this many day labels
+	ledgerChartWidth  = 720
+	ledgerChartHeight = 240
+	ledgerChartTop    = 24 // room for the highest amount
+	ledgerChartBottom = 28 // room for the day labels
+	ledgerChartLabels = 10 // at most this many day labels
 )
 
 // ledgerView is the ledger page's data.
@@ -88,7 +88,7 @@ func (c *console) ledgerPage(w http.ResponseWriter, r *http.Request) {
 		lv.Days = append(lv.Days, ledgerDay{Day: day, Total: l.ByDay[day]})
 		lv.Chart.Max = max(lv.Chart.Max, l.ByDay[day])
 	}
-	lv.Chart.Width, lv.Chart.Height, lv.Chart.Base = chartWidth, chartHeight, chartHeight-chartBottom
+	lv.Chart.Width, lv.Chart.Height, lv.Chart.Base = ledgerChartWidth, ledgerChartHeight, ledgerChartHeight-ledgerChartBottom
 	drawBars(lv.Days, lv.Chart)
 	c.officeRender(w, r, "office_ledger", http.StatusOK, lv, nil)
 }
@@ -116,13 +116,13 @@ func drawBars(days []ledgerDay, ch ledgerChart) {
 		return
 	}
 	step := float64(ch.Width) / float64(len(days))
-	every := (len(days) + chartLabels - 1) / chartLabels
+	every := (len(days) + ledgerChartLabels - 1) / ledgerChartLabels
 	num := func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
 	for i := range days {
 		d := &days[i]
 		h := 0.0
 		if ch.Max > 0 {
-			h = float64(d.Total) / float64(ch.Max) * float64(ch.Base-chartTop)
+			h = float64(d.Total) / float64(ch.Max) * float64(ch.Base-ledgerChartTop)
 		}
 		x := float64(i) * step
 		d.Bar = chartBar{X: num(x + step*0.1), W: num(cmp.Or(step*0.8, 1)), Y: num(float64(ch.Base) - h), H: num(h),

@@ -202,8 +202,13 @@ type navItem struct {
 // T returns the text of key in the page's language.
 func (v view) T(key string) string { return translate(v.Lang, key) }
 
-// render writes the page with its view.
+// render writes the page with its view. A language chosen with ?lang= is
+// kept in a cookie for the next pages.
 func (c *console) render(w http.ResponseWriter, r *http.Request, page string, status int, v view) {
+	if l := r.URL.Query().Get("lang"); l == "id" || l == "en" {
+		http.SetCookie(w, &http.Cookie{Name: langCookie, Value: l, Path: "/console", MaxAge: 365 * 24 * 3600,
+			SameSite: http.SameSiteLaxMode, HttpOnly: true, Secure: secure(r)})
+	}
 	v.Lang = language(r)
 	var b strings.Builder
 	if err := c.pages[page].Execute(&b, v); err != nil {

@@ -109,7 +109,6 @@ type shopLoginView struct {
 // shopLoginPage serves GET /console/shop/login?next=: the number field;
 // shop.js solves the proof of work before the form is posted.
 func (c *console) shopLoginPage(w http.ResponseWriter, r *http.Request) {
-	keepLanguage(w, r)
 	c.renderShopLogin(w, r, http.StatusOK, shopLoginView{Next: localNext(r.URL.Query().Get("next"))}, "")
 }
 

@@ -156,7 +156,6 @@ var shippingTypes = []string{ord.ShippingPickup, ord.ShippingDineIn, ord.Shippin
 // the cart and, for a signed-in user, the checkout form. Visitors read the
 // menu and fill a cart; ordering needs a sign-in.
 func (c *console) storefront(w http.ResponseWriter, r *http.Request) {
-	keepLanguage(w, r)
 	form := checkoutForm{ShippingType: ord.ShippingPickup, Phone: shopUserFrom(r).MessengerNumber}
 	c.renderStore(w, r, http.StatusOK, form, nil)
 }

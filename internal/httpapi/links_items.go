@@ -179,17 +179,6 @@ type linkQRRequest struct {
 	Name       string          `json:"name"` // addition: defaults to the type
 }
 
-// checkQRLook checks what the renderer will need beyond the domain's rules:
-// the payload of the type (qr.Payload) and a readable colour pair
-// (qr.ParseColors).
-func checkQRLook(t links.QRType, data json.RawMessage, fg, bg string) error {
-	if _, err := qr.Payload(qr.Type(t), data); err != nil {
-		return err
-	}
-	_, _, err := qr.ParseColors(fg, bg)
-	return err
-}
-
 func deref(p *string) string {
 	if p == nil {
 		return ""
@@ -208,7 +197,7 @@ func (s *server) linkAddQR(w http.ResponseWriter, r *http.Request) {
 		s.linkError(w, r, err)
 		return
 	}
-	if err := checkQRLook(links.QRType(t), req.Data, deref(req.Foreground), deref(req.Background)); err != nil {
+	if err := links.CheckQRLook(links.QRType(t), req.Data, deref(req.Foreground), deref(req.Background)); err != nil {
 		s.linkError(w, r, err)
 		return
 	}
@@ -259,7 +248,7 @@ func (s *server) linkUpdateQR(w http.ResponseWriter, r *http.Request) {
 	fg, bg := cur.Foreground, cur.Background
 	setIf(&fg, req.Foreground)
 	setIf(&bg, req.Background)
-	if err := checkQRLook(cur.Type, req.Data, fg, bg); err != nil {
+	if err := links.CheckQRLook(cur.Type, req.Data, fg, bg); err != nil {
 		s.linkError(w, r, err)
 		return
 	}

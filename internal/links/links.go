@@ -11,6 +11,7 @@ package links
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/seedhq/portal/internal/apperr"
@@ -282,5 +283,28 @@ const (
 // LinkFilter narrows ListLinks; zero fields match everything.
 type LinkFilter struct {
 	CampaignID int64
-	Order      LinkOrder // empty means OrderDate
+	// DomainID, when positive, keeps the links of that branded domain.
+	DomainID int64
+	// Search, when not empty, keeps the links whose alias, long URL or
+	// title contains it, compared case-insensitively (ListLinks lowers it).
+	Search string
+	Order  LinkOrder // empty means OrderDate
+}
+
+// Matches reports whether l passes the filter's domain and search (a store
+// without indexes for them applies it to each record; the campaign is
+// matched by the stores' index).
+func (f LinkFilter) Matches(l ShortLink) bool {
+	if f.DomainID > 0 && l.DomainID != f.DomainID {
+		return false
+	}
+	if f.Search == "" {
+		return true
+	}
+	for _, s := range []string{l.Alias, l.LongURL, l.Title} {
+		if strings.Contains(strings.ToLower(s), f.Search) {
+			return true
+		}
+	}
+	return false
 }

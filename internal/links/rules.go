@@ -171,6 +171,17 @@ func ValidateLogo(logo string) error {
 	return nil
 }
 
+// CheckQRLook checks what the renderer will need beyond the rules of
+// CreateQR and UpdateQR: the payload of the type (qr.Payload) and a
+// readable colour pair (qr.ParseColors). Its errors are *qr.ValidationError.
+func CheckQRLook(t QRType, data json.RawMessage, fg, bg string) error {
+	if _, err := qr.Payload(qr.Type(t), data); err != nil {
+		return err
+	}
+	_, _, err := qr.ParseColors(fg, bg)
+	return err
+}
+
 // QRTypes lists the QR code types in the spec's order.
 var QRTypes = []QRType{QRText, QRVCard, QRLink, QREmail, QRPhone, QRSMS, QRWiFi}
 

@@ -19,8 +19,9 @@ type Config struct {
 // taking an owner act for the authenticated user of that id: records of
 // other users answer ErrNotFound. It is safe for concurrent use.
 type Service struct {
-	store Store
-	now   func() time.Time
+	store  Store
+	now    func() time.Time
+	logins loginThrottle
 }
 
 // NewService returns a Service on store.
@@ -28,7 +29,7 @@ func NewService(store Store, cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Service{store: store, now: cfg.Now}
+	return &Service{store: store, now: cfg.Now, logins: newLoginThrottle()}
 }
 
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }

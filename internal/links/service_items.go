@@ -422,6 +422,10 @@ func (s *Service) ListLinks(ctx context.Context, owner int64, f LinkFilter, p Pa
 		return List[ShortLink]{}, err
 	}
 	f.Order = o
+	f.Search = strings.ToLower(strings.TrimSpace(f.Search))
+	if err := validateText("search", f.Search, MaxNameLength); err != nil {
+		return List[ShortLink]{}, err
+	}
 	return list(ctx, "links", owner, p, func(ctx context.Context, owner int64, p Page) (List[ShortLink], error) {
 		return s.store.ListLinks(ctx, owner, f, p)
 	})

@@ -44,6 +44,9 @@ type UserStore interface {
 	// UpdateLinkUser applies fn to the user; ErrEmailTaken when the new email
 	// belongs to another user.
 	UpdateLinkUser(ctx context.Context, id int64, fn func(*User) error) (User, error)
+	// GetLinkUserByLogin returns the user whose username or email is login
+	// (lower-case, as stored); ErrNotFound when none is.
+	GetLinkUserByLogin(ctx context.Context, login string) (User, error)
 	// GetLinkAPIKey returns the user's API key record.
 	GetLinkAPIKey(ctx context.Context, userID int64) (APIKey, error)
 	// GetLinkUserByKeyHash returns the user whose current API key has the hash;

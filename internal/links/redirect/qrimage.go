@@ -107,7 +107,7 @@ func (h *Handler) serveQRImage(w http.ResponseWriter, r *http.Request, arg strin
 
 	body, ok := h.images.get(etag)
 	if !ok {
-		body, err = renderQR(q, payload, size, svg)
+		body, err = RenderQR(q, payload, size, svg)
 		if err != nil {
 			hd.Del("Cache-Control")
 			hd.Del("Etag")
@@ -124,11 +124,12 @@ func (h *Handler) serveQRImage(w http.ResponseWriter, r *http.Request, arg strin
 	}
 }
 
-// renderQR draws the code with its colours and logo. Stored codes passed
+// RenderQR draws the code with its colours and logo (the web console's
+// designer draws unsaved designs with it too). Stored codes passed
 // the API's checks; one whose payload no longer fits at level H once a logo
 // is added (the API checks level M) is drawn without its logo rather than
 // not at all.
-func renderQR(q links.QRCode, payload string, size int, svg bool) ([]byte, error) {
+func RenderQR(q links.QRCode, payload string, size int, svg bool) ([]byte, error) {
 	fg, bg, err := qr.ParseColors(q.Foreground, q.Background)
 	if err != nil {
 		return nil, err

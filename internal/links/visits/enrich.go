@@ -31,6 +31,7 @@ const (
 // uaInfo is what a user agent contributes to a Visit.
 type uaInfo struct {
 	browser, os string
+	device      string
 	bot         bool
 	social      string
 }
@@ -61,6 +62,13 @@ func truncateUA(ua string) string {
 	return ua
 }
 
+// The kinds of device of Visit.Device.
+const (
+	DeviceDesktop = "Desktop"
+	DeviceMobile  = "Mobile"
+	DeviceTablet  = "Tablet"
+)
+
 // parseUA parses a (trimmed, truncated) user agent.
 func parseUA(ua string) uaInfo {
 	if ua == "" {
@@ -73,9 +81,24 @@ func parseUA(ua string) uaInfo {
 		bot:     p.Bot || hasBotMarker(strings.ToLower(ua)),
 	}
 	if !info.bot {
+		info.device = deviceOf(p)
 		info.social = socialFromUA(ua)
 	}
 	return info
+}
+
+// deviceOf returns the kind of device of a parsed user agent, "" when
+// unknown.
+func deviceOf(p useragent.UserAgent) string {
+	switch {
+	case p.Tablet:
+		return DeviceTablet
+	case p.Mobile:
+		return DeviceMobile
+	case p.Desktop:
+		return DeviceDesktop
+	}
+	return ""
 }
 
 // botMarkers are lower-case substrings of user agents of crawlers, link

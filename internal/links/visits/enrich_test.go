@@ -34,14 +34,14 @@ func TestParseUA(t *testing.T) {
 		name, ua string
 		want     uaInfo
 	}{
-		{"chrome windows", uaChromeWindows, uaInfo{browser: "Chrome", os: "Windows"}},
-		{"safari ios", uaSafariIOS, uaInfo{browser: "Safari", os: "iOS"}},
-		{"chrome android", uaChromeAndroid, uaInfo{browser: "Chrome", os: "Android"}},
-		{"firefox linux", uaFirefoxLinux, uaInfo{browser: "Firefox", os: "Linux"}},
-		{"safari macos", uaSafariMac, uaInfo{browser: "Safari", os: "macOS"}},
-		{"edge windows", uaEdgeWindows, uaInfo{browser: "Edge", os: "Windows"}},
-		{"samsung", uaSamsung, uaInfo{browser: "Samsung Browser", os: "Android"}},
-		{"cubot phone is not a bot", uaCubot, uaInfo{browser: "Chrome", os: "Android"}},
+		{"chrome windows", uaChromeWindows, uaInfo{device: DeviceDesktop, browser: "Chrome", os: "Windows"}},
+		{"safari ios", uaSafariIOS, uaInfo{device: DeviceMobile, browser: "Safari", os: "iOS"}},
+		{"chrome android", uaChromeAndroid, uaInfo{device: DeviceMobile, browser: "Chrome", os: "Android"}},
+		{"firefox linux", uaFirefoxLinux, uaInfo{device: DeviceDesktop, browser: "Firefox", os: "Linux"}},
+		{"safari macos", uaSafariMac, uaInfo{device: DeviceDesktop, browser: "Safari", os: "macOS"}},
+		{"edge windows", uaEdgeWindows, uaInfo{device: DeviceDesktop, browser: "Edge", os: "Windows"}},
+		{"samsung", uaSamsung, uaInfo{device: DeviceMobile, browser: "Samsung Browser", os: "Android"}},
+		{"cubot phone is not a bot", uaCubot, uaInfo{device: DeviceMobile, browser: "Chrome", os: "Android"}},
 		{"googlebot", uaGooglebot, uaInfo{browser: "Googlebot", bot: true}},
 		{"googlebot chrome", uaGooglebotAgent, uaInfo{browser: "Googlebot", bot: true}},
 		{"bingbot", uaBingbot, uaInfo{browser: "Bingbot", bot: true}},
@@ -53,9 +53,9 @@ func TestParseUA(t *testing.T) {
 		{"go client", "Go-http-client/1.1", uaInfo{browser: "Go-http-client", bot: true}},
 		{"headless chrome", "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/124.0.0.0 Safari/537.36", uaInfo{browser: "Headless Chrome", os: "Linux", bot: true}},
 		{"empty", "", uaInfo{bot: true}},
-		{"facebook in-app", uaFacebookApp, uaInfo{browser: "Facebook App", os: "iOS", social: SocialFacebook}},
-		{"instagram in-app", uaInstagramApp, uaInfo{browser: "Instagram App", os: "iOS", social: SocialInstagram}},
-		{"twitter in-app", uaTwitterApp, uaInfo{browser: "Chrome", os: "Android", social: SocialTwitter}},
+		{"facebook in-app", uaFacebookApp, uaInfo{device: DeviceMobile, browser: "Facebook App", os: "iOS", social: SocialFacebook}},
+		{"instagram in-app", uaInstagramApp, uaInfo{device: DeviceMobile, browser: "Instagram App", os: "iOS", social: SocialInstagram}},
+		{"twitter in-app", uaTwitterApp, uaInfo{device: DeviceMobile, browser: "Chrome", os: "Android", social: SocialTwitter}},
 		{"unknown long", "Mozilla/5.0 " + strings.Repeat("x", 40), uaInfo{browser: labelOther}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -309,12 +309,12 @@ func TestEnrich(t *testing.T) {
 			Hit{Kind: KindQR, ID: 42, OwnerID: 9, At: at, IP: netip.MustParseAddr("192.0.2.1"),
 				UserAgent: uaInstagramApp, Referer: "https://l.facebook.com/l.php?u=x", Country: "us"},
 			Visit{Kind: KindQR, ID: 42, OwnerID: 9, At: at.UTC(), Referrer: "l.facebook.com",
-				Browser: "Instagram App", OS: "iOS", Country: "US", Social: SocialFacebook},
+				Browser: "Instagram App", OS: "iOS", Device: DeviceMobile, Country: "US", Social: SocialFacebook},
 		},
 		{
 			"instagram in-app, no referrer",
 			Hit{Kind: KindLink, ID: 1, At: at, UserAgent: uaInstagramApp},
-			Visit{Kind: KindLink, ID: 1, At: at.UTC(), Browser: "Instagram App", OS: "iOS", Social: SocialInstagram},
+			Visit{Kind: KindLink, ID: 1, At: at.UTC(), Browser: "Instagram App", OS: "iOS", Device: DeviceMobile, Social: SocialInstagram},
 		},
 		{
 			"bot from twitter gets no social",

@@ -550,6 +550,7 @@ func (r *Recorder) enrich(h Hit) Visit {
 		Referrer: normalizeReferrer(h.Referer),
 		Browser:  info.browser,
 		OS:       info.os,
+		Device:   info.device,
 		Bot:      info.bot,
 		Visitor:  r.hasher.visitor(at, h.IP, ua),
 	}

@@ -19,7 +19,12 @@ const (
 	DimBrowser  = "b"
 	DimOS       = "o"
 	DimSocial   = "s" // labels: the social networks (SocialFacebook, ...)
+	DimDevice   = "v" // labels: DeviceDesktop, DeviceMobile, DeviceTablet, LabelUnknown
+	DimDay      = "d" // labels: the UTC day of the visits, DayLayout
 )
+
+// DayLayout is the layout of DimDay's labels and Stats.Days' days.
+const DayLayout = "2006-01-02"
 
 // Labels of DimTotal.
 const (
@@ -67,6 +72,8 @@ func (r Rollup) Add(v Visit) {
 		{DimReferrer, labelOr(v.Referrer, LabelDirect)},
 		{DimBrowser, labelOr(v.Browser, LabelUnknown)},
 		{DimOS, labelOr(v.OS, LabelUnknown)},
+		{DimDevice, labelOr(v.Device, LabelUnknown)},
+		{DimDay, v.At.UTC().Format(DayLayout)},
 		{DimSocial, v.Social},
 	} {
 		if d.label != "" {
@@ -100,7 +107,7 @@ func (r Rollup) Sorted() []RollupCount {
 // Aggregate gives.
 func StatsFromRollup(counts []RollupCount, top int) Stats {
 	dims := map[string]map[string]int{
-		DimCountry: {}, DimReferrer: {}, DimBrowser: {}, DimOS: {},
+		DimCountry: {}, DimReferrer: {}, DimBrowser: {}, DimOS: {}, DimDevice: {}, DimDay: {},
 	}
 	var st Stats
 	for _, c := range counts {
@@ -134,5 +141,7 @@ func StatsFromRollup(counts []RollupCount, top int) Stats {
 	st.TopReferrers = topOf(dims[DimReferrer], top)
 	st.TopBrowsers = topOf(dims[DimBrowser], top)
 	st.TopOs = topOf(dims[DimOS], top)
+	st.TopDevices = topOf(dims[DimDevice], top)
+	st.Days = daysOf(dims[DimDay])
 	return st
 }

@@ -116,6 +116,12 @@ type Stats struct {
 	TopBrowsers  TopList     `json:"topBrowsers"`
 	TopOs        TopList     `json:"topOs"`
 	SocialCount  SocialCount `json:"socialCount"`
+	// TopDevices ranks the kinds of device (Visit.Device); Days counts the
+	// clicks of each UTC day with a click, oldest first, labelled with
+	// DayLayout. Neither is part of the API's statistics block. Visits
+	// saved before the roll-ups kept them count in neither.
+	TopDevices TopList      `json:"-"`
+	Days       []LabelCount `json:"-"`
 	// Bots is the number of bot visits left out of every other number.
 	Bots int `json:"-"`
 }
@@ -137,6 +143,7 @@ type Accumulator struct {
 	seen                  map[uniqueKey]struct{}
 	countries, referrers  map[string]int
 	browsers, oses        map[string]int
+	devices, days         map[string]int
 	social                SocialCount
 }
 
@@ -154,6 +161,8 @@ func (a *Accumulator) Add(v Visit) {
 		a.referrers = make(map[string]int)
 		a.browsers = make(map[string]int)
 		a.oses = make(map[string]int)
+		a.devices = make(map[string]int)
+		a.days = make(map[string]int)
 	}
 	a.clicks++
 	if v.Visitor == "" {
@@ -169,6 +178,8 @@ func (a *Accumulator) Add(v Visit) {
 	a.referrers[labelOr(v.Referrer, LabelDirect)]++
 	a.browsers[labelOr(v.Browser, LabelUnknown)]++
 	a.oses[labelOr(v.OS, LabelUnknown)]++
+	a.devices[labelOr(v.Device, LabelUnknown)]++
+	a.days[v.At.UTC().Format(DayLayout)]++
 	switch v.Social {
 	case SocialFacebook:
 		a.social.Facebook++
@@ -196,6 +207,8 @@ func (a *Accumulator) Stats(top int) Stats {
 		TopReferrers: topOf(a.referrers, top),
 		TopBrowsers:  topOf(a.browsers, top),
 		TopOs:        topOf(a.oses, top),
+		TopDevices:   topOf(a.devices, top),
+		Days:         daysOf(a.days),
 		SocialCount:  a.social,
 		Bots:         a.bots,
 	}
@@ -216,6 +229,16 @@ func topOf(m map[string]int, top int) TopList {
 	if top > 0 && len(l) > top {
 		l = l[:top]
 	}
+	return l
+}
+
+// daysOf returns the counts of days, oldest first.
+func daysOf(m map[string]int) []LabelCount {
+	l := make([]LabelCount, 0, len(m))
+	for k, n := range m {
+		l = append(l, LabelCount{Label: k, Count: n})
+	}
+	slices.SortFunc(l, func(x, y LabelCount) int { return cmp.Compare(x.Label, y.Label) })
 	return l
 }
 

@@ -39,6 +39,9 @@ type Visit struct {
 	Browser string `json:"browser"`
 	// OS is the operating system name ("Windows", "iOS", "Android", ...) or "".
 	OS string `json:"os"`
+	// Device is the kind of device: DeviceDesktop, DeviceMobile,
+	// DeviceTablet, or "" when unknown.
+	Device string `json:"device,omitempty"`
 	// Country is the ISO 3166-1 alpha-2 code, upper case, or "" when unknown.
 	Country string `json:"country"`
 	// Bot reports a crawler, a link-preview fetcher, an HTTP tool or an empty

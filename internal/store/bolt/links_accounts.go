@@ -144,6 +144,24 @@ func (s *Store) GetLinkAPIKey(ctx context.Context, userID int64) (links.APIKey, 
 	return k, err
 }
 
+// GetLinkUserByLogin returns the user whose username or email is login.
+func (s *Store) GetLinkUserByLogin(ctx context.Context, login string) (links.User, error) {
+	var u links.User
+	err := s.view(ctx, "get user by login", func(tx *bbolt.Tx) error {
+		id := tx.Bucket(bucketLinkUsersByName).Get([]byte(login))
+		if id == nil {
+			id = tx.Bucket(bucketLinkUsersByEmail).Get([]byte(login))
+		}
+		if id == nil {
+			return fmt.Errorf("login: %w", links.ErrNotFound)
+		}
+		var err error
+		u, err = getLinkUser(tx, readID(id))
+		return err
+	})
+	return u, err
+}
+
 // GetLinkUserByKeyHash returns the user whose current key has the hash.
 func (s *Store) GetLinkUserByKeyHash(ctx context.Context, hash string) (links.User, error) {
 	var u links.User

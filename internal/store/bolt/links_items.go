@@ -315,6 +315,19 @@ func (s *Store) ListLinks(ctx context.Context, owner int64, f links.LinkFilter, 
 			ids = slices.DeleteFunc(ids, func(id int64) bool { return idx.Get(id8(f.CampaignID, id)) == nil })
 		}
 		recs := tx.Bucket(bucketLinkLinks)
+		if f.DomainID > 0 || f.Search != "" {
+			var kept []int64
+			for _, id := range ids {
+				v, err := readIndexed[links.ShortLink](recs, tLinks, id)
+				if err != nil {
+					return err
+				}
+				if f.Matches(v) {
+					kept = append(kept, id)
+				}
+			}
+			ids = kept
+		}
 		if f.Order == links.OrderClicks {
 			all := make([]links.ShortLink, 0, len(ids))
 			for _, id := range ids {

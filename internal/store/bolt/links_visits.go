@@ -35,8 +35,12 @@ var (
 // above, roll-ups included.
 var metaVisits = []byte("visits_layout")
 
-// visitsLayout is the value of metaVisits.
-const visitsLayout = "2"
+// visitsLayout is the value of metaVisits: "2" had roll-ups without the
+// days and devices (visits.DimDay, DimDevice), which "3" adds.
+const (
+	visitsLayout   = "3"
+	visitsLayoutV2 = "2"
+)
 
 // seenValue is the value of bucketLinkVisitUniques: not empty, since within
 // the write transaction Get reads a key put with an empty value as missing.

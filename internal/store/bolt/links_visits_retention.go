@@ -98,14 +98,22 @@ func nextPrefix(p []byte) []byte {
 	return nil
 }
 
-// migrateVisits brings the visits of a file written before roll-ups to the
-// current layout, once (metaVisits): every visit of the old bucket is moved
-// to its time-ordered key and rolled up as SaveVisits would have, then the
-// old bucket is dropped. It runs in Open's transaction: all or nothing.
+// migrateVisits brings the visits of an older file to the current layout,
+// once (metaVisits). From before roll-ups: every visit of the old bucket is
+// moved to its time-ordered key and rolled up as SaveVisits would have, then
+// the old bucket is dropped. From layout 2: the stored visits are rolled up
+// by day and device (Unknown: raw visits do not keep it). It runs in Open's
+// transaction: all or nothing.
 func migrateVisits(tx *bbolt.Tx) error {
 	meta := tx.Bucket(bucketMeta)
-	if string(meta.Get(metaVisits)) == visitsLayout {
+	switch string(meta.Get(metaVisits)) {
+	case visitsLayout:
 		return nil
+	case visitsLayoutV2:
+		if err := rollUpDaysAndDevices(tx); err != nil {
+			return fmt.Errorf("migrate visits: %w", err)
+		}
+		return meta.Put(metaVisits, []byte(visitsLayout))
 	}
 	if old := tx.Bucket(bucketLinkVisitsV1); old != nil {
 		rows, rollups := tx.Bucket(bucketLinkVisits), tx.Bucket(bucketLinkVisitRollups)
@@ -133,7 +141,7 @@ func migrateVisits(tx *bbolt.Tx) error {
 				return fmt.Errorf("visit key %x: unknown target kind", k)
 			}
 			id := readID(k[1:9])
-			roll.Add(visits.Visit{Kind: kind, ID: id, Referrer: rec.Referrer, Browser: rec.Browser, OS: rec.OS,
+			roll.Add(visits.Visit{Kind: kind, ID: id, At: time.UnixMicro(rec.At), Referrer: rec.Referrer, Browser: rec.Browser, OS: rec.OS,
 				Country: rec.Country, Bot: rec.Bot, Visitor: rec.Visitor, Social: rec.Social})
 			if !rec.Bot && rec.Visitor != "" {
 				key := string(id8(visitDay(rec.At))) + rec.Visitor
@@ -155,6 +163,33 @@ func migrateVisits(tx *bbolt.Tx) error {
 		}
 	}
 	return meta.Put(metaVisits, []byte(visitsLayout))
+}
+
+// rollUpDaysAndDevices adds the day and device roll-ups (visits.DimDay,
+// DimDevice) of the stored visits, for a file of layout 2.
+func rollUpDaysAndDevices(tx *bbolt.Tx) error {
+	roll := visits.Rollup{}
+	err := tx.Bucket(bucketLinkVisits).ForEach(func(k, v []byte) error {
+		kind := visitKindName(k[0])
+		if len(k) < 9 || kind == "" {
+			return fmt.Errorf("malformed visit key %x", k)
+		}
+		var rec visitRec
+		if err := jsonx.Unmarshal(v, &rec); err != nil {
+			return fmt.Errorf("decode visit %x: %w", k, err)
+		}
+		if rec.Bot {
+			return nil
+		}
+		id := readID(k[1:9])
+		roll[visits.RollupKey{Kind: kind, ID: id, Dim: visits.DimDay, Label: time.UnixMicro(rec.At).UTC().Format(visits.DayLayout)}]++
+		roll[visits.RollupKey{Kind: kind, ID: id, Dim: visits.DimDevice, Label: visits.LabelUnknown}]++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return addRollups(tx.Bucket(bucketLinkVisitRollups), roll)
 }
 
 // visitKindName is the inverse of visitKindByte.

@@ -7,6 +7,7 @@ import (
 
 	"go.etcd.io/bbolt"
 
+	"github.com/seedhq/portal/internal/links/visits"
 	"github.com/seedhq/portal/internal/store/storetest"
 )
 
@@ -110,4 +111,46 @@ func TestVisitsMigration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestVisitsMigrationDaysAndDevices opens a file of visits layout 2 (roll-ups
+// without days and devices): Open rolls the stored visits up by day and
+// device, and the statistics are those of the raw visits.
+func TestVisitsMigrationDaysAndDevices(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "portal.db")
+	s, err := Open(path, WithNoSync())
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	rv := storetest.SaveRandomVisits(t, s)
+	err = s.db.Update(func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketLinkVisitRollups)
+		var drop [][]byte
+		err := b.ForEach(func(k, _ []byte) error {
+			if dim := string(k[9:10]); dim == visits.DimDay || dim == visits.DimDevice {
+				drop = append(drop, bytes.Clone(k))
+			}
+			return nil
+		})
+		if err != nil || len(drop) == 0 {
+			t.Fatalf("%d day and device roll-ups (%v), want some", len(drop), err)
+		}
+		for _, k := range drop {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bucketMeta).Put(metaVisits, []byte(visitsLayoutV2))
+	})
+	if err != nil {
+		t.Fatalf("write layout 2: %v", err)
+	}
+	s.Close()
+
+	s, err = Open(path, WithNoSync())
+	if err != nil {
+		t.Fatalf("Open after layout 2: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	rv.Check(t, s)
 }

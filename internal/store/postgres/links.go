@@ -309,6 +309,19 @@ func (s *Store) GetLinkAPIKey(ctx context.Context, userID int64) (links.APIKey, 
 	return k, nil
 }
 
+// GetLinkUserByLogin returns the user whose username or email is login.
+func (s *Store) GetLinkUserByLogin(ctx context.Context, login string) (links.User, error) {
+	u, err := scanLinkUser(s.pool.QueryRow(ctx, `SELECT `+linkUserColumns+` FROM links_users
+		WHERE username = $1 OR email = $1 ORDER BY username = $1 DESC LIMIT 1`, login))
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = fmt.Errorf("login: %w", links.ErrNotFound)
+	}
+	if err != nil {
+		return links.User{}, linkErr("get user by login", err)
+	}
+	return u, nil
+}
+
 // GetLinkUserByKeyHash returns the user whose current API key has the hash.
 func (s *Store) GetLinkUserByKeyHash(ctx context.Context, hash string) (links.User, error) {
 	u, err := scanLinkUser(s.pool.QueryRow(ctx, `SELECT `+linkUserColumns+` FROM links_users

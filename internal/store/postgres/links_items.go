@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 
@@ -413,7 +414,17 @@ func (s *Store) GetLinkByAlias(ctx context.Context, domainID int64, alias string
 func (s *Store) ListLinks(ctx context.Context, owner int64, f links.LinkFilter, p links.Page) (links.List[links.ShortLink], error) {
 	where, args := `l.user_id = $1`, []any{owner}
 	if f.CampaignID != 0 {
-		where, args = where+` AND l.campaign_id = $2`, append(args, f.CampaignID)
+		args = append(args, f.CampaignID)
+		where += ` AND l.campaign_id = $` + strconv.Itoa(len(args))
+	}
+	if f.DomainID > 0 {
+		args = append(args, f.DomainID)
+		where += ` AND l.domain_id = $` + strconv.Itoa(len(args))
+	}
+	if f.Search != "" {
+		args = append(args, f.Search)
+		n := `$` + strconv.Itoa(len(args))
+		where += ` AND (strpos(lower(l.alias), ` + n + `) > 0 OR strpos(lower(l.long_url), ` + n + `) > 0 OR strpos(lower(l.title), ` + n + `) > 0)`
 	}
 	order := `l.id DESC`
 	if f.Order == links.OrderClicks {

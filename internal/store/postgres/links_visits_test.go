@@ -38,17 +38,17 @@ func TestDeletedTargetsLeaveNoVisits(t *testing.T) {
 	}
 }
 
-// TestVisitRollupsMigration applies 0004_link_visit_rollups to a database
-// holding visits but no roll-ups: its backfill gives the statistics of the
-// raw visits.
+// TestVisitRollupsMigration applies 0004_link_visit_rollups and
+// 0010_link_visit_days_devices to a database holding visits but no
+// roll-ups: their backfill gives the statistics of the raw visits.
 func TestVisitRollupsMigration(t *testing.T) {
 	s := mustOpen(t)
 	rv := storetest.SaveRandomVisits(t, s)
 	ctx := t.Context()
 	if _, err := s.pool.Exec(ctx, `DROP TABLE links_visit_rollups;
 		DROP INDEX links_visits_at_idx; DROP INDEX links_visit_uniques_day_idx;
-		DELETE FROM schema_migrations WHERE version = '0004_link_visit_rollups'`); err != nil {
-		t.Fatalf("undo 0004: %v", err)
+		DELETE FROM schema_migrations WHERE version IN ('0004_link_visit_rollups', '0010_link_visit_days_devices')`); err != nil {
+		t.Fatalf("undo 0004 and 0010: %v", err)
 	}
 	mustOK(t, "Migrate", s.Migrate(ctx))
 	rv.Check(t, s)

@@ -76,6 +76,14 @@ func testLinkUsers(t *testing.T, s links.Store) {
 	_, err = s.CreateLinkUser(ctx, links.User{Email: "x@example.com", Username: "ana", RegisteredAt: at(0)}, "h2")
 	wantErr(t, "CreateLinkUser with a taken username", err, links.ErrUsernameTaken)
 
+	for _, login := range []string{"ana", "ana@example.com"} {
+		byLogin, err := s.GetLinkUserByLogin(ctx, login)
+		mustOK(t, "GetLinkUserByLogin "+login, err)
+		check(t, "user by login "+login, byLogin.ID, ana.ID)
+	}
+	_, err = s.GetLinkUserByLogin(ctx, "nobody")
+	wantErr(t, "GetLinkUserByLogin of an unknown login", err, links.ErrNotFound)
+
 	byKey, err := s.GetLinkUserByKeyHash(ctx, "hash-ana")
 	mustOK(t, "GetLinkUserByKeyHash", err)
 	check(t, "user by key", byKey.ID, ana.ID)
@@ -201,6 +209,22 @@ func testShortLinks(t *testing.T, s links.Store) {
 	list, err := s.ListLinks(ctx, ana.ID, links.LinkFilter{}, p1)
 	mustOK(t, "ListLinks", err)
 	check(t, "ana's links", list.Total, 3)
+	for _, c := range []struct {
+		f    links.LinkFilter
+		want int
+	}{
+		{links.LinkFilter{Search: "promo2"}, 1},        // alias
+		{links.LinkFilter{Search: "example.com/b"}, 1}, // long URL
+		{links.LinkFilter{Search: "promo"}, 3},         // aliases and title
+		{links.LinkFilter{DomainID: d.ID}, 1},
+		{links.LinkFilter{DomainID: d.ID, Search: "promo2"}, 0},
+	} {
+		list, err := s.ListLinks(ctx, ana.ID, c.f, p1)
+		mustOK(t, "ListLinks filtered", err)
+		if list.Total != c.want || len(list.Items) != c.want {
+			t.Fatalf("ListLinks(%+v) = %d links, want %d", c.f, list.Total, c.want)
+		}
+	}
 }
 
 // checkListedLinks checks that every link of the owner's list is the record
