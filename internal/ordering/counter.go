@@ -130,7 +130,9 @@ var ErrInvalidPeriod = apperr.New(apperr.Invalid, "INVALID_PERIOD", "from and to
 // Ledger returns the orders paid between the shop's dates from and to
 // (inclusive, YYYY-MM-DD), with totals per day and per payment method.
 // Refunded orders are left out; orders cancelled after their payment stay
-// (the money was taken; the refund is settled outside).
+// (the money was taken; the refund is settled outside). It reads the
+// store's ledger entries (Order.LedgerEntry, kept as orders are written),
+// never the orders themselves.
 func (s *Service) Ledger(ctx context.Context, from, to string) (Ledger, error) {
 	st, err := s.Settings(ctx)
 	if err != nil {
@@ -142,37 +144,47 @@ func (s *Service) Ledger(ctx context.Context, from, to string) (Ledger, error) {
 	if err1 != nil || err2 != nil || t.Before(f) || t.Sub(f) > 366*24*time.Hour {
 		return Ledger{}, ErrInvalidPeriod
 	}
-	end := t.AddDate(0, 0, 1)
-	list, err := s.store.ListOrders(ctx, OrderQuery{})
+	entries, err := s.store.LedgerEntries(ctx, f, t.AddDate(0, 0, 1))
 	if err != nil {
 		return Ledger{}, fmt.Errorf("ledger: %w", err)
 	}
-	l := Ledger{From: from, To: to, Entries: []LedgerEntry{}, ByDay: map[string]int64{}, ByMethod: map[string]int64{}}
-	for _, o := range list {
-		paidAt, ok := paidTime(o)
-		if !ok || o.Status == StatusRefunded || paidAt.Before(f) || !paidAt.Before(end) {
-			continue
-		}
-		day := paidAt.In(loc).Format(time.DateOnly)
-		l.Entries = append(l.Entries, LedgerEntry{Day: day, PaidAt: paidAt, OrderNumber: o.OrderNumber, Method: o.PaymentMethod,
-			ItemsTotal: o.ItemsTotal, Shipping: o.ShippingCost, Total: o.TotalPrice, Status: o.Status})
-		l.ByDay[day] += o.TotalPrice
-		l.ByMethod[o.PaymentMethod] += o.TotalPrice
-		l.Total += o.TotalPrice
+	l := Ledger{From: from, To: to, Entries: entries, ByDay: map[string]int64{}, ByMethod: map[string]int64{}}
+	if l.Entries == nil {
+		l.Entries = []LedgerEntry{}
 	}
-	slices.SortFunc(l.Entries, func(a, b LedgerEntry) int { return a.PaidAt.Compare(b.PaidAt) })
+	for i := range l.Entries {
+		e := &l.Entries[i]
+		e.Day = e.PaidAt.In(loc).Format(time.DateOnly)
+		l.ByDay[e.Day] += e.Total
+		l.ByMethod[e.Method] += e.Total
+		l.Total += e.Total
+	}
 	l.OrderCount = len(l.Entries)
 	return l, nil
 }
 
-// paidTime returns when o became PAID.
-func paidTime(o Order) (time.Time, bool) {
+// PaidAt returns when o became PAID (its first move to PAID in History),
+// and false when it never did.
+func (o Order) PaidAt() (time.Time, bool) {
 	for _, h := range o.History {
 		if h.To == StatusPaid {
 			return h.At, true
 		}
 	}
 	return time.Time{}, false
+}
+
+// LedgerEntry returns o's entry in the ledger (Day left empty: it depends
+// on the shop's time zone), and false when o is not in the ledger: never
+// paid, or refunded. Stores keep the entries of their orders with it
+// (Store.LedgerEntries).
+func (o Order) LedgerEntry() (LedgerEntry, bool) {
+	paidAt, ok := o.PaidAt()
+	if !ok || o.Status == StatusRefunded {
+		return LedgerEntry{}, false
+	}
+	return LedgerEntry{PaidAt: paidAt, OrderNumber: o.OrderNumber, Method: o.PaymentMethod,
+		ItemsTotal: o.ItemsTotal, Shipping: o.ShippingCost, Total: o.TotalPrice, Status: o.Status}, true
 }
 
 // WriteCSV writes the ledger's entries as CSV with a header line.

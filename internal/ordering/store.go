@@ -99,6 +99,11 @@ type Store interface {
 	// UpdateOrder loads the order with id (ErrOrderNotFound), locked, calls
 	// fn and saves it when fn returns nil.
 	UpdateOrder(ctx context.Context, id string, fn func(*Order) error) (Order, error)
+	// LedgerEntries returns the ledger entries (Order.LedgerEntry, Day
+	// empty) of the orders paid in [from, to), by paid time, then order
+	// id. Stores keep them as orders are written, in the same transaction
+	// (CreateOrder, UpdateOrder), so reading them never reads the orders.
+	LedgerEntries(ctx context.Context, from, to time.Time) ([]LedgerEntry, error)
 
 	// EnqueueMessage stores a new outbound message.
 	EnqueueMessage(ctx context.Context, m OutboundMessage) error

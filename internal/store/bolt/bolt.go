@@ -156,7 +156,10 @@ func initialise(tx *bbolt.Tx) error {
 	case string(v) != format:
 		return fmt.Errorf("file format %q is not supported (want %q)", v, format)
 	}
-	return migrateVisits(tx)
+	if err := migrateVisits(tx); err != nil {
+		return err
+	}
+	return migrateLedger(tx)
 }
 
 // Close closes the bbolt file.

@@ -35,6 +35,8 @@ var (
 	bucketOrdCounters = []byte("ordering_order_counters")
 )
 
+// The ledger's bucket, bucketOrdLedger, is in ordering_ledger.go.
+
 var settingsKey = []byte("settings")
 
 func init() {
@@ -252,6 +254,9 @@ func (s *Store) CreateOrder(ctx context.Context, o ordering.Order, n ordering.Nu
 				return err
 			}
 		}
+		if err := putLedger(tx, nil, o); err != nil {
+			return err
+		}
 		return putJSON(tx.Bucket(bucketOrdOrders), []byte(o.ID), o)
 	})
 	return o, err
@@ -379,6 +384,9 @@ func (s *Store) UpdateOrder(ctx context.Context, id string, fn func(*ordering.Or
 					return err
 				}
 			}
+		}
+		if err := putLedger(tx, &before, o); err != nil {
+			return err
 		}
 		return putJSON(tx.Bucket(bucketOrdOrders), []byte(o.ID), o)
 	})

@@ -12,8 +12,9 @@ import (
 	"github.com/seedhq/portal/internal/ordering"
 )
 
-// This file holds the menu, settings and orders of ordering.Store: the
-// tables of migrations/0006_ordering_orders.sql.
+// This file holds the menu, settings, orders and ledger of ordering.Store:
+// the tables of migrations/0006_ordering_orders.sql and
+// migrations/0009_ordering_ledger.sql.
 
 // ListCategories returns the categories by position, then name.
 func (s *Store) ListCategories(ctx context.Context) ([]ordering.Category, error) {
@@ -215,24 +216,49 @@ func invoiceArg(o ordering.Order) *string {
 	return &o.InvoiceID
 }
 
-// writeOrder updates o's row.
+// ledgerArgs returns the values of o's ordering_ledger row (paid_at,
+// method, items_total, shipping), paid_at NULL when o is not in the ledger.
+func ledgerArgs(o ordering.Order) (paidAt *time.Time, method string, itemsTotal, shipping int64) {
+	e, ok := o.LedgerEntry()
+	if !ok {
+		return nil, "", 0, 0
+	}
+	return &e.PaidAt, e.Method, e.ItemsTotal, e.Shipping
+}
+
+// putLedgerSQL keeps the ledger row of order $1: upserted when $2 (paid_at)
+// is set, deleted when it is NULL (not paid, or refunded).
+const putLedgerSQL = `
+WITH d AS (
+	DELETE FROM ordering_ledger WHERE order_id = $1 AND $2::timestamptz IS NULL
+)
+INSERT INTO ordering_ledger (order_id, paid_at, order_number, method, items_total, shipping, total, status)
+SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE $2::timestamptz IS NOT NULL
+ON CONFLICT (order_id) DO UPDATE SET paid_at = excluded.paid_at, method = excluded.method,
+	items_total = excluded.items_total, shipping = excluded.shipping, total = excluded.total, status = excluded.status`
+
+// writeOrder updates o's row and its ledger row, in one round trip.
 func writeOrder(ctx context.Context, tx pgx.Tx, o ordering.Order) error {
 	body, err := json.Marshal(o)
 	if err != nil {
 		return fmt.Errorf("encode order: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `UPDATE ordering_orders SET status = $2, invoice_id = $3, total_price = $4, updated_at = $5,
-		expires_at = $6, body = $7 WHERE id = $1`, o.ID, o.Status, invoiceArg(o), o.TotalPrice, o.UpdatedAt, o.ExpiresAt, body); err != nil {
+	paidAt, method, itemsTotal, shipping := ledgerArgs(o)
+	b := &pgx.Batch{}
+	b.Queue(`UPDATE ordering_orders SET status = $2, invoice_id = $3, total_price = $4, updated_at = $5,
+		expires_at = $6, body = $7 WHERE id = $1`, o.ID, o.Status, invoiceArg(o), o.TotalPrice, o.UpdatedAt, o.ExpiresAt, body)
+	b.Queue(putLedgerSQL, o.ID, paidAt, o.OrderNumber, method, itemsTotal, shipping, o.TotalPrice, o.Status)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("save order: %w", err)
 	}
 	return nil
 }
 
 // createOrderSQL takes the day's next number, inserts the order numbered
-// with it (into its row and its JSON body) and, when $16 is set, its
-// message with the number in its text, in one statement: one round trip,
-// one transaction. The number is formatted as ordering.Numbering.Number
-// does: at least three digits.
+// with it (into its row and its JSON body), its ledger row when $20 (the
+// paid time) is set and, when $16 is set, its message with the number in
+// its text, in one statement: one round trip, one transaction. The number
+// is formatted as ordering.Numbering.Number does: at least three digits.
 const createOrderSQL = `
 WITH c AS (
 	INSERT INTO ordering_order_counters AS c (counter, n) VALUES ($1, 1)
@@ -244,6 +270,9 @@ WITH c AS (
 		expires_at, body)
 	SELECT $4, num.number, $5, $6, $7, $8, $9, $10, $11, jsonb_set($12::jsonb, '{orderNumber}', to_jsonb(num.number))
 	FROM num RETURNING order_number
+), l AS (
+	INSERT INTO ordering_ledger (order_id, paid_at, order_number, method, items_total, shipping, total, status)
+	SELECT $4, $20, o.order_number, $21, $22, $23, $8, $6 FROM o WHERE $20::timestamptz IS NOT NULL
 ), m AS (
 	INSERT INTO ordering_messages (id, channel, to_number, text, order_id, status, reason, attempts, created_at, not_before)
 	SELECT $13, $14, $15, replace($16, $17, o.order_number), $4, $18, '', 0, $19, $19 FROM o WHERE $16 <> ''
@@ -262,9 +291,10 @@ func (s *Store) CreateOrder(ctx context.Context, o ordering.Order, n ordering.Nu
 	if message != nil {
 		m = *message
 	}
+	paidAt, method, itemsTotal, shipping := ledgerArgs(o)
 	if err := s.pool.QueryRow(ctx, createOrderSQL, n.Counter(), n.Prefix, n.Day, o.ID, o.UserID, o.Status, invoiceArg(o),
 		o.TotalPrice, o.CreatedAt, o.UpdatedAt, o.ExpiresAt, body, m.ID, m.Channel, m.To, m.Text, ordering.OrderNumberMark,
-		m.Status, m.CreatedAt).Scan(&o.OrderNumber); err != nil {
+		m.Status, m.CreatedAt, paidAt, method, itemsTotal, shipping).Scan(&o.OrderNumber); err != nil {
 		return ordering.Order{}, ordErr("create order", err)
 	}
 	return o, nil
@@ -351,4 +381,24 @@ func (s *Store) UpdateOrder(ctx context.Context, id string, fn func(*ordering.Or
 		return o, ordErr("update order", err)
 	}
 	return o, nil
+}
+
+// LedgerEntries returns the ledger rows of the orders paid in [from, to),
+// by paid time, then order id.
+func (s *Store) LedgerEntries(ctx context.Context, from, to time.Time) ([]ordering.LedgerEntry, error) {
+	rows, err := s.pool.Query(ctx, `SELECT paid_at, order_number, method, items_total, shipping, total, status
+		FROM ordering_ledger WHERE paid_at >= $1 AND paid_at < $2 ORDER BY paid_at, order_id`, from, to)
+	if err != nil {
+		return nil, ordErr("ledger entries", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ordering.LedgerEntry, error) {
+		var e ordering.LedgerEntry
+		err := row.Scan(&e.PaidAt, &e.OrderNumber, &e.Method, &e.ItemsTotal, &e.Shipping, &e.Total, &e.Status)
+		e.PaidAt = e.PaidAt.UTC()
+		return e, err
+	})
+	if err != nil {
+		return nil, ordErr("ledger entries", err)
+	}
+	return out, nil
 }
