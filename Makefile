@@ -92,7 +92,7 @@ test: lint pgcheck ## lint, then every test with -race (PostgreSQL too when reac
 .PHONY: bench
 bench: pgcheck ## micro benchmarks, then the load runs on PostgreSQL and bbolt (docs/benchmarks.md)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s ./...
-	$(GO) test -tags loadtest -run '^(TestLoad|TestLabagentLoad|TestRedirectLoad|TestLinkListLoad|TestVisitStatsLoad|TestOrderingLoad)$$' -count=1 -v -timeout 60m ./internal/loadtest
+	$(GO) test -tags loadtest -run '^(TestLoad|TestLabagentLoad|TestRedirectLoad|TestLinkListLoad|TestVisitStatsLoad|TestOrderingLoad|TestConsoleLoad)$$' -count=1 -v -timeout 60m ./internal/loadtest
 
 .PHONY: soak
 SOAK_ROUNDS ?= 300

@@ -37,6 +37,10 @@ type ledgerView struct {
 	Methods []ledgerMethodTotal
 	Chart   ledgerChart
 	CSV     string // the export's URL
+	// Entries are this page's paid orders, newest first (the CSV has
+	// them all).
+	Entries []ord.LedgerEntry
+	Pager   pager
 }
 
 // ledgerDay is a day's total, with its bar.
@@ -66,8 +70,8 @@ type chartBar struct {
 
 // ledgerPage serves GET /console/shop/ledger?from=&to= (the shop's dates,
 // YYYY-MM-DD; by default the last two weeks): totals per day and per
-// payment method, the daily chart with its table, the orders and the CSV
-// export.
+// payment method, the daily chart with its table, the paid orders (newest
+// first, a hundred a page) and the CSV export of them all.
 func (c *console) ledgerPage(w http.ResponseWriter, r *http.Request) {
 	lv := ledgerView{office: c.newOffice(r.Context())}
 	lv.From, lv.To = ledgerPeriod(r, c.now().In(lv.loc))
@@ -77,6 +81,9 @@ func (c *console) ledgerPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lv.Ledger = l
+	newest := slices.Clone(l.Entries)
+	slices.Reverse(newest)
+	lv.Entries, lv.Pager = paginate(r, newest, pageSize)
 	lv.CSV = "/console/shop/ledger.csv?from=" + lv.From + "&to=" + lv.To
 	for _, m := range slices.Sorted(maps.Keys(l.ByMethod)) {
 		lv.Methods = append(lv.Methods, ledgerMethodTotal{m, l.ByMethod[m]})

@@ -3,7 +3,6 @@
 package loadtest
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -34,6 +33,7 @@ const (
 	consoleLinks     = 10000             // short links of one marketer
 	consoleOrders    = 10000             // orders of the shop
 	consoleCounter   = 3000              // ... of which paid at the counter (in the ledger)
+	consoleKitchen   = 30                // ... of which still in the kitchen; the others completed
 	consolePageRun   = 10 * time.Second  // timed requests per page, per store
 	consoleConns     = 4                 // keep-alive connections of the load generator
 	consolePageLimit = 100.0             // ms, p99 target of every page
@@ -112,11 +112,13 @@ func runConsole(t *testing.T, kind string, st consoleStore) {
 	start := time.Now()
 	seedFleet(t, svc)
 	marketer := seedLinks(t, linkSvc)
-	ownerJWT := seedOrders(t, srv.URL, ord)
+	shop := seedOrders(t, srv.URL, ord)
+	ownerJWT := shop.owner
 	report(fmt.Sprintf("console seed: %d lab servers, %d links, %d orders", consoleServers, consoleLinks, consoleOrders), kind,
 		fmt.Sprintf("%.1f s", time.Since(start).Seconds()), "-", nil)
 
 	operator := consoleSignIn(t, srv.URL+"/console/login", url.Values{"username": {"admin"}, "password": {consolePassword}}, "portal_console")
+	linkSession := consoleSignIn(t, srv.URL+"/console/links/login", url.Values{"api_key": {marketer.key}}, "portal_console_links")
 	addr := strings.TrimPrefix(srv.URL, "http://")
 	pages := []struct {
 		path, cookie string
@@ -126,12 +128,20 @@ func runConsole(t *testing.T, kind string, st consoleStore) {
 		{"/console/licenses", "portal_console=" + operator},
 		{"/console/exams", "portal_console=" + operator},
 		{"/console/sync-logs", "portal_console=" + operator},
+		{"/console/links/", "portal_console_links=" + linkSession},
+		{"/console/links/?q=promo%2F9999", "portal_console_links=" + linkSession},
+		{fmt.Sprintf("/console/links/%d/stats", marketer.link), "portal_console_links=" + linkSession},
+		{fmt.Sprintf("/console/links/%d/edit", marketer.link), "portal_console_links=" + linkSession},
+		{"/console/links/campaigns", "portal_console_links=" + linkSession},
+		{"/console/shop/", "portal_console_shop=" + ownerJWT},
+		{"/console/shop/kitchen", "portal_console_shop=" + ownerJWT},
+		{"/console/shop/orders", "portal_console_shop=" + shop.customer},
+		{"/console/shop/orders/" + shop.order, "portal_console_shop=" + shop.customer},
 		{"/console/shop/payments", "portal_console_shop=" + ownerJWT},
 		{"/console/shop/ledger", "portal_console_shop=" + ownerJWT},
 		{"/console/shop/pos", "portal_console_shop=" + ownerJWT},
 		{"/console/shop/users", "portal_console_shop=" + ownerJWT},
 	}
-	_ = marketer
 	for _, p := range pages {
 		req := fmt.Appendf(nil, "GET %s HTTP/1.1\r\nHost: %s\r\nCookie: %s\r\nAccept-Language: id-ID\r\n\r\n", p.path, addr, p.cookie)
 		conns := make([]loadConn, consoleConns)
@@ -172,27 +182,42 @@ func seedFleet(t *testing.T, svc *exam.Service) {
 	}
 }
 
-// seedLinks creates a marketer with consoleLinks short links and returns
-// the marketer's API key.
-func seedLinks(t *testing.T, svc *links.Service) string {
+// seededMarketer is the marketer of the console run: its API key and one
+// of its links.
+type seededMarketer struct {
+	key  string
+	link int64
+}
+
+// seedLinks creates a marketer with consoleLinks short links.
+func seedLinks(t *testing.T, svc *links.Service) seededMarketer {
 	ctx := t.Context()
 	u, key, err := svc.CreateUser(ctx, links.NewUser{Email: "bench@example.com", Username: "bench", Password: consolePassword})
 	if err != nil {
 		t.Fatal(err)
 	}
+	m := seededMarketer{key: key}
 	for i := range consoleLinks {
-		if _, err := svc.CreateLink(ctx, u.ID, links.LinkInput{URL: fmt.Sprintf("https://example.org/promo/%d?utm_source=bench", i),
-			Title: fmt.Sprintf("Promo %d", i)}); err != nil {
+		l, err := svc.CreateLink(ctx, u.ID, links.LinkInput{URL: fmt.Sprintf("https://example.org/promo/%d?utm_source=bench", i),
+			Title: fmt.Sprintf("Promo %d", i)})
+		if err != nil {
 			t.Fatal(err)
 		}
+		m.link = l.ID
 	}
-	return key
+	return m
 }
 
-// seedOrders places consoleOrders orders (consoleCounter of them paid at
-// the counter, the others by customers and waiting for payment) and
-// returns the owner's JWT.
-func seedOrders(t *testing.T, base string, svc *ordering.Service) string {
+// seededShop is the shop of the console run: the owner's and a customer's
+// JWT and one of that customer's orders.
+type seededShop struct {
+	owner, customer, order string
+}
+
+// seedOrders places consoleOrders orders: consoleCounter of them paid at
+// the counter, all but consoleKitchen of those completed, the others by
+// 20 customers and waiting for payment.
+func seedOrders(t *testing.T, base string, svc *ordering.Service) seededShop {
 	ctx := t.Context()
 	jwt, err := loginOnce(ctx, mustClient(t, base), consoleOwner)
 	if err != nil {
@@ -215,6 +240,7 @@ func seedOrders(t *testing.T, base string, svc *ordering.Service) string {
 		}
 		items = append(items, it.ID)
 	}
+	shop := seededShop{owner: jwt}
 	var customers []ordering.User
 	for i := range 20 {
 		jwt, err := loginOnce(ctx, mustClient(t, base), fmt.Sprintf("62813%08d", i))
@@ -226,22 +252,35 @@ func seedOrders(t *testing.T, base string, svc *ordering.Service) string {
 			t.Fatal(err)
 		}
 		customers = append(customers, u)
+		shop.customer = jwt
 	}
 	for i := range consoleOrders {
 		req := ordering.OrderRequest{ShippingType: "DELIVERY", ShippingAddress: fmt.Sprintf("Jl. Merdeka %d", i), ShippingCity: "Bandung",
 			Items: []ordering.OrderItemRequest{{MenuID: items[i%len(items)], Quantity: 1 + i%3}, {MenuID: items[(i+7)%len(items)], Quantity: 1}}}
-		var err error
-		if i < consoleCounter {
-			req.ShippingType, req.ShippingAddress, req.ShippingCity = "PICKUP", "", ""
-			_, err = svc.PlaceCounterOrder(ctx, owner, req, "CASH", fmt.Sprint("Pelanggan ", i))
-		} else {
-			_, err = svc.PlaceOrder(ctx, customers[i%len(customers)], req)
+		if i >= consoleCounter {
+			o, err := svc.PlaceOrder(ctx, customers[i%len(customers)], req)
+			if err != nil {
+				t.Fatalf("order %d: %v", i, err)
+			}
+			if o.UserID == customers[len(customers)-1].ID {
+				shop.order = o.ID
+			}
+			continue
 		}
+		req.ShippingType, req.ShippingAddress, req.ShippingCity = "PICKUP", "", ""
+		o, err := svc.PlaceCounterOrder(ctx, owner, req, "CASH", fmt.Sprint("Pelanggan ", i))
 		if err != nil {
 			t.Fatalf("order %d: %v", i, err)
 		}
+		if i < consoleCounter-consoleKitchen {
+			for _, to := range []ordering.Status{ordering.StatusPreparing, ordering.StatusReady, ordering.StatusCompleted} {
+				if _, err := svc.Transition(ctx, ordering.Actor{User: &owner}, o.ID, to, "", nil); err != nil {
+					t.Fatalf("order %d to %s: %v", i, to, err)
+				}
+			}
+		}
 	}
-	return jwt
+	return shop
 }
 
 // consoleSignIn posts a sign-in form and returns the session cookie's
@@ -262,5 +301,3 @@ func consoleSignIn(t *testing.T, loginURL string, form url.Values, cookie string
 	t.Fatalf("sign-in at %s: %d, no %s cookie", loginURL, resp.StatusCode, cookie)
 	return ""
 }
-
-var _ = context.Background
