@@ -14,7 +14,7 @@ import (
 // newLinkUserCmd is "portal admin link-user": users of the link-management
 // API, their keys, and the overlays and splash pages operators make for them.
 func newLinkUserCmd(o *adminOptions) *cobra.Command {
-	cmd := &cobra.Command{Use: "link-user", Aliases: []string{"link-users"}, Short: "Create and list link-management users, rotate their API keys, add their overlays and splash pages"}
+	cmd := &cobra.Command{Use: "link-user", Aliases: []string{"link-users"}, Short: "Create and list link-management users, rotate their API keys, set their console passwords, add their overlays and splash pages"}
 
 	var req client.LinkUserRequest
 	create := &cobra.Command{
@@ -96,6 +96,26 @@ func newLinkUserCmd(o *adminOptions) *cobra.Command {
 		}),
 	}
 
+	var accountPassword string
+	setPassword := &cobra.Command{
+		Use:     "set-password ID --account-password PASSWORD",
+		Short:   "Set or replace the account password the user signs in to the web console with",
+		Example: "  portal admin link-user set-password 7 --account-password \"$(cat marketer-password.txt)\"",
+		Args:    exactArgs("ID"),
+		RunE: o.adminRun(func(ctx context.Context, c *client.Client, args []string) error {
+			id, err := linkUserID(args[0])
+			if err != nil {
+				return err
+			}
+			if _, err := c.Exam.Admin.SetLinkUserPassword(ctx, id, accountPassword); err != nil {
+				return err
+			}
+			return o.done(map[string]any{"id": id, "password_set": true}, "password of link user %d set; their console sessions have ended", id)
+		}),
+	}
+	setPassword.Flags().StringVar(&accountPassword, "account-password", "", "the account's new password, 8 to 72 bytes (required; --password is the operator's)")
+	_ = setPassword.MarkFlagRequired("account-password")
+
 	var overlayType string
 	overlay := &cobra.Command{
 		Use:   "add-overlay ID NAME --type message|contact",
@@ -140,7 +160,7 @@ func newLinkUserCmd(o *adminOptions) *cobra.Command {
 			})
 		}),
 	}
-	cmd.AddCommand(create, list, rotate, overlay, splash)
+	cmd.AddCommand(create, list, rotate, setPassword, overlay, splash)
 	return cmd
 }
 

@@ -75,6 +75,7 @@ func (s *server) linkRoutes(r chi.Router) {
 		r.Post(examBase+"/admin/link-users", s.adminCreateLinkUser)
 		r.Get(examBase+"/admin/link-users", s.adminListLinkUsers)
 		r.Post(examBase+"/admin/link-users/{id}/rotate-key", s.adminRotateLinkKey)
+		r.Put(examBase+"/admin/link-users/{id}/password", s.adminSetLinkPassword)
 		r.Post(examBase+"/admin/link-overlays", s.adminCreateLinkOverlay)
 		r.Post(examBase+"/admin/link-splashes", s.adminCreateLinkSplash)
 	})

@@ -114,6 +114,29 @@ func (s *server) adminRotateLinkKey(w http.ResponseWriter, r *http.Request) {
 	}{true, id, key})
 }
 
+// adminSetLinkPassword handles PUT /api/v1/admin/link-users/{id}/password
+// {"password"}: the account password the user signs in to the web console
+// with, set or replaced by the operator (the user's console sessions end).
+func (s *server) adminSetLinkPassword(w http.ResponseWriter, r *http.Request) {
+	id, err := adminLinkUserID(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var req struct {
+		Password string `json:"password"`
+	}
+	if err := respond.Decode(r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if _, err := s.links.UpdateAccount(r.Context(), id, links.AccountUpdate{Password: &req.Password}); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	respond.JSON(w, http.StatusOK, okBody{Success: true, Message: "password set"})
+}
+
 type createLinkOverlayRequest struct {
 	UserID int64  `json:"user_id"`
 	Type   string `json:"type"`

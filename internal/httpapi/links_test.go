@@ -223,6 +223,20 @@ func TestLinkAuth(t *testing.T) {
 		h.op("POST", "/api/v1/admin/link-users/999/rotate-key", nil).expectError(404, "NOT_FOUND")
 		h.op("POST", "/api/v1/admin/link-users/x/rotate-key", nil).expectError(404, "NOT_FOUND")
 
+		// The operator sets the password the user signs in to the console
+		// with; a short one is refused and changes nothing.
+		pwPath := fmt.Sprintf("/api/v1/admin/link-users/%d/password", u.id)
+		h.op("PUT", pwPath, map[string]any{"password": "short"}).expectError(400, "VALIDATION_FAILED")
+		if _, err := h.links.PasswordLogin(t.Context(), "alice", "short", "10.0.0.9"); err == nil {
+			t.Fatal("a refused password was stored")
+		}
+		h.op("PUT", pwPath, map[string]any{"password": "marketer-Pass-1"}).expect(200)
+		if got, err := h.links.PasswordLogin(t.Context(), "alice", "marketer-Pass-1", "10.0.0.9"); err != nil || got.ID != u.id {
+			t.Fatalf("sign-in with the password the operator set: %+v, %v", got, err)
+		}
+		h.op("PUT", "/api/v1/admin/link-users/999/password", map[string]any{"password": "marketer-Pass-1"}).expectError(404, "NOT_FOUND")
+		h.req("PUT", pwPath, map[string]any{"password": "marketer-Pass-1"}).expectError(401, "UNAUTHORIZED")
+
 		// Operator routes need the operator.
 		h.req("GET", "/api/v1/admin/link-users", nil).expectError(401, "UNAUTHORIZED")
 		list := h.op("GET", "/api/v1/admin/link-users", nil).expect(200).m()

@@ -115,6 +115,17 @@ func (s *ExamAdminService) RotateLinkUserKey(ctx context.Context, userID int64) 
 	return out.Key, resp, nil
 }
 
+// SetLinkUserPassword sets or replaces a link user's account password, the
+// one the user signs in to the web console with (PUT
+// /api/v1/admin/link-users/{id}/password); the user's console sessions end.
+func (s *ExamAdminService) SetLinkUserPassword(ctx context.Context, userID int64, password string) (*Response, error) {
+	body := struct {
+		Password string `json:"password"`
+	}{password}
+	return s.client.exam(ctx, http.MethodPut, "admin/link-users/"+strconv.FormatInt(userID, 10)+"/password",
+		nil, &body, nil, credBearer)
+}
+
 // CreateLinkOverlay creates a CTA overlay for a link user (POST
 // /api/v1/admin/link-overlays).
 func (s *ExamAdminService) CreateLinkOverlay(ctx context.Context, userID int64, overlayType, name string) (*AdminLinkOverlay, *Response, error) {
