@@ -18,7 +18,7 @@ func newLinkUserCmd(o *adminOptions) *cobra.Command {
 
 	var req client.LinkUserRequest
 	create := &cobra.Command{
-		Use:     "create --email EMAIL --username NAME",
+		Use:     "create --email EMAIL --account-username NAME",
 		Short:   "Create a link-management user; the API key is shown this once only",
 		Example: `  portal admin link-user create --email ana@example.org --account-username ana --plan pro --rate-limit 120`,
 		Args:    cobra.NoArgs,
