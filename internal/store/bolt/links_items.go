@@ -1,10 +1,12 @@
 package bolt
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"go.etcd.io/bbolt"
 
@@ -317,7 +319,11 @@ func (s *Store) ListLinks(ctx context.Context, owner int64, f links.LinkFilter, 
 		recs := tx.Bucket(bucketLinkLinks)
 		if f.DomainID > 0 || f.Search != "" {
 			var kept []int64
+			prefilter := rawSearchable(f.Search)
 			for _, id := range ids {
+				if prefilter && !bytes.Contains(bytes.ToLower(recs.Get(id8(id))), []byte(f.Search)) {
+					continue // the record's JSON does not hold the text: no field of it does
+				}
 				v, err := readIndexed[links.ShortLink](recs, tLinks, id)
 				if err != nil {
 					return err
@@ -347,6 +353,17 @@ func (s *Store) ListLinks(ctx context.Context, owner int64, f links.LinkFilter, 
 		return err
 	})
 	return l, err
+}
+
+// rawSearchable reports whether the (lower-case) search text s can be
+// looked for in a record's JSON as it is: a text that encoding/json writes
+// unchanged (no quote, backslash, <, >, &, control character or line or
+// paragraph separator, which it escapes). A record whose JSON does not hold
+// such a text has no field that does, and is skipped without decoding.
+func rawSearchable(s string) bool {
+	return s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return r < 0x20 || strings.ContainsRune("\"\\<>&\u2028\u2029", r)
+	})
 }
 
 // UpdateLink applies fn to the owner's link, re-indexing alias, campaign and channels.

@@ -225,6 +225,19 @@ func testShortLinks(t *testing.T, s links.Store) {
 			t.Fatalf("ListLinks(%+v) = %d links, want %d", c.f, list.Total, c.want)
 		}
 	}
+	// Texts that JSON escapes, and letters beyond ASCII, are found too.
+	_, err = s.UpdateLink(ctx, ana.ID, l.ID, func(l *links.ShortLink) error {
+		l.Title = `Fish & Chips <Ünïcode> "quoted" back\slash`
+		return nil
+	})
+	mustOK(t, "UpdateLink title", err)
+	for _, q := range []string{"fish & chips", "<ünïcode>", `"quoted"`, `back\slash`, "ünï"} {
+		list, err := s.ListLinks(ctx, ana.ID, links.LinkFilter{Search: q}, p1)
+		mustOK(t, "ListLinks search", err)
+		if list.Total != 1 {
+			t.Fatalf("ListLinks(search %q) = %d links, want 1", q, list.Total)
+		}
+	}
 }
 
 // checkListedLinks checks that every link of the owner's list is the record
