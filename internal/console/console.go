@@ -140,6 +140,8 @@ func New(o Options) http.Handler {
 	r.Method(http.MethodGet, "/students", c.operator(http.HandlerFunc(c.students)))
 	r.Method(http.MethodGet, "/login-cards", c.operator(http.HandlerFunc(c.loginCards)))
 	r.With(limitBody(maxImportSize+64<<10)).Method(http.MethodPost, "/students/import", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.importStudents)))))
+	r.Method(http.MethodPost, "/academic-years", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.createYear)))))
+	r.Method(http.MethodPost, "/academic-years/{id}/activate", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.activateYear)))))
 	r.Method(http.MethodPost, "/students/{id}/reset-password", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.resetPassword)))))
 	r.Method(http.MethodGet, "/exams/new", c.operator(http.HandlerFunc(c.newExam)))
 	r.With(limitBody(maxExamFormSize)).Method(http.MethodPost, "/exams/new", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.saveExam)))))

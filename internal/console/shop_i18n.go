@@ -78,6 +78,7 @@ var shopMessages = map[string]map[string]string{
 		"shop.shipping.DELIVERY":      "Delivery",
 
 		"shop.orders.title":      "My orders",
+		"shop.orders.latest":     "Your latest %d orders.",
 		"shop.orders.none":       "You have no order yet.",
 		"shop.order.title":       "Order",
 		"shop.order.number":      "Order",
@@ -206,6 +207,7 @@ var shopMessages = map[string]map[string]string{
 		"shop.shipping.DELIVERY":      "Diantar",
 
 		"shop.orders.title":      "Pesanan saya",
+		"shop.orders.latest":     "%d pesanan terakhir Anda.",
 		"shop.orders.none":       "Anda belum punya pesanan.",
 		"shop.order.title":       "Pesanan",
 		"shop.order.number":      "Pesanan",

@@ -18,18 +18,28 @@ import (
 type ordersView struct {
 	shopFormat
 	Orders []ord.Order
+	// Latest is set when the list shows only the latest orders.
+	Latest int
 }
 
-// myOrders serves GET /console/shop/orders: the user's orders, newest
-// first.
+// myOrdersShown is how many of the user's latest orders the list shows;
+// the API (GET /api/orders) gives them all.
+const myOrdersShown = 50
+
+// myOrders serves GET /console/shop/orders: the user's latest orders,
+// newest first.
 func (c *console) myOrders(w http.ResponseWriter, r *http.Request) {
 	v := c.shopView(r)
-	list, err := c.ordering.Service.MyOrders(r.Context(), shopUserFrom(r))
+	list, err := c.ordering.Service.RecentOrders(r.Context(), shopUserFrom(r), myOrdersShown)
 	status := http.StatusOK
 	if err != nil {
 		status = c.showError(&v, err)
 	}
-	v.Data = ordersView{shopFormat: c.shopFormatFor(r), Orders: list}
+	ov := ordersView{shopFormat: c.shopFormatFor(r), Orders: list}
+	if len(list) == myOrdersShown {
+		ov.Latest = myOrdersShown
+	}
+	v.Data = ov
 	c.render(w, r, "shop_orders", status, v)
 }
 

@@ -3,6 +3,7 @@ package console
 import (
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -85,6 +86,32 @@ func (c *console) resetPassword(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	c.renderStudents(w, r, http.StatusOK, studentsView{NPSN: card.NPSN, Reset: &card}, nil)
+}
+
+// createYear serves POST /console/academic-years (name, active): a new
+// academic year, made the active one when asked.
+func (c *console) createYear(w http.ResponseWriter, r *http.Request) {
+	npsn := strings.TrimSpace(r.PostFormValue("npsn"))
+	y, err := c.exam.CreateAcademicYear(r.Context(), strings.TrimSpace(r.PostFormValue("name")), r.PostFormValue("active") != "")
+	if err != nil {
+		c.renderStudents(w, r, http.StatusBadRequest, studentsView{NPSN: npsn}, err)
+		return
+	}
+	c.log.Info("console: academic year created", "year", y.Name, "active", y.IsActive, "by", operatorFrom(r).Username)
+	http.Redirect(w, r, "/console/students?npsn="+url.QueryEscape(npsn)+"#years", http.StatusSeeOther)
+}
+
+// activateYear serves POST /console/academic-years/{id}/activate: the
+// year becomes the active one (the others stop being).
+func (c *console) activateYear(w http.ResponseWriter, r *http.Request) {
+	npsn := strings.TrimSpace(r.PostFormValue("npsn"))
+	y, err := c.exam.ActivateAcademicYear(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		c.renderStudents(w, r, http.StatusBadRequest, studentsView{NPSN: npsn}, err)
+		return
+	}
+	c.log.Info("console: academic year activated", "year", y.Name, "by", operatorFrom(r).Username)
+	http.Redirect(w, r, "/console/students?npsn="+url.QueryEscape(npsn)+"#years", http.StatusSeeOther)
 }
 
 // loginCards serves GET /console/login-cards?npsn=: one card per student,

@@ -323,6 +323,15 @@ func (s *Service) MyOrders(ctx context.Context, u User) ([]Order, error) {
 	return list, nil
 }
 
+// RecentOrders returns u's latest n orders, newest first.
+func (s *Service) RecentOrders(ctx context.Context, u User, n int) ([]Order, error) {
+	list, err := s.store.ListOrders(ctx, OrderQuery{UserID: u.ID, NewestFirst: true, Limit: n})
+	if err != nil {
+		return nil, fmt.Errorf("list recent orders: %w", err)
+	}
+	return list, nil
+}
+
 // OrderQuery selects orders.
 type OrderQuery struct {
 	UserID      string   // "": any user
