@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,39 +8,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/seedhq/portal/internal/testkit"
 )
-
-// screenshots: with UPDATE_SCREENSHOTS=1 the browser test saves the main
-// pages into docs/console/ (the README shows them).
-var screenshots = os.Getenv("UPDATE_SCREENSHOTS") == "1"
-
-func shot(t *testing.T, ctx context.Context, name string) {
-	t.Helper()
-	if !screenshots {
-		return
-	}
-	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join("..", "..", "docs", "console", name+".png"), png, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// signInSteps signs in through the form.
-func signInSteps(base string) []chromedp.Action[chromedp.Void] {
-	return []chromedp.Action[chromedp.Void]{
-		chromedp.Navigate(base + "/console/"),
-		chromedp.WaitVisible(chromedp.ID("username")),
-		chromedp.SendKeys(chromedp.ID("username"), "admin"),
-		chromedp.SendKeys(chromedp.ID("password"), password),
-		chromedp.Submit(chromedp.ID("password")),
-		chromedp.WaitVisible(chromedp.CSS("form.filters")),
-	}
-}
 
 // TestBrowserOperator drives the console in headless Chromium on both
 // stores: sign-in, the fleet, a licence generated through the form, an
@@ -50,41 +17,23 @@ func signInSteps(base string) []chromedp.Action[chromedp.Void] {
 // form post without its token refused, and the licences page at a phone's
 // width without sideways scrolling of the page.
 func TestBrowserOperator(t *testing.T) {
-	execPath := testkit.FindBrowser(t, "the console")
-	for _, kind := range storeKinds {
-		t.Run(kind, func(t *testing.T) { browseOperator(t, execPath, kind) })
-	}
+	forEachStore(t, browseOperator)
 }
 
-func browseOperator(t *testing.T, execPath, kind string) {
-	srv, svc := newPortalOn(t, kind)
-	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
-	defer cancel()
-	bctx, stop := testkit.NewBrowser(ctx, execPath, 1200, 900)
-	defer stop()
-	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(bctx, steps...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(bctx, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("text of %s: %v", sel, err)
-		}
-		return s
-	}
-	do("sign in", signInSteps(srv.URL)...)
-	if h1 := text("h1"); h1 != "Fleet of lab servers" {
+// browseOperator is TestBrowserOperator on a store of kind.
+func browseOperator(t *testing.T, kind string) {
+	chrome := newHeadless(t, "the console", 90*time.Second)
+	p := newPortal(t, onStore(kind))
+	desk := chrome.tab(1200, 900)
+	desk.do("sign in", p.operatorSignInSteps()...)
+	if h1 := desk.text("h1"); h1 != "Fleet of lab servers" {
 		t.Fatalf("after sign-in the page says %q", h1)
 	}
 	if kind == "bolt" {
-		shot(t, bctx, "fleet")
+		desk.shot("fleet")
 	}
-	do("generate a licence",
-		chromedp.Navigate(srv.URL+"/console/licenses"),
+	desk.do("generate a licence",
+		chromedp.Navigate(p.srv.URL+"/console/licenses"),
 		chromedp.WaitVisible(chromedp.ID("npsn")),
 		chromedp.SendKeys(chromedp.ID("npsn"), "20100001"),
 		chromedp.SendKeys(chromedp.ID("school"), "SMA Negeri 1 Contoh"),
@@ -92,18 +41,18 @@ func browseOperator(t *testing.T, execPath, kind string) {
 		chromedp.Submit(chromedp.ID("hardware_id")),
 		chromedp.WaitVisible(chromedp.ID("token")),
 	)
-	token, err := chromedp.Run(bctx, chromedp.Value(chromedp.ID("token")))
+	token, err := chromedp.Run(desk.ctx, chromedp.Value(chromedp.ID("token")))
 	if err != nil || len(token) < 40 {
 		t.Fatalf("licence token %q (%v)", token, err)
 	}
 	if kind == "bolt" {
-		shot(t, bctx, "licenses")
+		desk.shot("licenses")
 	}
 
 	// The exam editor: a second question through "Add a question", then
 	// the exam saved and listed.
-	do("write an exam",
-		chromedp.Navigate(srv.URL+"/console/exams/new"),
+	desk.do("write an exam",
+		chromedp.Navigate(p.srv.URL+"/console/exams/new"),
 		chromedp.WaitVisible(chromedp.ID("title")),
 		chromedp.SendKeys(chromedp.ID("title"), "Bahasa Indonesia"),
 		chromedp.SendKeys(chromedp.ID("npsn"), "20100001"),
@@ -117,13 +66,13 @@ func browseOperator(t *testing.T, execPath, kind string) {
 		chromedp.SendKeys(chromedp.ID("q1-answer"), "true"),
 	)
 	if kind == "bolt" {
-		if _, err := chromedp.Run(bctx, chromedp.Evaluate[int](`window.scrollTo(0, 0), 0`)); err != nil {
+		if _, err := chromedp.Run(desk.ctx, chromedp.Evaluate[int](`window.scrollTo(0, 0), 0`)); err != nil {
 			t.Fatal(err)
 		}
-		shot(t, bctx, "exam-editor")
+		desk.shot("exam-editor")
 	}
-	do("save the exam", chromedp.Click(chromedp.CSS(`button[value="save"]`)), chromedp.WaitVisible(chromedp.CSS("p.ok")))
-	if es, _ := svc.ListExams(ctx, ""); len(es) != 1 || es[0].Title != "Bahasa Indonesia" || es[0].QuestionCount != 2 {
+	desk.do("save the exam", chromedp.Click(chromedp.CSS(`button[value="save"]`)), chromedp.WaitVisible(chromedp.CSS("p.ok")))
+	if es, _ := p.exam.ListExams(t.Context(), ""); len(es) != 1 || es[0].Title != "Bahasa Indonesia" || es[0].QuestionCount != 2 {
 		t.Fatalf("exams after the editor: %+v", es)
 	}
 
@@ -132,34 +81,34 @@ func browseOperator(t *testing.T, execPath, kind string) {
 	if err := os.WriteFile(csvPath, []byte("nama,username,nisn,kelas\nAni Lestari,ani,0051234561,XII IPA 1\nBudi Santoso,budi,0051234562,XII IPA 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	do("import students",
-		chromedp.Navigate(srv.URL+"/console/students?npsn=20100001"),
+	desk.do("import students",
+		chromedp.Navigate(p.srv.URL+"/console/students?npsn=20100001"),
 		chromedp.WaitVisible(chromedp.ID("file")),
 		chromedp.SetUploadFiles(chromedp.ID("file"), []string{csvPath}),
 		chromedp.Submit(chromedp.ID("file")),
 		chromedp.WaitVisible(chromedp.CSS("div.ok")),
 	)
-	if got := text("div.ok"); !strings.Contains(got, "2 created") {
+	if got := desk.text("div.ok"); !strings.Contains(got, "2 created") {
 		t.Fatalf("import report: %q", got)
 	}
-	do("login cards", chromedp.Navigate(srv.URL+"/console/login-cards?npsn=20100001"), chromedp.WaitVisible(chromedp.CSS("section.logincard")))
-	if n, err := chromedp.Run(bctx, chromedp.Evaluate[int](`document.querySelectorAll('section.logincard').length`)); err != nil || n != 2 {
+	desk.do("login cards", chromedp.Navigate(p.srv.URL+"/console/login-cards?npsn=20100001"), chromedp.WaitVisible(chromedp.CSS("section.logincard")))
+	if n, err := chromedp.Run(desk.ctx, chromedp.Evaluate[int](`document.querySelectorAll('section.logincard').length`)); err != nil || n != 2 {
 		t.Fatalf("login cards: %d (%v), want 2", n, err)
 	}
 
-	do("create a directory API key",
-		chromedp.Navigate(srv.URL+"/console/api-keys"),
+	desk.do("create a directory API key",
+		chromedp.Navigate(p.srv.URL+"/console/api-keys"),
 		chromedp.WaitVisible(chromedp.ID("name")),
 		chromedp.SendKeys(chromedp.ID("name"), "SIAKAD"),
 		chromedp.Submit(chromedp.ID("name")),
 		chromedp.WaitVisible(chromedp.ID("newkey")),
 	)
-	if key, err := chromedp.Run(bctx, chromedp.Value(chromedp.ID("newkey"))); err != nil || len(key) < 20 {
+	if key, err := chromedp.Run(desk.ctx, chromedp.Value(chromedp.ID("newkey"))); err != nil || len(key) < 20 {
 		t.Fatalf("new API key %q (%v)", key, err)
 	}
-	do("sync log", chromedp.Navigate(srv.URL+"/console/sync-logs"), chromedp.WaitVisible(chromedp.CSS("h1")))
+	desk.do("sync log", chromedp.Navigate(p.srv.URL+"/console/sync-logs"), chromedp.WaitVisible(chromedp.CSS("h1")))
 
-	status, err := chromedp.Run(bctx, chromedp.Evaluate[int](`fetch('/console/licenses', {method: 'POST',
+	status, err := chromedp.Run(desk.ctx, chromedp.Evaluate[int](`fetch('/console/licenses', {method: 'POST',
 		headers: {'Content-Type': 'application/x-www-form-urlencoded'},
 		body: 'npsn=20100002&school=X&hardware_id=HW-2&max_students=1&duration_days=1&operating_mode=ONLINE'}).then(r => r.status)`,
 		chromedp.EvalAwaitPromise))
@@ -169,21 +118,15 @@ func browseOperator(t *testing.T, execPath, kind string) {
 
 	// A phone: the page itself never scrolls sideways (wide tables scroll
 	// in their own box).
-	phone, stopPhone := testkit.NewBrowser(ctx, execPath, 375, 800)
-	defer stopPhone()
-	if err := chromedp.Do(phone, signInSteps(srv.URL)...); err != nil {
-		t.Fatalf("phone: sign in: %v", err)
-	}
+	phone := chrome.tab(375, 800)
+	phone.do("phone: sign in", p.operatorSignInSteps()...)
 	for _, page := range []string{"/console/licenses", "/console/exams/new", "/console/fleet"} {
-		if err := chromedp.Do(phone, chromedp.Navigate(srv.URL+page), chromedp.WaitVisible(chromedp.CSS("h1"))); err != nil {
-			t.Fatalf("phone: %s: %v", page, err)
-		}
-		overflow, err := chromedp.Run(phone, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`))
-		if err != nil || overflow {
+		phone.do("phone: "+page, chromedp.Navigate(p.srv.URL+page), chromedp.WaitVisible(chromedp.CSS("h1")))
+		if fits, err := phone.fits(); err != nil || !fits {
 			t.Fatalf("at a phone's width %s scrolls sideways (%v)", page, err)
 		}
 		if page == "/console/licenses" && kind == "bolt" {
-			shot(t, phone, "licenses-phone")
+			phone.shot("licenses-phone")
 		}
 	}
 }

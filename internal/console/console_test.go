@@ -2,153 +2,39 @@ package console_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
-	"mime/multipart"
 	"net/http"
-	"net/http/cookiejar"
-	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/seedhq/portal/internal/console"
 	"github.com/seedhq/portal/internal/exam"
-	"github.com/seedhq/portal/internal/httpapi"
-	"github.com/seedhq/portal/internal/store/bolt"
-	"github.com/seedhq/portal/internal/store/pgtest"
-	"github.com/seedhq/portal/internal/store/postgres"
 )
-
-const password = "console-Password-1"
-
-// newPortal serves the router with the console over a bbolt store with
-// an operator.
-func newPortal(t *testing.T) (*httptest.Server, *exam.Service) {
-	return newPortalOn(t, "bolt")
-}
-
-// storeKinds are the stores the console's tests run on.
-var storeKinds = []string{"bolt", "postgres"}
-
-// openStore opens a new, empty store of kind (a database of its own on
-// the test PostgreSQL server, see pgtest), closed when the test ends.
-func openStore(t *testing.T, kind string) interface {
-	exam.Store
-	Close() error
-} {
-	t.Helper()
-	if kind == "postgres" {
-		pg, err := postgres.Open(t.Context(), pgtest.NewDatabase(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { pg.Close() })
-		if err := pg.Migrate(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		return pg
-	}
-	st, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"), bolt.WithNoSync())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
-}
-
-// newPortalOn serves the router with the console over a new store of kind
-// with an operator.
-func newPortalOn(t *testing.T, kind string) (*httptest.Server, *exam.Service) {
-	t.Helper()
-	exam.BcryptCost = 4
-	st := openStore(t, kind)
-	ctx := context.Background()
-	svc, err := exam.NewService(ctx, st, exam.Config{TempDir: t.TempDir()}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := svc.EnsureAdmin(ctx, "admin", password); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: svc, Console: console.New(console.Options{Exam: svc,
-		Key: []byte("console-test-key-of-32-bytes!!!!")})}))
-	t.Cleanup(srv.Close)
-	return srv, svc
-}
-
-// browser is a client with a cookie jar that does not follow redirects.
-func browser(t *testing.T) *http.Client {
-	jar, _ := cookiejar.New(nil)
-	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-}
-
-func get(t *testing.T, c *http.Client, u string, hdr ...string) (*http.Response, string) {
-	t.Helper()
-	req, _ := http.NewRequest("GET", u, nil)
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
-}
-
-// post sends form (or, with a "Body" pair in hdr, that body as it is).
-func post(t *testing.T, c *http.Client, u string, form url.Values, hdr ...string) (*http.Response, string) {
-	t.Helper()
-	body := form.Encode()
-	for i := 0; i+1 < len(hdr); i += 2 {
-		if hdr[i] == "Body" {
-			body = hdr[i+1]
-		}
-	}
-	req, _ := http.NewRequest("POST", u, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	for i := 0; i+1 < len(hdr); i += 2 {
-		if hdr[i] != "Body" {
-			req.Header.Set(hdr[i], hdr[i+1])
-		}
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
-}
 
 // TestOperatorSignIn: the fleet needs a session; a wrong password is
 // refused on the page; the right one sets an HttpOnly, SameSite session
 // cookie; sign-out needs the form's token.
 func TestOperatorSignIn(t *testing.T) {
-	srv, _ := newPortal(t)
+	p := newPortal(t)
 	c := browser(t)
-	resp, _ := get(t, c, srv.URL+"/console/fleet")
+	resp, _ := get(t, c, p.srv.URL+"/console/fleet")
 	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/console/login") {
 		t.Fatalf("fleet without a session: %d %s", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	resp, body := get(t, c, srv.URL+"/console/login")
+	resp, body := get(t, c, p.srv.URL+"/console/login")
 	if resp.StatusCode != 200 || !strings.Contains(body, `name="password"`) || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
 		t.Fatalf("login page: %d %v", resp.StatusCode, resp.Header)
 	}
-	resp, body = post(t, c, srv.URL+"/console/login", url.Values{"username": {"admin"}, "password": {"wrong"}})
+	resp, body = post(t, c, p.srv.URL+"/console/login", url.Values{"username": {"admin"}, "password": {"wrong"}})
 	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, "Wrong username or password") {
 		t.Fatalf("wrong password: %d", resp.StatusCode)
 	}
-	resp, _ = post(t, c, srv.URL+"/console/login", url.Values{"username": {"admin"}, "password": {password}},
+	resp, _ = post(t, c, p.srv.URL+"/console/login", url.Values{"username": {"admin"}, "password": {password}},
 		"Sec-Fetch-Site", "cross-site")
 	if resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("cross-site sign-in: %d, want 403", resp.StatusCode)
 	}
-	resp, _ = post(t, c, srv.URL+"/console/login", url.Values{"username": {"admin"}, "password": {password}})
+	resp, _ = post(t, c, p.srv.URL+"/console/login", url.Values{"username": {"admin"}, "password": {password}})
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/console/fleet" {
 		t.Fatalf("sign-in: %d %s", resp.StatusCode, resp.Header.Get("Location"))
 	}
@@ -161,21 +47,19 @@ func TestOperatorSignIn(t *testing.T) {
 	if session == nil || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode || session.Path != "/console" {
 		t.Fatalf("session cookie: %+v", session)
 	}
-	resp, body = get(t, c, srv.URL+"/console/fleet")
+	resp, body = get(t, c, p.srv.URL+"/console/fleet")
 	if resp.StatusCode != 200 || !strings.Contains(body, "Fleet of lab servers") || !strings.Contains(body, "admin") {
 		t.Fatalf("fleet: %d", resp.StatusCode)
 	}
-	resp, _ = post(t, c, srv.URL+"/console/logout", url.Values{})
+	resp, _ = post(t, c, p.srv.URL+"/console/logout", url.Values{})
 	if resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("sign-out without the form's token: %d, want 403", resp.StatusCode)
 	}
-	csrf := body[strings.Index(body, `name="csrf" value="`)+len(`name="csrf" value="`):]
-	csrf = csrf[:strings.Index(csrf, `"`)]
-	resp, _ = post(t, c, srv.URL+"/console/logout", url.Values{"csrf": {csrf}})
+	resp, _ = post(t, c, p.srv.URL+"/console/logout", url.Values{"csrf": {csrfOf(t, body)}})
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("sign-out: %d", resp.StatusCode)
 	}
-	if resp, _ = get(t, c, srv.URL+"/console/fleet"); resp.StatusCode != http.StatusSeeOther {
+	if resp, _ = get(t, c, p.srv.URL+"/console/fleet"); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("fleet after sign-out: %d", resp.StatusCode)
 	}
 }
@@ -184,109 +68,96 @@ func TestOperatorSignIn(t *testing.T) {
 // its school and status, filters apply, and the page speaks Indonesian to
 // a browser that asks for it (or by ?lang=id).
 func TestFleetAndLanguage(t *testing.T) {
-	srv, svc := newPortal(t)
+	p := newPortal(t)
 	ctx := context.Background()
-	lic, err := svc.GenerateLicense(ctx, exam.LicenseInput{NPSN: "20100001", SchoolName: "SMA Negeri 1 Contoh",
+	lic, err := p.exam.GenerateLicense(ctx, exam.LicenseInput{NPSN: "20100001", SchoolName: "SMA Negeri 1 Contoh",
 		HardwareID: "HW-1", MaxStudents: 100, DurationDays: 30, OperatingMode: "SEMI_OFFLINE"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := svc.VerifyServer(ctx, exam.VerifyInput{ServerCode: "LAB-01", NPSN: "20100001", HardwareID: "HW-1",
+	v, err := p.exam.VerifyServer(ctx, exam.VerifyInput{ServerCode: "LAB-01", NPSN: "20100001", HardwareID: "HW-1",
 		LicenseToken: lic.License.Token, ClientIP: "192.0.2.1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := svc.AuthenticateServer(ctx, v.AccessToken)
+	id, err := p.exam.AuthenticateServer(ctx, v.AccessToken)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Heartbeat(ctx, id, exam.HeartbeatInput{ServerCode: "LAB-01", ConnectedStudents: 31,
+	if _, err := p.exam.Heartbeat(ctx, id, exam.HeartbeatInput{ServerCode: "LAB-01", ConnectedStudents: 31,
 		ActiveExamsCount: 2, PendingAnswers: 17, ClientVersion: "labagent 1.4", Status: exam.StatusOnline}); err != nil {
 		t.Fatal(err)
 	}
 	c := browser(t)
-	post(t, c, srv.URL+"/console/login", url.Values{"username": {"admin"}, "password": {password}})
-	_, body := get(t, c, srv.URL+"/console/fleet")
+	p.signIn(t, c)
+	_, body := get(t, c, p.srv.URL+"/console/fleet")
 	for _, want := range []string{"LAB-01", "SMA Negeri 1 Contoh", "labagent 1.4", ">31<", ">17<", "Answers not yet pushed", "status online"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("fleet lacks %q", want)
 		}
 	}
-	if _, body = get(t, c, srv.URL+"/console/fleet?status=offline"); strings.Contains(body, "LAB-01") {
+	if _, body = get(t, c, p.srv.URL+"/console/fleet?status=offline"); strings.Contains(body, "LAB-01") {
 		t.Error("the offline filter lists an online server")
 	}
-	if _, body = get(t, c, srv.URL+"/console/fleet?school=negeri+1"); !strings.Contains(body, "LAB-01") {
+	if _, body = get(t, c, p.srv.URL+"/console/fleet?school=negeri+1"); !strings.Contains(body, "LAB-01") {
 		t.Error("the school filter misses the server")
 	}
-	if resp, _ := get(t, c, srv.URL+"/console/fleet?status=sleeping"); resp.StatusCode != http.StatusBadRequest {
+	if resp, _ := get(t, c, p.srv.URL+"/console/fleet?status=sleeping"); resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("bad status filter: %d", resp.StatusCode)
 	}
-	if _, body = get(t, c, srv.URL+"/console/fleet", "Accept-Language", "id-ID,id;q=0.9,en;q=0.5"); !strings.Contains(body, "Daftar server lab") || !strings.Contains(body, `lang="id"`) {
+	if _, body = get(t, c, p.srv.URL+"/console/fleet", "Accept-Language", "id-ID,id;q=0.9,en;q=0.5"); !strings.Contains(body, "Daftar server lab") || !strings.Contains(body, `lang="id"`) {
 		t.Error("no Indonesian for an Indonesian browser")
 	}
-	if _, body = get(t, c, srv.URL+"/console/login?lang=id"); !strings.Contains(body, "Kata sandi") {
+	if _, body = get(t, c, p.srv.URL+"/console/login?lang=id"); !strings.Contains(body, "Kata sandi") {
 		t.Error("?lang=id did not switch to Indonesian")
 	}
-	if _, body = get(t, c, srv.URL+"/console/login"); !strings.Contains(body, "Kata sandi") {
+	if _, body = get(t, c, p.srv.URL+"/console/login"); !strings.Contains(body, "Kata sandi") {
 		t.Error("the language choice was not kept")
 	}
-	if resp, css := get(t, c, srv.URL+"/console/static/console.css"); resp.StatusCode != 200 || !strings.Contains(css, ".status.online") {
+	if resp, css := get(t, c, p.srv.URL+"/console/static/console.css"); resp.StatusCode != 200 || !strings.Contains(css, ".status.online") {
 		t.Errorf("stylesheet: %d", resp.StatusCode)
 	}
-}
-
-// signIn signs the browser in and returns the page's CSRF token.
-func signIn(t *testing.T, srv *httptest.Server, c *http.Client) string {
-	t.Helper()
-	post(t, c, srv.URL+"/console/login", url.Values{"username": {"admin"}, "password": {password}})
-	_, body := get(t, c, srv.URL+"/console/fleet")
-	i := strings.Index(body, `name="csrf" value="`)
-	if i < 0 {
-		t.Fatal("no CSRF token on the page")
-	}
-	csrf := body[i+len(`name="csrf" value="`):]
-	return csrf[:strings.Index(csrf, `"`)]
 }
 
 // TestLicencesPage: the operator generates a licence (shown with its token
 // and downloadable), a refused one keeps the form and says why, a form
 // without the token is refused, and a licence is revoked.
 func TestLicencesPage(t *testing.T) {
-	srv, svc := newPortal(t)
+	p := newPortal(t)
 	c := browser(t)
-	csrf := signIn(t, srv, c)
+	csrf := p.signIn(t, c)
 	form := url.Values{"csrf": {csrf}, "npsn": {"20100001"}, "school": {"SMA Negeri 1 Contoh"}, "hardware_id": {"HW-1"},
 		"max_students": {"300"}, "duration_days": {"365"}, "operating_mode": {"SEMI_OFFLINE"}}
-	resp, body := post(t, c, srv.URL+"/console/licenses", form)
+	resp, body := post(t, c, p.srv.URL+"/console/licenses", form)
 	if resp.StatusCode != http.StatusCreated || !strings.Contains(body, "Licence generated") {
 		t.Fatalf("generate: %d", resp.StatusCode)
 	}
-	ls, err := svc.ListLicenses(context.Background(), "")
+	ls, err := p.exam.ListLicenses(context.Background(), "")
 	if err != nil || len(ls) != 1 || !strings.Contains(body, ls[0].Token) {
 		t.Fatalf("licences: %v %v", ls, err)
 	}
-	if resp, file := get(t, c, srv.URL+"/console/licenses/"+ls[0].ID+"/token"); resp.StatusCode != 200 || strings.TrimSpace(file) != ls[0].Token ||
+	if resp, file := get(t, c, p.srv.URL+"/console/licenses/"+ls[0].ID+"/token"); resp.StatusCode != 200 || strings.TrimSpace(file) != ls[0].Token ||
 		!strings.Contains(resp.Header.Get("Content-Disposition"), "attachment") {
 		t.Fatalf("token file: %d %q", resp.StatusCode, file)
 	}
 	bad := url.Values{"csrf": {csrf}, "npsn": {"12"}, "school": {"X"}, "hardware_id": {"HW-2"}, "max_students": {"300"},
 		"duration_days": {"365"}, "operating_mode": {"SEMI_OFFLINE"}}
-	resp, body = post(t, c, srv.URL+"/console/licenses", bad)
+	resp, body = post(t, c, p.srv.URL+"/console/licenses", bad)
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `value="HW-2"`) || !strings.Contains(body, "npsn") {
 		t.Fatalf("refused licence: %d", resp.StatusCode)
 	}
 	form.Del("csrf")
-	if resp, _ := post(t, c, srv.URL+"/console/licenses", form); resp.StatusCode != http.StatusForbidden {
+	if resp, _ := post(t, c, p.srv.URL+"/console/licenses", form); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("without the form's token: %d, want 403", resp.StatusCode)
 	}
-	resp, _ = post(t, c, srv.URL+"/console/licenses/"+ls[0].ID+"/revoke", url.Values{"csrf": {csrf}})
+	resp, _ = post(t, c, p.srv.URL+"/console/licenses/"+ls[0].ID+"/revoke", url.Values{"csrf": {csrf}})
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("revoke: %d", resp.StatusCode)
 	}
-	if ls, _ := svc.ListLicenses(context.Background(), ""); !ls[0].Revoked() {
+	if ls, _ := p.exam.ListLicenses(context.Background(), ""); !ls[0].Revoked() {
 		t.Fatal("the licence was not revoked")
 	}
-	if _, body := get(t, c, srv.URL+"/console/licenses"); !strings.Contains(body, "revoked") {
+	if _, body := get(t, c, p.srv.URL+"/console/licenses"); !strings.Contains(body, "revoked") {
 		t.Fatal("the list does not show the revocation")
 	}
 }
@@ -295,45 +166,45 @@ func TestLicencesPage(t *testing.T) {
 // works on the directory API), listed by its prefix and revoked; the sync
 // log lists a handshake and filters by outcome.
 func TestAPIKeysAndSyncLogs(t *testing.T) {
-	srv, svc := newPortal(t)
+	p := newPortal(t)
 	ctx := context.Background()
 	c := browser(t)
-	csrf := signIn(t, srv, c)
-	resp, body := post(t, c, srv.URL+"/console/api-keys", url.Values{"csrf": {csrf}, "name": {"Aplikasi rapor"}})
+	csrf := p.signIn(t, c)
+	resp, body := post(t, c, p.srv.URL+"/console/api-keys", url.Values{"csrf": {csrf}, "name": {"Aplikasi rapor"}})
 	if resp.StatusCode != http.StatusCreated || !strings.Contains(body, "Copy it now") {
 		t.Fatalf("create key: %d", resp.StatusCode)
 	}
 	i := strings.Index(body, `<textarea id="newkey" rows="2" readonly>`) + len(`<textarea id="newkey" rows="2" readonly>`)
 	key := body[i : i+strings.Index(body[i:], "<")]
-	if _, err := svc.AuthenticateAPIKey(ctx, key); err != nil {
+	if _, err := p.exam.AuthenticateAPIKey(ctx, key); err != nil {
 		t.Fatalf("the shown key does not work: %v", err)
 	}
-	if _, body = get(t, c, srv.URL+"/console/api-keys"); strings.Contains(body, key) || !strings.Contains(body, "Aplikasi rapor") {
+	if _, body = get(t, c, p.srv.URL+"/console/api-keys"); strings.Contains(body, key) || !strings.Contains(body, "Aplikasi rapor") {
 		t.Fatal("the list shows the whole key, or not the key's name")
 	}
-	keys, _ := svc.ListAPIKeys(ctx)
-	if resp, _ := post(t, c, srv.URL+"/console/api-keys/"+keys[0].ID+"/revoke", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+	keys, _ := p.exam.ListAPIKeys(ctx)
+	if resp, _ := post(t, c, p.srv.URL+"/console/api-keys/"+keys[0].ID+"/revoke", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("revoke key: %d", resp.StatusCode)
 	}
-	if _, err := svc.AuthenticateAPIKey(ctx, key); err == nil {
+	if _, err := p.exam.AuthenticateAPIKey(ctx, key); err == nil {
 		t.Fatal("a revoked key still works")
 	}
 
-	lic, err := svc.GenerateLicense(ctx, exam.LicenseInput{NPSN: "20100001", SchoolName: "SMA 1", HardwareID: "HW-1",
+	lic, err := p.exam.GenerateLicense(ctx, exam.LicenseInput{NPSN: "20100001", SchoolName: "SMA 1", HardwareID: "HW-1",
 		MaxStudents: 10, DurationDays: 30, OperatingMode: "SEMI_OFFLINE"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.VerifyServer(ctx, exam.VerifyInput{ServerCode: "LAB-07", NPSN: "20100001", HardwareID: "HW-1", LicenseToken: lic.License.Token}); err != nil {
+	if _, err := p.exam.VerifyServer(ctx, exam.VerifyInput{ServerCode: "LAB-07", NPSN: "20100001", HardwareID: "HW-1", LicenseToken: lic.License.Token}); err != nil {
 		t.Fatal(err)
 	}
-	if _, body = get(t, c, srv.URL+"/console/sync-logs"); !strings.Contains(body, "LAB-07") || !strings.Contains(body, "verify_server") {
+	if _, body = get(t, c, p.srv.URL+"/console/sync-logs"); !strings.Contains(body, "LAB-07") || !strings.Contains(body, "verify_server") {
 		t.Fatal("the sync log misses the handshake")
 	}
-	if _, body = get(t, c, srv.URL+"/console/sync-logs?outcome=rejected"); strings.Contains(body, "LAB-07") {
+	if _, body = get(t, c, p.srv.URL+"/console/sync-logs?outcome=rejected"); strings.Contains(body, "LAB-07") {
 		t.Fatal("the rejected filter lists an accepted handshake")
 	}
-	if resp, body := get(t, c, srv.URL+"/console/sync-logs?outcome=maybe"); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "status must be") {
+	if resp, body := get(t, c, p.srv.URL+"/console/sync-logs?outcome=maybe"); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "status must be") {
 		t.Fatalf("bad outcome: %d", resp.StatusCode)
 	}
 }
@@ -341,17 +212,17 @@ func TestAPIKeysAndSyncLogs(t *testing.T) {
 // TestExamResultsPage: an exam's results page shows each student's score
 // and each question's correct rate; the CSV holds the scores.
 func TestExamResultsPage(t *testing.T) {
-	srv, svc := newPortal(t)
+	p := newPortal(t)
 	ctx := context.Background()
-	if _, err := svc.CreateAcademicYear(ctx, "2025/2026", true); err != nil {
+	if _, err := p.exam.CreateAcademicYear(ctx, "2025/2026", true); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := svc.ImportMembers(ctx, []exam.MemberInput{{NPSN: "20100001", Nama: "Ani Lestari", Role: "siswa", NISN: "0051234561",
+	rep, err := p.exam.ImportMembers(ctx, []exam.MemberInput{{NPSN: "20100001", Nama: "Ani Lestari", Role: "siswa", NISN: "0051234561",
 		Username: "ani", Kelas: "XII IPA 1"}}, "")
 	if err != nil || rep.Created != 1 {
 		t.Fatalf("import: %+v %v", rep, err)
 	}
-	e, err := svc.CreateExam(ctx, exam.ExamInput{Title: "Matematika", Subject: "MTK", NPSNs: []string{"20100001"},
+	e, err := p.exam.CreateExam(ctx, exam.ExamInput{Title: "Matematika", Subject: "MTK", NPSNs: []string{"20100001"},
 		StartsAt: time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC), EndsAt: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), DurationMinutes: 90,
 		Questions: []exam.Question{
 			{ID: "q1", Type: exam.SingleChoice, Text: "2+2", Options: []exam.Option{{ID: "a", Text: "3"}, {ID: "b", Text: "4"}}, Answer: []string{"b"}, Points: 10},
@@ -359,51 +230,51 @@ func TestExamResultsPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lic, err := svc.GenerateLicense(ctx, exam.LicenseInput{NPSN: "20100001", SchoolName: "SMA 1", HardwareID: "HW-1",
+	lic, err := p.exam.GenerateLicense(ctx, exam.LicenseInput{NPSN: "20100001", SchoolName: "SMA 1", HardwareID: "HW-1",
 		MaxStudents: 10, DurationDays: 30, OperatingMode: "SEMI_OFFLINE"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := svc.VerifyServer(ctx, exam.VerifyInput{ServerCode: "LAB-01", NPSN: "20100001", HardwareID: "HW-1", LicenseToken: lic.License.Token})
+	v, err := p.exam.VerifyServer(ctx, exam.VerifyInput{ServerCode: "LAB-01", NPSN: "20100001", HardwareID: "HW-1", LicenseToken: lic.License.Token})
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, _ := svc.AuthenticateServer(ctx, v.AccessToken)
-	cards, err := svc.LoginCards(ctx, "20100001")
+	id, _ := p.exam.AuthenticateServer(ctx, v.AccessToken)
+	cards, err := p.exam.LoginCards(ctx, "20100001")
 	if err != nil || len(cards) != 1 {
 		t.Fatalf("cards: %v", err)
 	}
 	answers := []byte(`[{"exam_id":"` + e.ID + `","member_id":"` + cards[0].MemberID + `","question_id":"q1","answer":"b","answered_at":"2026-12-01T07:30:00Z"},` +
 		`{"exam_id":"` + e.ID + `","member_id":"` + cards[0].MemberID + `","question_id":"q2","answer":"b","answered_at":"2026-12-01T07:31:00Z"}]`)
-	if _, err := svc.PushAnswers(ctx, id, exam.PushInput{ServerCode: "LAB-01", NPSN: "20100001", Checksum: exam.ChecksumSHA256(answers),
+	if _, err := p.exam.PushAnswers(ctx, id, exam.PushInput{ServerCode: "LAB-01", NPSN: "20100001", Checksum: exam.ChecksumSHA256(answers),
 		TotalRecords: 2, Answers: answers}); err != nil {
 		t.Fatal(err)
 	}
 	c := browser(t)
-	signIn(t, srv, c)
-	if _, body := get(t, c, srv.URL+"/console/exams"); !strings.Contains(body, "Matematika") || !strings.Contains(body, "/console/exams/"+e.ID+"/results") {
+	p.signIn(t, c)
+	if _, body := get(t, c, p.srv.URL+"/console/exams"); !strings.Contains(body, "Matematika") || !strings.Contains(body, "/console/exams/"+e.ID+"/results") {
 		t.Fatal("the exams page misses the exam")
 	}
-	_, body := get(t, c, srv.URL+"/console/exams/"+e.ID+"/results")
+	_, body := get(t, c, p.srv.URL+"/console/exams/"+e.ID+"/results")
 	for _, want := range []string{"Ani Lestari", "<td>10</td>", "100.0 %", "0.0 %"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("results page lacks %q", want)
 		}
 	}
-	resp, csv := get(t, c, srv.URL+"/console/exams/"+e.ID+"/results.csv")
+	resp, csv := get(t, c, p.srv.URL+"/console/exams/"+e.ID+"/results.csv")
 	if resp.StatusCode != 200 || !strings.Contains(csv, "ani,XII IPA 1,10,2,1") {
 		t.Fatalf("results CSV: %d\n%s", resp.StatusCode, csv)
 	}
-	if resp, _ := get(t, c, srv.URL+"/console/exams/nope/results"); resp.StatusCode != http.StatusNotFound {
+	if resp, _ := get(t, c, p.srv.URL+"/console/exams/nope/results"); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("unknown exam: %d", resp.StatusCode)
 	}
 	// With answers stored, the editor says the exam is locked, and a delete
 	// is refused with the reason.
-	if _, body := get(t, c, srv.URL+"/console/exams/"+e.ID+"/edit"); !strings.Contains(body, "can no longer be edited") {
+	if _, body := get(t, c, p.srv.URL+"/console/exams/"+e.ID+"/edit"); !strings.Contains(body, "can no longer be edited") {
 		t.Error("the editor of an exam with answers does not say it is locked")
 	}
-	csrf := signIn(t, srv, c)
-	if resp, body := post(t, c, srv.URL+"/console/exams/"+e.ID+"/delete", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusConflict ||
+	csrf := p.signIn(t, c)
+	if resp, body := post(t, c, p.srv.URL+"/console/exams/"+e.ID+"/delete", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusConflict ||
 		!strings.Contains(body, "answers") {
 		t.Errorf("delete of an exam with answers: %d", resp.StatusCode)
 	}
@@ -414,34 +285,28 @@ func TestExamResultsPage(t *testing.T) {
 // student's exam password is reset and shown, and the login cards print
 // one card per student.
 func TestStudentsPages(t *testing.T) {
-	srv, svc := newPortal(t)
-	if _, err := svc.CreateAcademicYear(context.Background(), "2025/2026", true); err != nil {
+	p := newPortal(t)
+	if _, err := p.exam.CreateAcademicYear(context.Background(), "2025/2026", true); err != nil {
 		t.Fatal(err)
 	}
 	c := browser(t)
-	csrf := signIn(t, srv, c)
-	var b strings.Builder
-	mw := multipart.NewWriter(&b)
-	mw.WriteField("csrf", csrf)
-	mw.WriteField("npsn", "20100001")
-	fw, _ := mw.CreateFormFile("file", "students.csv")
-	io.WriteString(fw, "nama,username,nisn,kelas\nAni Lestari,ani,0051234561,XII IPA 1\nBudi,budi,12,XII IPA 1\n")
-	mw.Close()
-	resp, body := post(t, c, srv.URL+"/console/students/import", nil, "Content-Type", mw.FormDataContentType(), "Body", b.String())
+	csrf := p.signIn(t, c)
+	resp, body := postMultipart(t, c, p.srv.URL+"/console/students/import", url.Values{"csrf": {csrf}, "npsn": {"20100001"}},
+		formFile{"file", "students.csv", []byte("nama,username,nisn,kelas\nAni Lestari,ani,0051234561,XII IPA 1\nBudi,budi,12,XII IPA 1\n")})
 	if resp.StatusCode != 200 || !strings.Contains(body, "Import done: 1 created, 0 updated, 1 rejected") || !strings.Contains(body, "nisn") {
 		t.Fatalf("import: %d\n%s", resp.StatusCode, body)
 	}
-	_, body = get(t, c, srv.URL+"/console/students?npsn=20100001")
+	_, body = get(t, c, p.srv.URL+"/console/students?npsn=20100001")
 	if !strings.Contains(body, "Ani Lestari") || strings.Contains(body, ">Budi<") || !strings.Contains(body, "2025/2026 (active)") {
 		t.Fatal("the students page does not show the imported student and the year")
 	}
-	cards, _ := svc.LoginCards(context.Background(), "20100001")
-	resp, body = post(t, c, srv.URL+"/console/students/"+cards[0].MemberID+"/reset-password", url.Values{"csrf": {csrf}, "npsn": {"20100001"}})
-	after, _ := svc.LoginCards(context.Background(), "20100001")
+	cards, _ := p.exam.LoginCards(context.Background(), "20100001")
+	resp, body = post(t, c, p.srv.URL+"/console/students/"+cards[0].MemberID+"/reset-password", url.Values{"csrf": {csrf}, "npsn": {"20100001"}})
+	after, _ := p.exam.LoginCards(context.Background(), "20100001")
 	if resp.StatusCode != 200 || after[0].ExamPassword == cards[0].ExamPassword || !strings.Contains(body, after[0].ExamPassword) {
 		t.Fatalf("reset password: %d", resp.StatusCode)
 	}
-	if _, body = get(t, c, srv.URL+"/console/login-cards?npsn=20100001"); strings.Count(body, `class="logincard"`) != 1 || !strings.Contains(body, after[0].ExamPassword) {
+	if _, body = get(t, c, p.srv.URL+"/console/login-cards?npsn=20100001"); strings.Count(body, `class="logincard"`) != 1 || !strings.Contains(body, after[0].ExamPassword) {
 		t.Fatal("the login cards do not show the student's card")
 	}
 }

@@ -24,17 +24,17 @@ func examFormValues(csrf string) url.Values {
 // refused (nothing stored), creates an exam whose times are entered in
 // WIB, edits it (a question removed, one added) and deletes it.
 func TestExamEditor(t *testing.T) {
-	srv, svc := newPortal(t)
+	p := newPortal(t)
 	ctx := context.Background()
 	c := browser(t)
-	csrf := signIn(t, srv, c)
+	csrf := p.signIn(t, c)
 
-	if resp, body := get(t, c, srv.URL+"/console/exams/new"); resp.StatusCode != 200 || !strings.Contains(body, `name="q.0.type"`) {
+	if resp, body := get(t, c, p.srv.URL+"/console/exams/new"); resp.StatusCode != 200 || !strings.Contains(body, `name="q.0.type"`) {
 		t.Fatalf("new exam page: %d", resp.StatusCode)
 	}
 	form := examFormValues(csrf)
 	form.Set("action", "add")
-	if resp, body := post(t, c, srv.URL+"/console/exams/new", form); resp.StatusCode != 200 ||
+	if resp, body := post(t, c, p.srv.URL+"/console/exams/new", form); resp.StatusCode != 200 ||
 		!strings.Contains(body, `name="q.1.type"`) || !strings.Contains(body, "Berapa dua tambah dua?") {
 		t.Fatalf("add a question: %d\n%s", resp.StatusCode, body)
 	}
@@ -47,27 +47,27 @@ func TestExamEditor(t *testing.T) {
 	} {
 		f := examFormValues(csrf)
 		edit(f)
-		resp, body := post(t, c, srv.URL+"/console/exams/new", f)
+		resp, body := post(t, c, p.srv.URL+"/console/exams/new", f)
 		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `role="alert"`) || !strings.Contains(body, "Matematika Akhir") {
 			t.Errorf("%s: %d, want 400 with the message and the form kept", name, resp.StatusCode)
 		}
 	}
-	if es, _ := svc.ListExams(ctx, ""); len(es) != 0 {
+	if es, _ := p.exam.ListExams(ctx, ""); len(es) != 0 {
 		t.Fatalf("refused forms stored %d exams", len(es))
 	}
 
-	if resp, _ := post(t, c, srv.URL+"/console/exams/new", url.Values{"action": {"save"}, "title": {"x"}}); resp.StatusCode != http.StatusForbidden {
+	if resp, _ := post(t, c, p.srv.URL+"/console/exams/new", url.Values{"action": {"save"}, "title": {"x"}}); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("a form without its token: %d, want 403", resp.StatusCode)
 	}
-	resp, _ := post(t, c, srv.URL+"/console/exams/new", examFormValues(csrf))
+	resp, _ := post(t, c, p.srv.URL+"/console/exams/new", examFormValues(csrf))
 	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/console/exams?saved=") {
 		t.Fatalf("save: %d %s", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	es, _ := svc.ListExams(ctx, "")
+	es, _ := p.exam.ListExams(ctx, "")
 	if len(es) != 1 {
 		t.Fatalf("exams after save: %d", len(es))
 	}
-	e, err := svc.GetExam(ctx, es[0].ID)
+	e, err := p.exam.GetExam(ctx, es[0].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,13 +76,13 @@ func TestExamEditor(t *testing.T) {
 		e.Questions[0].Answer[0] != "b" {
 		t.Fatalf("stored exam = %+v", e)
 	}
-	if _, body := get(t, c, srv.URL+"/console/exams?saved="+e.ID); !strings.Contains(body, "The exam was saved.") ||
+	if _, body := get(t, c, p.srv.URL+"/console/exams?saved="+e.ID); !strings.Contains(body, "The exam was saved.") ||
 		!strings.Contains(body, "/console/exams/"+e.ID+"/edit") {
 		t.Fatal("the list does not confirm the save or link the editor")
 	}
 
 	// The editor shows the exam as it was typed (times in WIB).
-	_, body := get(t, c, srv.URL+"/console/exams/"+e.ID+"/edit")
+	_, body := get(t, c, p.srv.URL+"/console/exams/"+e.ID+"/edit")
 	for _, want := range []string{`value="2026-12-01T07:30"`, "a: 3\nb: 4", `value="Matematika Akhir"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("editor lacks %q", want)
@@ -94,21 +94,21 @@ func TestExamEditor(t *testing.T) {
 	for k, v := range map[string]string{"q.1.id": "t1", "q.1.type": "true_false", "q.1.text": "4 is even", "q.1.answer": "true"} {
 		edit.Set(k, v)
 	}
-	if resp, body := post(t, c, srv.URL+"/console/exams/"+e.ID+"/edit", edit); resp.StatusCode != http.StatusSeeOther {
+	if resp, body := post(t, c, p.srv.URL+"/console/exams/"+e.ID+"/edit", edit); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("edit: %d\n%s", resp.StatusCode, body)
 	}
-	if e, _ = svc.GetExam(ctx, e.ID); e.Title != "Matematika Ulang" || len(e.Questions) != 1 || e.Questions[0].ID != "t1" ||
+	if e, _ = p.exam.GetExam(ctx, e.ID); e.Title != "Matematika Ulang" || len(e.Questions) != 1 || e.Questions[0].ID != "t1" ||
 		e.Questions[0].Type != exam.TrueFalse {
 		t.Fatalf("edited exam = %+v", e)
 	}
 
-	if resp, _ := post(t, c, srv.URL+"/console/exams/"+e.ID+"/delete", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+	if resp, _ := post(t, c, p.srv.URL+"/console/exams/"+e.ID+"/delete", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("delete: %d", resp.StatusCode)
 	}
-	if _, err := svc.GetExam(ctx, e.ID); err == nil {
+	if _, err := p.exam.GetExam(ctx, e.ID); err == nil {
 		t.Fatal("the exam is still there after delete")
 	}
-	if resp, _ := get(t, c, srv.URL+"/console/exams/"+e.ID+"/edit"); resp.StatusCode != http.StatusNotFound {
+	if resp, _ := get(t, c, p.srv.URL+"/console/exams/"+e.ID+"/edit"); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("editor of a deleted exam: %d, want 404", resp.StatusCode)
 	}
 }

@@ -1,151 +1,26 @@
 package console_test
 
 import (
-	"bytes"
-	"context"
-	"image"
-	"image/color"
 	"image/png"
-	"io"
-	"log/slog"
-	"mime/multipart"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/seedhq/portal/internal/console"
-	"github.com/seedhq/portal/internal/exam"
-	"github.com/seedhq/portal/internal/httpapi"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/visits"
-	"github.com/seedhq/portal/internal/store/bolt"
-	"github.com/seedhq/portal/internal/store/pgtest"
-	"github.com/seedhq/portal/internal/store/postgres"
 )
-
-// marketerPassword is the account password of the harness's marketers.
-const marketerPassword = "marketer-Password-1"
-
-// linkPortal is the router with the console and the link service over one
-// store, with two marketers: ana (with a password) and budi.
-type linkPortal struct {
-	srv     *httptest.Server
-	links   *links.Service
-	store   links.Store
-	ana     links.User
-	anaKey  string
-	budi    links.User
-	budiKey string
-}
-
-// linkStores are the stores the marketers' router tests run on: bbolt,
-// and PostgreSQL when its test server is reachable (else skipped).
-var linkStores = []struct {
-	name string
-	open func(t *testing.T) interface {
-		exam.Store
-		links.Store
-	}
-}{
-	{"bolt", func(t *testing.T) interface {
-		exam.Store
-		links.Store
-	} {
-		st, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"), bolt.WithNoSync())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}},
-	{"postgres", func(t *testing.T) interface {
-		exam.Store
-		links.Store
-	} {
-		ctx := context.Background()
-		st, err := postgres.Open(ctx, pgtest.NewDatabase(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		if err := st.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}},
-}
-
-// forEachLinkStore runs fn on a fresh portal over each store.
-func forEachLinkStore(t *testing.T, fn func(t *testing.T, p *linkPortal)) {
-	for _, s := range linkStores {
-		t.Run(s.name, func(t *testing.T) { fn(t, newLinkPortal(t, s.open(t))) })
-	}
-}
-
-// newLinkPortal serves the router with the console and the link API.
-func newLinkPortal(t *testing.T, st interface {
-	exam.Store
-	links.Store
-}) *linkPortal {
-	t.Helper()
-	exam.BcryptCost, links.BcryptCost = 4, 4
-	ctx := context.Background()
-	svc, err := exam.NewService(ctx, st, exam.Config{TempDir: t.TempDir()}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ls := links.NewService(st, links.Config{})
-	p := &linkPortal{links: ls, store: st}
-	if p.ana, p.anaKey, err = ls.CreateUser(ctx, links.NewUser{Email: "ana@example.com", Username: "ana", Password: marketerPassword}); err != nil {
-		t.Fatal(err)
-	}
-	if p.budi, p.budiKey, err = ls.CreateUser(ctx, links.NewUser{Email: "budi@example.com", Username: "budi"}); err != nil {
-		t.Fatal(err)
-	}
-	p.srv = httptest.NewServer(httpapi.New(httpapi.Options{Exam: svc, Links: ls, LinkBaseURL: "https://s.example",
-		Console: console.New(console.Options{Exam: svc, Key: []byte("console-test-key-of-32-bytes!!!!"), Links: ls,
-			LinkBaseURL: "https://s.example"})}))
-	t.Cleanup(p.srv.Close)
-	return p
-}
-
-// marketerCSRF returns the CSRF token of a page.
-func marketerCSRF(t *testing.T, body string) string {
-	t.Helper()
-	i := strings.Index(body, `name="csrf" value="`)
-	if i < 0 {
-		t.Fatal("no CSRF token on the page")
-	}
-	csrf := body[i+len(`name="csrf" value="`):]
-	return csrf[:strings.Index(csrf, `"`)]
-}
-
-// signInKey signs c in as the holder of key and returns a page's CSRF token.
-func (p *linkPortal) signInKey(t *testing.T, c *http.Client, key string) string {
-	t.Helper()
-	resp, _ := post(t, c, p.srv.URL+"/console/links/login", url.Values{"api_key": {key}})
-	if resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("sign-in with a key: %d", resp.StatusCode)
-	}
-	resp, body := get(t, c, p.srv.URL+"/console/links/")
-	if resp.StatusCode != 200 {
-		t.Fatalf("links page after sign-in: %d", resp.StatusCode)
-	}
-	return marketerCSRF(t, body)
-}
 
 // TestMarketerSignIn: a marketer signs in with the account password (by
 // username or email) or the API key; a wrong password says so; failures
 // are throttled; the session cookie holds no key; rotating the key or
 // changing the password ends the session; sign-out needs the token.
 func TestMarketerSignIn(t *testing.T) {
-	forEachLinkStore(t, func(t *testing.T, p *linkPortal) {
+	forEachStore(t, func(t *testing.T, kind string) {
+		p := newPortal(t, onStore(kind))
 		c := browser(t)
 		resp, _ := get(t, c, p.srv.URL+"/console/links/")
 		if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/console/links/login") {
@@ -208,14 +83,14 @@ func TestMarketerSignIn(t *testing.T) {
 
 		// Signed in with the key; rotating it ends the session.
 		k := browser(t)
-		csrf := p.signInKey(t, k, p.budiKey)
+		csrf := p.signInMarketer(t, k, p.budiKey)
 		if resp, _ := post(t, k, p.srv.URL+"/console/links/logout", url.Values{}); resp.StatusCode != http.StatusForbidden {
 			t.Fatalf("sign-out without the token: %d", resp.StatusCode)
 		}
 		if resp, _ := post(t, k, p.srv.URL+"/console/links/logout", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("sign-out: %d", resp.StatusCode)
 		}
-		p.signInKey(t, k, p.budiKey)
+		p.signInMarketer(t, k, p.budiKey)
 		if _, err := p.links.RotateAPIKey(t.Context(), p.budi.ID); err != nil {
 			t.Fatal(err)
 		}
@@ -248,10 +123,11 @@ func TestMarketerSignIn(t *testing.T) {
 // confirmation; another marketer's link answers 404 on every page and
 // action; a form without its token is refused.
 func TestMarketerLinks(t *testing.T) {
-	forEachLinkStore(t, func(t *testing.T, p *linkPortal) {
+	forEachStore(t, func(t *testing.T, kind string) {
+		p := newPortal(t, onStore(kind))
 		ctx := t.Context()
 		c := browser(t)
-		csrf := p.signInKey(t, c, p.anaKey)
+		csrf := p.signInMarketer(t, c, p.anaKey)
 		camp, err := p.links.CreateCampaign(ctx, p.ana.ID, links.CampaignInput{Name: "Summer"})
 		if err != nil {
 			t.Fatal(err)
@@ -340,7 +216,7 @@ func TestMarketerLinks(t *testing.T) {
 
 		// Another marketer's link answers 404 on every page and action.
 		b := browser(t)
-		bcsrf := p.signInKey(t, b, p.budiKey)
+		bcsrf := p.signInMarketer(t, b, p.budiKey)
 		for _, path := range []string{"/edit", "/stats", "/delete"} {
 			if resp, _ := get(t, b, p.srv.URL+"/console/links/"+fmtID(promo.ID)+path); resp.StatusCode != http.StatusNotFound {
 				t.Errorf("budi GET %s of ana's link: %d", path, resp.StatusCode)
@@ -374,10 +250,11 @@ func TestMarketerLinks(t *testing.T) {
 // TestMarketerCampaignsAndDomains: campaigns with rotator settings and
 // branded domains through their forms; refusals keep the form.
 func TestMarketerCampaignsAndDomains(t *testing.T) {
-	forEachLinkStore(t, func(t *testing.T, p *linkPortal) {
+	forEachStore(t, func(t *testing.T, kind string) {
+		p := newPortal(t, onStore(kind))
 		ctx := t.Context()
 		c := browser(t)
-		csrf := p.signInKey(t, c, p.anaKey)
+		csrf := p.signInMarketer(t, c, p.anaKey)
 		if resp, _ := post(t, c, p.srv.URL+"/console/links/campaigns", url.Values{"csrf": {csrf}, "name": {"Summer"}, "slug": {"summer"}, "public": {"1"}}); resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("create campaign: %d", resp.StatusCode)
 		}
@@ -398,7 +275,7 @@ func TestMarketerCampaignsAndDomains(t *testing.T) {
 			t.Fatalf("refused campaign: %d", resp.StatusCode)
 		}
 		b := browser(t)
-		p.signInKey(t, b, p.budiKey)
+		p.signInMarketer(t, b, p.budiKey)
 		if resp, _ := get(t, b, p.srv.URL+"/console/links/campaigns/"+id); resp.StatusCode != http.StatusNotFound {
 			t.Fatalf("budi opens ana's campaign: %d", resp.StatusCode)
 		}
@@ -425,41 +302,16 @@ func TestMarketerCampaignsAndDomains(t *testing.T) {
 	})
 }
 
-// qrPost posts fields and an optional logo file as multipart.
-func qrPost(t *testing.T, c *http.Client, u string, fields url.Values, logo []byte) (*http.Response, []byte) {
-	t.Helper()
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	for k, vs := range fields {
-		for _, v := range vs {
-			mw.WriteField(k, v)
-		}
-	}
-	if logo != nil {
-		fw, _ := mw.CreateFormFile("logo", "logo.png")
-		fw.Write(logo)
-	}
-	mw.Close()
-	req, _ := http.NewRequest("POST", u, &buf)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, b
-}
-
 // TestMarketerQR: the designer previews a design without storing it (the
 // script's endpoint and the no-JS button), refuses unreadable colours,
 // stores a Wi-Fi code with a logo, edits it, downloads it as PNG and SVG
 // and shows its scans; another marketer's code answers 404.
 func TestMarketerQR(t *testing.T) {
-	forEachLinkStore(t, func(t *testing.T, p *linkPortal) {
+	forEachStore(t, func(t *testing.T, kind string) {
+		p := newPortal(t, onStore(kind))
 		ctx := t.Context()
 		c := browser(t)
-		csrf := p.signInKey(t, c, p.anaKey)
+		csrf := p.signInMarketer(t, c, p.anaKey)
 		for _, typ := range []string{"text", "vcard", "link", "email", "phone", "sms", "wifi"} {
 			if resp, body := get(t, c, p.srv.URL+"/console/links/qr/new?type="+typ); resp.StatusCode != 200 || !strings.Contains(body, `name="type" value="`+typ+`"`) {
 				t.Fatalf("designer of %s: %d", typ, resp.StatusCode)
@@ -467,11 +319,11 @@ func TestMarketerQR(t *testing.T) {
 		}
 		design := url.Values{"csrf": {csrf}, "type": {"wifi"}, "name": {"Office"}, "d_ssid": {"Office"}, "d_password": {"s3cret!!"},
 			"d_encryption": {"WPA"}, "foreground": {"#102a43"}, "background": {"#ffffff"}}
-		resp, img := qrPost(t, c, p.srv.URL+"/console/links/qr/preview", design, nil)
+		resp, img := postMultipart(t, c, p.srv.URL+"/console/links/qr/preview", design)
 		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/png" {
 			t.Fatalf("preview: %d %s", resp.StatusCode, img)
 		}
-		if _, err := png.Decode(bytes.NewReader(img)); err != nil {
+		if _, err := png.Decode(strings.NewReader(img)); err != nil {
 			t.Fatalf("preview is not a PNG: %v", err)
 		}
 		bad := url.Values{}
@@ -479,22 +331,22 @@ func TestMarketerQR(t *testing.T) {
 			bad[k] = v
 		}
 		bad.Set("foreground", "#eeeeee")
-		if resp, msg := qrPost(t, c, p.srv.URL+"/console/links/qr/preview", bad, nil); resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(msg), "contrast") {
+		if resp, msg := postMultipart(t, c, p.srv.URL+"/console/links/qr/preview", bad); resp.StatusCode != http.StatusBadRequest || !strings.Contains(msg, "contrast") {
 			t.Fatalf("unreadable colours: %d %s", resp.StatusCode, msg)
 		}
 		design.Set("preview", "1")
-		resp, page := qrPost(t, c, p.srv.URL+"/console/links/qr/new?type=wifi", design, nil)
-		if resp.StatusCode != 200 || !strings.Contains(string(page), `src="data:image/png;base64,`) || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "img-src 'self' data: blob:") {
+		resp, page := postMultipart(t, c, p.srv.URL+"/console/links/qr/new?type=wifi", design)
+		if resp.StatusCode != 200 || !strings.Contains(page, `src="data:image/png;base64,`) || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "img-src 'self' data: blob:") {
 			t.Fatalf("no-JS preview: %d", resp.StatusCode)
 		}
 		if l, _ := p.links.ListQRs(ctx, p.ana.ID, links.Page{}); l.Total != 0 {
 			t.Fatal("a preview stored a QR code")
 		}
 		design.Del("preview")
-		if resp, _ := qrPost(t, c, p.srv.URL+"/console/links/qr/new?type=wifi", url.Values{"type": {"wifi"}}, nil); resp.StatusCode != http.StatusForbidden {
+		if resp, _ := postMultipart(t, c, p.srv.URL+"/console/links/qr/new?type=wifi", url.Values{"type": {"wifi"}}); resp.StatusCode != http.StatusForbidden {
 			t.Fatalf("designer without the token: %d", resp.StatusCode)
 		}
-		resp, _ = qrPost(t, c, p.srv.URL+"/console/links/qr/new?type=wifi", design, logoPNG())
+		resp, _ = postMultipart(t, c, p.srv.URL+"/console/links/qr/new?type=wifi", design, formFile{"logo", "logo.png", testPNG(32, 32)})
 		if resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("save: %d", resp.StatusCode)
 		}
@@ -509,7 +361,7 @@ func TestMarketerQR(t *testing.T) {
 		}
 		edit := url.Values{"csrf": {csrf}, "d_ssid": {"Guest"}, "d_encryption": {"nopass"}, "foreground": {"#000000"},
 			"background": {"#ffffff"}, "logo_data": {l.Items[0].Logo}, "remove_logo": {"1"}}
-		if resp, _ := qrPost(t, c, p.srv.URL+"/console/links/qr/"+id, edit, nil); resp.StatusCode != http.StatusSeeOther {
+		if resp, _ := postMultipart(t, c, p.srv.URL+"/console/links/qr/"+id, edit); resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("edit: %d", resp.StatusCode)
 		}
 		if q, _ := p.links.GetQR(ctx, p.ana.ID, l.Items[0].ID); !strings.Contains(string(q.Data), "Guest") || q.Logo != "" {
@@ -533,32 +385,21 @@ func TestMarketerQR(t *testing.T) {
 			t.Fatalf("QR statistics: %d", resp.StatusCode)
 		}
 		b := browser(t)
-		bcsrf := p.signInKey(t, b, p.budiKey)
+		bcsrf := p.signInMarketer(t, b, p.budiKey)
 		for _, path := range []string{"", "/download.png", "/stats"} {
 			if resp, _ := get(t, b, p.srv.URL+"/console/links/qr/"+id+path); resp.StatusCode != http.StatusNotFound {
 				t.Errorf("budi GET ana's code%s: %d", path, resp.StatusCode)
 			}
 		}
 		edit.Set("csrf", bcsrf)
-		if resp, _ := qrPost(t, c, p.srv.URL+"/console/links/qr/"+id, edit, nil); resp.StatusCode != http.StatusForbidden {
+		if resp, _ := postMultipart(t, c, p.srv.URL+"/console/links/qr/"+id, edit); resp.StatusCode != http.StatusForbidden {
 			t.Errorf("budi's token on ana's session: %d", resp.StatusCode)
 		}
-		if resp, _ := qrPost(t, b, p.srv.URL+"/console/links/qr/"+id, edit, nil); resp.StatusCode != http.StatusNotFound {
+		if resp, _ := postMultipart(t, b, p.srv.URL+"/console/links/qr/"+id, edit); resp.StatusCode != http.StatusNotFound {
 			t.Errorf("budi saves ana's code: %d", resp.StatusCode)
 		}
 	})
 }
 
-// logoPNG is a small PNG logo.
-func logoPNG() []byte {
-	img := image.NewRGBA(image.Rect(0, 0, 32, 32))
-	for i := range img.Pix {
-		img.Pix[i] = 0xc0
-	}
-	img.Set(1, 1, color.RGBA{R: 200, A: 255})
-	var b bytes.Buffer
-	png.Encode(&b, img)
-	return b.Bytes()
-}
-
+// fmtID formats an id as the console's addresses write it.
 func fmtID(n int64) string { return strconv.FormatInt(n, 10) }
