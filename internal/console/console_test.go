@@ -297,7 +297,7 @@ func TestStudentsPages(t *testing.T) {
 		t.Fatalf("import: %d\n%s", resp.StatusCode, body)
 	}
 	_, body = get(t, c, p.srv.URL+"/console/students?npsn=20100001")
-	if !strings.Contains(body, "Ani Lestari") || strings.Contains(body, ">Budi<") || !strings.Contains(body, "2025/2026 (active)") {
+	if !strings.Contains(body, "Ani Lestari") || strings.Contains(body, ">Budi<") || !strings.Contains(body, "2025/2026 <strong>(active)</strong>") {
 		t.Fatal("the students page does not show the imported student and the year")
 	}
 	cards, _ := p.exam.LoginCards(context.Background(), "20100001")
