@@ -281,7 +281,6 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 	)
 	linkBase := o.linkBaseURL()
 	if ls, ok := st.(links.Store); ok {
-		linkSvc = links.NewService(ls, links.Config{})
 		rec, err := newVisitRecorder(ctx, st, ls, o, logger)
 		if err != nil {
 			return err
@@ -318,7 +317,9 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 			ro.PublicURL = func(*http.Request) string { return linkBase }
 		}
 		registerClickMetrics(reg, rec)
-		redir = countRedirects(reg, redirect.New(ro))
+		rh := redirect.New(ro)
+		linkSvc = links.NewService(ls, links.Config{OnChange: cacheInvalidation(ctx, st, rh, logger)})
+		redir = countRedirects(reg, rh)
 	} else {
 		logger.Warn("this store does not implement the link-management API; its routes and the redirector are not served")
 	}
@@ -371,6 +372,27 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 	}
 
 	return serveHTTP(ctx, ln, handler, baseURL, o, logger)
+}
+
+// cacheInvalidation returns what the link service calls after each write:
+// the redirector's cached look-ups of that kind are dropped at once, and,
+// on a store shared by several instances (links.ChangeFeed), the change is
+// published to the others, whose look-ups of that kind are dropped when it
+// arrives (listened to until ctx ends).
+func cacheInvalidation(ctx context.Context, st any, rh *redirect.Handler, logger *slog.Logger) func(links.Change) {
+	feed, ok := st.(links.ChangeFeed)
+	if !ok {
+		return rh.Invalidate
+	}
+	go feed.ListenChanges(ctx, rh.Invalidate, func(err error) {
+		logger.Warn("lost the link changes of the other instances; cached look-ups are dropped when listening again", "err", err)
+	})
+	return func(c links.Change) {
+		rh.Invalidate(c)
+		if err := feed.PublishChange(context.WithoutCancel(ctx), c); err != nil {
+			logger.Warn("could not tell the other instances of a link change; they see it within link-cache-ttl", "kind", c, "err", err)
+		}
+	}
 }
 
 // consoleSecretName is the name of the console's generated key in the

@@ -13,15 +13,20 @@ import (
 type Config struct {
 	// Now returns the current time; tests may fix it. Default time.Now.
 	Now func() time.Time
+	// OnChange, when set, is called after every successful write of
+	// domains, links, campaigns or QR codes with its kind: the portal drops
+	// its cached look-ups of that kind and tells the other instances.
+	OnChange func(Change)
 }
 
 // Service implements the link-management use cases on a Store. Methods
 // taking an owner act for the authenticated user of that id: records of
 // other users answer ErrNotFound. It is safe for concurrent use.
 type Service struct {
-	store  Store
-	now    func() time.Time
-	logins loginThrottle
+	store    Store
+	now      func() time.Time
+	logins   loginThrottle
+	onChange func(Change)
 }
 
 // NewService returns a Service on store.
@@ -29,7 +34,7 @@ func NewService(store Store, cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Service{store: store, now: cfg.Now, logins: newLoginThrottle()}
+	return &Service{store: store, now: cfg.Now, logins: newLoginThrottle(), onChange: cfg.OnChange}
 }
 
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
@@ -239,6 +244,7 @@ func (s *Service) AddDomain(ctx context.Context, owner int64, in DomainInput) (D
 	if err != nil {
 		return Domain{}, fmt.Errorf("links: add domain %s: %w", host, err)
 	}
+	s.changed(ChangeDomain)
 	return d, nil
 }
 
@@ -268,6 +274,7 @@ func (s *Service) UpdateDomain(ctx context.Context, owner, id int64, in DomainPa
 	if err != nil {
 		return Domain{}, fmt.Errorf("links: update domain %d: %w", id, err)
 	}
+	s.changed(ChangeDomain)
 	return d, nil
 }
 
@@ -283,6 +290,7 @@ func (s *Service) DeleteDomain(ctx context.Context, owner, id int64) error {
 	if err := s.store.DeleteDomain(ctx, owner, id); err != nil {
 		return fmt.Errorf("links: delete domain %d: %w", id, err)
 	}
+	s.changed(ChangeDomain)
 	return nil
 }
 

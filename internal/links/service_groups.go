@@ -37,6 +37,7 @@ func (s *Service) CreateCampaign(ctx context.Context, owner int64, in CampaignIn
 	if err != nil {
 		return Campaign{}, fmt.Errorf("links: create campaign: %w", err)
 	}
+	s.changed(ChangeCampaign)
 	return c, nil
 }
 
@@ -72,6 +73,7 @@ func (s *Service) UpdateCampaign(ctx context.Context, owner, id int64, in Campai
 	if err != nil {
 		return Campaign{}, fmt.Errorf("links: update campaign %d: %w", id, err)
 	}
+	s.changed(ChangeCampaign)
 	return c, nil
 }
 
@@ -80,6 +82,7 @@ func (s *Service) DeleteCampaign(ctx context.Context, owner, id int64) error {
 	if err := s.store.DeleteCampaign(ctx, owner, id); err != nil {
 		return fmt.Errorf("links: delete campaign %d: %w", id, err)
 	}
+	s.changed(ChangeCampaign, ChangeLink)
 	return nil
 }
 
@@ -102,6 +105,7 @@ func (s *Service) AssignCampaignLink(ctx context.Context, owner, campaignID, lin
 	if err := s.store.AssignCampaignLink(ctx, owner, campaignID, linkID); err != nil {
 		return fmt.Errorf("links: assign link %d to campaign %d: %w", linkID, campaignID, err)
 	}
+	s.changed(ChangeLink, ChangeCampaign)
 	return nil
 }
 

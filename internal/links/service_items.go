@@ -118,6 +118,7 @@ func (s *Service) CreateQR(ctx context.Context, owner int64, in QRInput) (QRCode
 	if err != nil {
 		return QRCode{}, fmt.Errorf("links: create QR code: %w", err)
 	}
+	s.changed(ChangeQR)
 	return q, nil
 }
 
@@ -173,6 +174,7 @@ func (s *Service) UpdateQR(ctx context.Context, owner, id int64, in QRPatch) (QR
 	if err != nil {
 		return QRCode{}, fmt.Errorf("links: update QR code %d: %w", id, err)
 	}
+	s.changed(ChangeQR)
 	return q, nil
 }
 
@@ -181,6 +183,7 @@ func (s *Service) DeleteQR(ctx context.Context, owner, id int64) error {
 	if err := s.store.DeleteQR(ctx, owner, id); err != nil {
 		return fmt.Errorf("links: delete QR code %d: %w", id, err)
 	}
+	s.changed(ChangeQR)
 	return nil
 }
 
@@ -246,6 +249,7 @@ func (s *Service) CreateLink(ctx context.Context, owner int64, in LinkInput) (Sh
 		if err != nil {
 			return ShortLink{}, fmt.Errorf("links: create link %q: %w", in.Custom, err)
 		}
+		s.changed(ChangeLink)
 		return out, nil
 	}
 	for range generateAliasTries {
@@ -264,6 +268,7 @@ func (s *Service) CreateLink(ctx context.Context, owner int64, in LinkInput) (Sh
 		if err != nil {
 			return ShortLink{}, fmt.Errorf("links: create link: %w", err)
 		}
+		s.changed(ChangeLink)
 		return out, nil
 	}
 	return ShortLink{}, fmt.Errorf("links: create link: no free alias after %d tries", generateAliasTries)
@@ -384,6 +389,7 @@ func (s *Service) UpdateLink(ctx context.Context, owner, id int64, in LinkPatch)
 	if err != nil {
 		return ShortLink{}, fmt.Errorf("links: update link %d: %w", id, err)
 	}
+	s.changed(ChangeLink)
 	return l, nil
 }
 
@@ -392,6 +398,7 @@ func (s *Service) DeleteLink(ctx context.Context, owner, id int64) error {
 	if err := s.store.DeleteLink(ctx, owner, id); err != nil {
 		return fmt.Errorf("links: delete link %d: %w", id, err)
 	}
+	s.changed(ChangeLink)
 	return nil
 }
 

@@ -9,7 +9,8 @@ import (
 )
 
 // cache keeps look-up results (values and not-found answers) for a short
-// time. A nil *cache, or one with a zero ttl, calls through.
+// time, until invalidate drops them. A nil *cache, or one with a zero ttl,
+// calls through.
 type cache[K comparable, V any] struct {
 	ttl  time.Duration
 	size int
@@ -17,6 +18,9 @@ type cache[K comparable, V any] struct {
 
 	mu sync.RWMutex
 	m  map[K]entry[V]
+	// gen counts the invalidations: a look-up that began before one is not
+	// kept, since it may have read what the write replaced.
+	gen uint64
 }
 
 type entry[V any] struct {
@@ -41,6 +45,7 @@ func (c *cache[K, V]) get(k K, load func() (V, error)) (V, error) {
 	now := c.now()
 	c.mu.RLock()
 	e, ok := c.m[k]
+	gen := c.gen
 	c.mu.RUnlock()
 	if ok && now.Before(e.exp) {
 		if e.notFound {
@@ -54,6 +59,10 @@ func (c *cache[K, V]) get(k K, load func() (V, error)) (V, error) {
 		return v, err
 	}
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen != gen {
+		return v, err
+	}
 	if len(c.m) >= c.size {
 		// Drop the expired entries, and everything when none is.
 		for k, e := range c.m {
@@ -66,6 +75,17 @@ func (c *cache[K, V]) get(k K, load func() (V, error)) (V, error) {
 		}
 	}
 	c.m[k] = entry[V]{v: v, notFound: err != nil, exp: now.Add(c.ttl)}
-	c.mu.Unlock()
 	return v, err
+}
+
+// invalidate drops every kept result, and keeps none of the look-ups in
+// flight.
+func (c *cache[K, V]) invalidate() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.gen++
+	clear(c.m)
+	c.mu.Unlock()
 }

@@ -78,7 +78,10 @@
 //     in memory by ETag (32 MiB in all). Fetching an image is no visit.
 //   - Cache: with Options.CacheTTL > 0 the results of host, alias, campaign
 //     and QR look-ups (found or not found) are kept in memory for that long,
-//     so an edit is seen after at most CacheTTL on each instance.
+//     or until Invalidate drops those of a kind: the portal calls it on
+//     every write of the link API, and on every write another instance
+//     publishes (links.ChangeFeed), so that a write is seen by the next
+//     request. The TTL bounds what a lost notification could leave.
 package redirect
 
 import (
@@ -234,6 +237,23 @@ func New(o Options) *Handler {
 	h.images = newImageCache(qrImageCacheBytes)
 	h.limiter = newLimiter(PasswordFailures, PasswordWindow)
 	return h
+}
+
+// Invalidate drops the cached look-ups of records of kind c (a rotator's
+// links go with the links and with the campaigns).
+func (h *Handler) Invalidate(c links.Change) {
+	switch c {
+	case links.ChangeDomain:
+		h.domains.invalidate()
+	case links.ChangeLink:
+		h.links.invalidate()
+		h.rotations.invalidate()
+	case links.ChangeCampaign:
+		h.campaigns.invalidate()
+		h.rotations.invalidate()
+	case links.ChangeQR:
+		h.qrs.invalidate()
+	}
 }
 
 // ServeHTTP dispatches on host, method and path.

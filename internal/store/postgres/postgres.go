@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -35,6 +36,10 @@ type Store struct {
 	// blobGrace is how long an unreferenced package blob is kept before
 	// SavePackage removes it, so that downloads in progress can finish.
 	blobGrace time.Duration
+
+	// changes are the link API's change notifications (changes.go).
+	feedOnce sync.Once
+	changes  *changeFeed
 }
 
 var _ exam.Store = (*Store)(nil)
