@@ -81,9 +81,10 @@ func (s *Store) PublishChange(ctx context.Context, c links.Change) error {
 	if acks == nil {
 		return nil
 	}
-	// The instances listening now (this one's listener answers nothing).
+	// The instances listening now on this database (notifications do not
+	// cross databases; this instance's own listener answers nothing).
 	rows, err := s.pool.Query(ctx, `SELECT substr(application_name, $1) FROM pg_stat_activity
-		WHERE application_name LIKE $2 AND application_name <> $3`,
+		WHERE datname = current_database() AND application_name LIKE $2 AND application_name <> $3`,
 		len(listenerName)+1, listenerName+"%", listenerName+f.instance)
 	if err != nil {
 		return fmt.Errorf("postgres: publish change %s: list the instances: %w", c, err)
