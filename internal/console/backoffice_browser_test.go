@@ -13,15 +13,20 @@ import (
 	ord "github.com/seedhq/portal/internal/ordering"
 )
 
-// TestBrowserOffice drives the back office in headless Chromium as the
+// TestBrowserOffice drives the back office in headless Chromium, on both
+// stores, as the
 // owner: a cash sale through the point of sale's buttons with its running
 // total and change, the receipt; a payment approved with its receipt image
 // shown; the ledger's chart; a user's role set. Then a staff user with the
 // kitchen only is refused the point of sale, and every page at a phone's width
 // does not scroll sideways.
 func TestBrowserOffice(t *testing.T) {
+	forEachStore(t, browseOffice)
+}
+
+func browseOffice(t *testing.T, kind string) {
 	chrome := newHeadless(t, "the shop's back office", 90*time.Second)
-	s := newOfficeShop(t)
+	s := newOfficeShop(t, onStore(kind))
 	desk := chrome.tab(1200, 900)
 	plus := `#q-` + s.coffee.ID + ` ~ button`
 

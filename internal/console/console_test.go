@@ -310,3 +310,48 @@ func TestStudentsPages(t *testing.T) {
 		t.Fatal("the login cards do not show the student's card")
 	}
 }
+
+// TestAcademicYears: the operator adds an academic year (made active at
+// once or not), a refused name says why and adds nothing, and another year
+// is made the active one; a form without its token is refused.
+func TestAcademicYears(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	c := browser(t)
+	csrf := p.signIn(t, c)
+	if resp, _ := post(t, c, p.srv.URL+"/console/academic-years", url.Values{"name": {"2026/2027"}}); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("a form without its token: %d, want 403", resp.StatusCode)
+	}
+	resp, _ := post(t, c, p.srv.URL+"/console/academic-years", url.Values{"csrf": {csrf}, "name": {"2026/2027"}, "active": {"1"}, "npsn": {"20100001"}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/console/students?npsn=20100001#years" {
+		t.Fatalf("add a year: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if resp, body := post(t, c, p.srv.URL+"/console/academic-years", url.Values{"csrf": {csrf}, "name": {""}}); resp.StatusCode != http.StatusBadRequest ||
+		!strings.Contains(body, `role="alert"`) {
+		t.Fatalf("an empty name: %d", resp.StatusCode)
+	}
+	post(t, c, p.srv.URL+"/console/academic-years", url.Values{"csrf": {csrf}, "name": {"2027/2028"}})
+	years, err := p.exam.ListAcademicYears(ctx)
+	if err != nil || len(years) != 2 {
+		t.Fatalf("years: %+v (%v), want 2", years, err)
+	}
+	var next exam.AcademicYear
+	for _, y := range years {
+		if y.Name == "2026/2027" && !y.IsActive || y.Name == "2027/2028" && y.IsActive {
+			t.Fatalf("after adding: %+v", years)
+		}
+		if y.Name == "2027/2028" {
+			next = y
+		}
+	}
+	_, body := get(t, c, p.srv.URL+"/console/students")
+	if !strings.Contains(body, "/console/academic-years/"+next.ID+"/activate") {
+		t.Fatal("the students page offers no way to make the other year active")
+	}
+	if resp, _ := post(t, c, p.srv.URL+"/console/academic-years/"+next.ID+"/activate", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("activate: %d", resp.StatusCode)
+	}
+	if y, err := p.exam.ActiveAcademicYear(ctx); err != nil || y.ID != next.ID {
+		t.Fatalf("active year %+v (%v), want %s", y, err, next.Name)
+	}
+}

@@ -11,13 +11,18 @@ import (
 	"github.com/seedhq/portal/internal/links/visits"
 )
 
-// TestBrowserMarketer drives the marketers' pages in headless Chromium:
+// TestBrowserMarketer drives the marketers' pages in headless Chromium on
+// both stores:
 // sign-in with the password, a short link created through the form and
 // listed, its statistics with their charts, the QR designer's live
 // preview, and the pages at a phone's width without sideways scrolling.
 func TestBrowserMarketer(t *testing.T) {
+	forEachStore(t, browseMarketer)
+}
+
+func browseMarketer(t *testing.T, kind string) {
 	chrome := newHeadless(t, "the marketers' console", 90*time.Second)
-	p := newPortal(t)
+	p := newPortal(t, onStore(kind))
 	desk := chrome.tab(1200, 900)
 	desk.do("sign in", p.marketerSignInSteps()...)
 	desk.do("create a link",

@@ -10,14 +10,19 @@ import (
 	"github.com/seedhq/portal/internal/ordering/challenge"
 )
 
-// TestBrowserShop drives the shop in headless Chromium: a customer on a
+// TestBrowserShop drives the shop in headless Chromium on both stores: a
+// customer on a
 // phone puts two items in the cart, signs in through the page, orders,
 // pays on the payment stand-in and follows the order; the owner's kitchen
 // display, open meanwhile, receives the paid order live (Server-Sent
 // Events, no reload) and moves it, and the customer's page follows.
 func TestBrowserShop(t *testing.T) {
+	forEachStore(t, browseShop)
+}
+
+func browseShop(t *testing.T, kind string) {
 	chrome := newHeadless(t, "the shop's console pages", 120*time.Second)
-	p := newPortal(t, withPoW(challenge.DefaultMaxNumber), storefrontMenu)
+	p := newPortal(t, onStore(kind), withPoW(challenge.DefaultMaxNumber), storefrontMenu)
 	rice, tea := p.menu[0], p.menu[1]
 	base := p.srv.URL
 	phone := chrome.tab(390, 844)
