@@ -232,6 +232,11 @@ func (c *console) showError(v *view, err error) int {
 		v.Message = e.Message
 		return e.Kind.Status()
 	}
+	if respond.StoreUnavailable(err) {
+		c.log.Warn("console: store unavailable", "err", err)
+		v.Error = "error.unavailable"
+		return http.StatusServiceUnavailable
+	}
 	c.log.Error("console", "err", err)
 	v.Error = "error.internal"
 	return http.StatusInternalServerError

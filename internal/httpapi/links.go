@@ -130,7 +130,8 @@ func writeLinkErrorStatus(w http.ResponseWriter, status int, code, msg string) {
 
 // linkError answers err in the link envelope: an *apperr.Error with the
 // status of its kind; a *qr.ValidationError with 400 VALIDATION_FAILED (413
-// BODY_TOO_LARGE for an oversized logo); an over-limit body with 413;
+// BODY_TOO_LARGE for an oversized logo); an over-limit body with 413; a
+// store that cannot be reached with 503 STORE_UNAVAILABLE and Retry-After;
 // anything else with 500 INTERNAL, logged in full.
 func (s *server) linkError(w http.ResponseWriter, r *http.Request, err error) {
 	var (
@@ -151,6 +152,13 @@ func (s *server) linkError(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	e := apperr.From(err)
+	if e == nil && respond.StoreUnavailable(err) {
+		s.log.WarnContext(r.Context(), "store unavailable", "request_id", respond.RequestID(r.Context()), "method", r.Method,
+			"path", r.URL.Path, "err", err)
+		status, code, msg := respond.SetStoreUnavailable(w)
+		writeLinkErrorStatus(w, status, code, msg)
+		return
+	}
 	if e == nil || e.Kind == apperr.Internal {
 		id := respond.RequestID(r.Context())
 		s.log.ErrorContext(r.Context(), "internal error",

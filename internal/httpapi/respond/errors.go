@@ -39,8 +39,9 @@ func ErrorStatus(w http.ResponseWriter, status int, code, msg string) {
 // Error answers err in the exam and ordering envelope: an *apperr.Error
 // with the status of its kind (and Retry-After for an
 // *apperr.RetryAfterError), its code and message; an over-limit body with 413
-// BODY_TOO_LARGE; anything else with 500 INTERNAL and a generic message, the
-// full error being logged with the request id.
+// BODY_TOO_LARGE; a store that cannot be reached with 503 STORE_UNAVAILABLE
+// and Retry-After; anything else with 500 INTERNAL and a generic message,
+// the full error being logged with the request id.
 func Error(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
@@ -49,6 +50,13 @@ func Error(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) 
 		return
 	}
 	e := apperr.From(err)
+	if e == nil && StoreUnavailable(err) {
+		log.WarnContext(r.Context(), "store unavailable", "request_id", RequestID(r.Context()), "method", r.Method,
+			"path", r.URL.Path, "err", err)
+		status, code, msg := SetStoreUnavailable(w)
+		ErrorStatus(w, status, code, msg)
+		return
+	}
 	if e == nil {
 		id := RequestID(r.Context())
 		log.ErrorContext(r.Context(), "internal error",
