@@ -72,9 +72,15 @@ func browseOperator(t *testing.T, kind string) {
 		desk.shot("exam-editor")
 	}
 	desk.do("save the exam", chromedp.Click(chromedp.CSS(`button[value="save"]`)), chromedp.WaitVisible(chromedp.CSS("p.ok")))
-	if es, _ := p.exam.ListExams(t.Context(), ""); len(es) != 1 || es[0].Title != "Bahasa Indonesia" || es[0].QuestionCount != 2 {
+	es, _ := p.exam.ListExams(t.Context(), "")
+	if len(es) != 1 || es[0].Title != "Bahasa Indonesia" || es[0].QuestionCount != 2 {
 		t.Fatalf("exams after the editor: %+v", es)
 	}
+	// Its results, from the list's link: no answer yet, both questions.
+	desk.do("the exam's results", chromedp.Click(chromedp.CSS(`a[href="/console/exams/`+es[0].ID+`/results"]`)),
+		chromedp.WaitVisible(chromedp.CSS("h1")))
+	desk.check("the results page lists both questions and no answer yet",
+		`document.querySelector('table tbody').rows.length === 2 && document.body.textContent.includes('No answer stored yet.')`)
 
 	// Students from a CSV file, then their login cards.
 	csvPath := filepath.Join(t.TempDir(), "siswa.csv")
