@@ -34,7 +34,7 @@ func TestMarketerSignIn(t *testing.T) {
 		if resp.StatusCode != http.StatusUnauthorized {
 			t.Fatalf("a user without a password: %d", resp.StatusCode)
 		}
-		resp, body = get(t, c, p.srv.URL+"/console/links/login?next=/console/links/campaigns")
+		_, body = get(t, c, p.srv.URL+"/console/links/login?next=/console/links/campaigns")
 		if !strings.Contains(body, `name="next" value="/console/links/campaigns"`) {
 			t.Fatal("the sign-in page does not keep where to go next")
 		}
