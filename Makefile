@@ -100,17 +100,28 @@ soak: ## kill -9 labagent SOAK_ROUNDS times (default 300, about 2 minutes) while
 	LABAGENT_KILL_ROUNDS=$(SOAK_ROUNDS) $(GO) test -count=1 -run '^TestKillNine$$' -v -timeout 2h ./cmd/labagent/
 
 .PHONY: dist
-dist: ## cross-build release binaries and SHA256SUMS into ./dist
+dist: ## release archives of every binary per os/arch (binary, README, its docs and service file, VERSION) and SHA256SUMS into ./dist
 	@rm -rf dist && mkdir -p dist
 	@for b in $(BINARIES); do \
 		case $$b in portal) targets="$(DIST_portal)";; labagent) targets="$(DIST_labagent)";; linkctl) targets="$(DIST_linkctl)";; *) targets="linux/amd64";; esac; \
 		for t in $$targets; do \
 			os=$${t%/*}; arch=$${t#*/}; ext=; [ $$os = windows ] && ext=.exe; \
-			out=dist/$$b-$(VERSION)-$$os-$$arch$$ext; echo "$$out"; \
-			CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $$out ./cmd/$$b; \
+			name=$$b-$(VERSION)-$$os-$$arch; dir=dist/$$name; mkdir -p $$dir; \
+			CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $$dir/$$b$$ext ./cmd/$$b; \
+			cp README.md $$dir/; \
+			case $$b in \
+				portal) cp docs/operations.md docs/configuration.md deploy/systemd/portal.service $$dir/;; \
+				labagent) cp docs/labagent.md $$dir/; [ $$os = linux ] && cp deploy/systemd/labagent.service $$dir/ || true;; \
+				linkctl) cp docs/linkctl.md $$dir/;; \
+			esac; \
+			printf 'name: %s\nversion: %s\ncommit: %s\ndate: %s\nos: %s\narch: %s\ngo: %s\n' \
+				$$b $(VERSION) $(COMMIT) $(DATE) $$os $$arch "$$($(GO) env GOVERSION)" > $$dir/VERSION; \
+			if [ $$os = windows ]; then (cd dist && python3 -m zipfile -c $$name.zip $$name/ >/dev/null); echo "dist/$$name.zip"; \
+			else tar -C dist -czf dist/$$name.tar.gz $$name; echo "dist/$$name.tar.gz"; fi; \
+			rm -rf $$dir; \
 		done; \
 	done
-	@cd dist && sha256sum * > SHA256SUMS && echo "dist/SHA256SUMS"
+	@cd dist && sha256sum * > SHA256SUMS && echo "dist/SHA256SUMS (check with: cd dist && sha256sum -c SHA256SUMS)"
 
 .PHONY: clean
 clean: ## remove build outputs (not ./data)
