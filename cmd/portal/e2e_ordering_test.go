@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -223,60 +222,6 @@ func mustLoadLocation(t *testing.T, name string) *time.Location {
 		t.Fatal(err)
 	}
 	return loc
-}
-
-// TestOrderingTwoPortals: two portal processes on one PostgreSQL database
-// take orders at once; every number of the day is used once, without gaps.
-func TestOrderingTwoPortals(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds and runs the portal binary; skipped with -short")
-	}
-	dbURL := pgtest.NewDatabase(t)
-	p1 := mustStartPortal(t, filepath.Join(t.TempDir(), "data"), nil, "--database-url", dbURL, "--ordering-owner-number", "0811-0000-001")
-	p2 := mustStartPortal(t, filepath.Join(t.TempDir(), "data"), nil, "--database-url", dbURL)
-	ctx := t.Context()
-	owner := messengerLogin(t, p1, "08110000001")
-	cat, _, err := owner.Ordering.Menu.CreateCategory(ctx, "Teh", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tea, _, err := owner.Ordering.Menu.CreateItem(ctx, &client.MenuItem{CategoryID: cat.ID, Name: "Teh", Price: 5000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	custs := []*client.Client{messengerLogin(t, p1, "081234567890"), messengerLogin(t, p2, "081234567891")}
-	const perPortal = 15
-	numbers := make(chan string, 2*perPortal)
-	var wg sync.WaitGroup
-	for i, c := range custs {
-		for range perPortal {
-			wg.Go(func() {
-				o, _, err := c.Ordering.Orders.Create(ctx, &client.OrderRequest{ShippingType: "PICKUP",
-					Items: []client.OrderItemRequest{{MenuID: tea.ID, Quantity: 1}}})
-				if err != nil {
-					t.Errorf("portal %d: %v", i+1, err)
-					return
-				}
-				numbers <- o.OrderNumber
-			})
-		}
-	}
-	wg.Wait()
-	close(numbers)
-	seen := map[string]bool{}
-	for n := range numbers {
-		if seen[n] {
-			t.Errorf("order number %s given twice", n)
-		}
-		seen[n] = true
-	}
-	today := time.Now().In(mustLoadLocation(t, "Asia/Jakarta")).Format("20060102")
-	for i := 1; i <= 2*perPortal; i++ {
-		if n := fmt.Sprintf("ORD-%s-%03d", today, i); !seen[n] {
-			t.Errorf("order number %s missing", n)
-		}
-	}
 }
 
 // fakeWAHA records the messages a portal sends through a WAHA API.

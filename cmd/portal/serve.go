@@ -32,6 +32,7 @@ import (
 	"github.com/seedhq/portal/internal/links/redirect"
 	"github.com/seedhq/portal/internal/links/visits"
 	"github.com/seedhq/portal/internal/ordering"
+	"github.com/seedhq/portal/internal/throttle"
 )
 
 // Names of files the portal keeps in its data directory.
@@ -266,6 +267,13 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 	if err := ensureAdmin(ctx, svc, o, logger); err != nil {
 		return err
 	}
+	// Failed sign-ins are counted in the store (shared by every instance);
+	// old windows are removed hourly.
+	var throttleJob sync.WaitGroup
+	defer throttleJob.Wait()
+	throttleJob.Go(func() {
+		throttle.RunPrune(ctx, st, func(err error) { logger.Warn("prune failed sign-ins", "err", err) })
+	})
 
 	// The link-management API and the redirector run on every store that
 	// implements links.Store (bbolt and PostgreSQL).

@@ -53,7 +53,11 @@ var dummyHash = sync.OnceValue(func() string {
 // attempts are counted per client address; over the limit it answers
 // ErrTooManyAttempts (as *apperr.RetryAfterError) without checking the password.
 func (s *Service) Login(ctx context.Context, in LoginInput) (LoginResult, error) {
-	if wait := s.logins.Blocked(in.ClientAddr, s.cfg.Now()); wait > 0 {
+	wait, err := s.logins.Blocked(ctx, in.ClientAddr, s.cfg.Now())
+	if err != nil {
+		return LoginResult{}, fmt.Errorf("login: %w", err)
+	}
+	if wait > 0 {
 		return LoginResult{}, &apperr.RetryAfterError{Err: ErrTooManyAttempts, RetryAfter: wait}
 	}
 	username := strings.ToLower(strings.TrimSpace(in.Username))
@@ -69,10 +73,14 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (LoginResult, error)
 		hash = dummyHash()
 	}
 	if !CheckPassword(hash, in.Password) || err != nil {
-		s.logins.Fail(in.ClientAddr, s.cfg.Now())
+		if err := s.logins.Fail(ctx, in.ClientAddr, s.cfg.Now()); err != nil {
+			return LoginResult{}, fmt.Errorf("login: %w", err)
+		}
 		return LoginResult{}, ErrInvalidCredentials
 	}
-	s.logins.Reset(in.ClientAddr)
+	if err := s.logins.Reset(ctx, in.ClientAddr); err != nil {
+		return LoginResult{}, fmt.Errorf("login: %w", err)
+	}
 	exp := s.now().Add(s.cfg.OperatorTokenTTL)
 	tok, err := s.signToken(jwt.MapClaims{
 		"sub":  u.ID,
@@ -217,9 +225,9 @@ func (s *Service) parseToken(token, audience string) (jwt.MapClaims, error) {
 }
 
 // LoginLimiter counts failed logins per key (a client address, a username)
-// in a fixed window.
-// It is per process: with several instances the effective limit is per
-// instance, which still bounds guessing (see docs/operations.md).
+// in a fixed window, in the process's memory: for labagent, the only
+// process serving its students' sign-ins. The portal counts its own in the
+// store instead (package throttle), shared by every instance.
 type LoginLimiter struct {
 	max    int
 	window time.Duration

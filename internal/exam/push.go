@@ -111,9 +111,9 @@ func (s *Service) checkPush(ctx context.Context, id ServerIdentity, in PushInput
 	answers := make([]Answer, len(recs))
 	for i, r := range recs {
 		qs, ok := exams[r.ExamID]
-		if !ok {
+		if !ok || !qs[r.QuestionID] {
 			var err error
-			if qs, err = s.examQuestions(ctx, r.ExamID, id.NPSN); err != nil {
+			if qs, err = s.examQuestions(ctx, r.ExamID, id.NPSN, r.QuestionID); err != nil {
 				return AnswerBatch{}, fmt.Errorf("answers[%d]: %w", i, err)
 			}
 			exams[r.ExamID] = qs
@@ -167,9 +167,7 @@ func DecodeAnswers(raw []byte, checksum string, total int) ([]AnswerRecord, erro
 	return recs, nil
 }
 
-// examShapeTTL bounds how long a cached exam shape is trusted. Exams are
-// never edited, only deleted (and only while they have no answers), so the
-// cache only has to forget deleted exams.
+// examShapeTTL bounds how long a cached exam shape is trusted.
 const examShapeTTL = time.Minute
 
 // examShape is what a push needs of an exam: its schools and question ids.
@@ -179,29 +177,36 @@ type examShape struct {
 	loaded    time.Time
 }
 
-// examQuestions returns the question ids of an exam assigned to npsn. Shapes
-// are cached for a minute so that pushes do not decode exams (which may
-// embed images) every time.
-func (s *Service) examQuestions(ctx context.Context, examID, npsn string) (map[string]bool, error) {
+// examQuestions returns the question ids of an exam assigned to npsn, for
+// a push that answers questionID. Shapes are cached per instance for
+// examShapeTTL so that pushes do not decode exams (which may embed images)
+// every time. A cached shape that lacks the school or the question is
+// loaded again before the push is refused: an exam edited through another
+// instance (which only evicts its own cache) is never refused for what the
+// edit added. What an edit removed may still be accepted here until the
+// shape expires (see docs/ARCHITECTURE.md); edits are allowed only while
+// the exam has no answers.
+func (s *Service) examQuestions(ctx context.Context, examID, npsn, questionID string) (map[string]bool, error) {
 	now := time.Now()
-	v, ok := s.examKeys.Load(examID)
-	if !ok || now.Sub(v.(examShape).loaded) > examShapeTTL {
-		e, err := s.store.GetExam(ctx, examID)
-		if errors.Is(err, ErrNotFound) {
-			s.examKeys.Delete(examID)
-			return nil, unknownExam(examID)
+	if v, ok := s.examKeys.Load(examID); ok {
+		shape := v.(examShape)
+		if now.Sub(shape.loaded) <= examShapeTTL && slices.Contains(shape.npsns, npsn) && shape.questions[questionID] {
+			return shape.questions, nil
 		}
-		if err != nil {
-			return nil, err
-		}
-		shape := examShape{npsns: e.NPSNs, questions: make(map[string]bool, len(e.Questions)), loaded: now}
-		for _, q := range e.Questions {
-			shape.questions[q.ID] = true
-		}
-		s.examKeys.Store(examID, shape)
-		v = shape
 	}
-	shape := v.(examShape)
+	e, err := s.store.GetExam(ctx, examID)
+	if errors.Is(err, ErrNotFound) {
+		s.examKeys.Delete(examID)
+		return nil, unknownExam(examID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	shape := examShape{npsns: e.NPSNs, questions: make(map[string]bool, len(e.Questions)), loaded: now}
+	for _, q := range e.Questions {
+		shape.questions[q.ID] = true
+	}
+	s.examKeys.Store(examID, shape)
 	if !slices.Contains(shape.npsns, npsn) {
 		return nil, unknownExam(examID)
 	}

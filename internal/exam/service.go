@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/throttle"
 )
 
 // Config tunes a Service. Zero values take the defaults documented per field.
@@ -80,7 +81,7 @@ type Service struct {
 	jwtSecret  []byte
 	signingKey ed25519.PrivateKey
 	pwSecret   []byte
-	logins     *LoginLimiter
+	logins     *throttle.Limiter
 	builds     sync.Map // npsn -> *sync.Mutex, serialises package builds per school
 	examKeys   sync.Map // exam id -> examShape, see examQuestions
 }
@@ -90,7 +91,7 @@ type Service struct {
 func NewService(ctx context.Context, store Store, cfg Config, logger *slog.Logger) (*Service, error) {
 	cfg.setDefaults()
 	s := &Service{store: store, cfg: cfg, log: logger}
-	s.logins = NewLoginLimiter(cfg.LoginMaxFailures, cfg.LoginWindow)
+	s.logins = throttle.NewLimiter(store, "operator-login", cfg.LoginMaxFailures, cfg.LoginWindow)
 
 	s.jwtSecret = cfg.JWTSecret
 	if len(s.jwtSecret) == 0 {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/seedhq/portal/internal/throttle"
+
 	"github.com/seedhq/portal/internal/apperr"
 )
 
@@ -38,6 +40,9 @@ type Store interface {
 	SyncStore
 	MonitorStore
 	PackageStore
+	// Failed sign-ins, counted in the store so that every instance counts
+	// the same ones.
+	throttle.Store
 }
 
 // SecretStore keeps the portal's own secrets (JWT secret, signing key, package

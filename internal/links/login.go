@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/apperr"
-	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/throttle"
 )
 
 // Errors of the sign-ins of the web console (PasswordLogin, KeyLogin).
@@ -28,25 +28,32 @@ const (
 	loginWindow       = 15 * time.Minute
 )
 
-// loginThrottle counts failed sign-ins (per process, like the exam
-// operators' sign-in: several instances multiply the bound).
+// loginThrottle counts failed sign-ins in the store, so that every portal
+// instance sharing it counts the same failures.
 type loginThrottle struct {
-	perAddr *exam.LoginLimiter // key: address
-	perUser *exam.LoginLimiter // key: address + "\x00" + login
+	perAddr *throttle.Limiter // key: address
+	perUser *throttle.Limiter // key: address + "\x00" + login
 }
 
-func newLoginThrottle() loginThrottle {
-	return loginThrottle{perAddr: exam.NewLoginLimiter(loginAddrFailures, loginWindow),
-		perUser: exam.NewLoginLimiter(loginUserFailures, loginWindow)}
+func newLoginThrottle(st throttle.Store) loginThrottle {
+	return loginThrottle{perAddr: throttle.NewLimiter(st, "link-login-addr", loginAddrFailures, loginWindow),
+		perUser: throttle.NewLimiter(st, "link-login-user", loginUserFailures, loginWindow)}
 }
 
 // blocked returns ErrTooManyAttempts (as *apperr.RetryAfterError) when addr,
 // or addr with login, is over its bound. An empty login (a sign-in by API
 // key) is counted per address only.
-func (t loginThrottle) blocked(addr, login string, now time.Time) error {
-	wait := t.perAddr.Blocked(addr, now)
+func (t loginThrottle) blocked(ctx context.Context, addr, login string, now time.Time) error {
+	wait, err := t.perAddr.Blocked(ctx, addr, now)
+	if err != nil {
+		return err
+	}
 	if login != "" {
-		wait = max(wait, t.perUser.Blocked(addr+"\x00"+login, now))
+		userWait, err := t.perUser.Blocked(ctx, addr+"\x00"+login, now)
+		if err != nil {
+			return err
+		}
+		wait = max(wait, userWait)
 	}
 	if wait > 0 {
 		return &apperr.RetryAfterError{Err: ErrTooManyAttempts, RetryAfter: wait}
@@ -55,11 +62,14 @@ func (t loginThrottle) blocked(addr, login string, now time.Time) error {
 }
 
 // fail counts a failed sign-in.
-func (t loginThrottle) fail(addr, login string, now time.Time) {
-	t.perAddr.Fail(addr, now)
-	if login != "" {
-		t.perUser.Fail(addr+"\x00"+login, now)
+func (t loginThrottle) fail(ctx context.Context, addr, login string, now time.Time) error {
+	if err := t.perAddr.Fail(ctx, addr, now); err != nil {
+		return err
 	}
+	if login != "" {
+		return t.perUser.Fail(ctx, addr+"\x00"+login, now)
+	}
+	return nil
 }
 
 // PasswordLogin signs a user in with their username or email and account
@@ -74,8 +84,8 @@ func (t loginThrottle) fail(addr, login string, now time.Time) {
 func (s *Service) PasswordLogin(ctx context.Context, login, password, clientAddr string) (User, error) {
 	login = strings.ToLower(strings.TrimSpace(login))
 	now := s.clock()
-	if err := s.logins.blocked(clientAddr, login, now); err != nil {
-		return User{}, err
+	if err := s.logins.blocked(ctx, clientAddr, login, now); err != nil {
+		return User{}, fmt.Errorf("links: password login: %w", err)
 	}
 	u, err := s.store.GetLinkUserByLogin(ctx, login)
 	if err != nil && !errors.Is(err, ErrNotFound) {
@@ -83,10 +93,14 @@ func (s *Service) PasswordLogin(ctx context.Context, login, password, clientAddr
 	}
 	// CheckPassword costs one bcrypt comparison even for an empty hash.
 	if !CheckPassword(u.PasswordHash, password) || err != nil || login == "" {
-		s.logins.fail(clientAddr, login, now)
+		if err := s.logins.fail(ctx, clientAddr, login, now); err != nil {
+			return User{}, fmt.Errorf("links: password login: %w", err)
+		}
 		return User{}, ErrBadLogin
 	}
-	s.logins.perUser.Reset(clientAddr + "\x00" + login)
+	if err := s.logins.perUser.Reset(ctx, clientAddr+"\x00"+login); err != nil {
+		return User{}, fmt.Errorf("links: password login: %w", err)
+	}
 	return s.signedIn(u, now)
 }
 
@@ -96,12 +110,14 @@ func (s *Service) PasswordLogin(ctx context.Context, login, password, clientAddr
 func (s *Service) KeyLogin(ctx context.Context, key, clientAddr string) (User, error) {
 	key = strings.TrimSpace(key)
 	now := s.clock()
-	if err := s.logins.blocked(clientAddr, "", now); err != nil {
-		return User{}, err
+	if err := s.logins.blocked(ctx, clientAddr, "", now); err != nil {
+		return User{}, fmt.Errorf("links: key login: %w", err)
 	}
 	u, err := s.Authenticate(ctx, key)
 	if errors.Is(err, ErrUnauthorized) {
-		s.logins.fail(clientAddr, "", now)
+		if err := s.logins.fail(ctx, clientAddr, "", now); err != nil {
+			return User{}, fmt.Errorf("links: key login: %w", err)
+		}
 		return User{}, ErrBadLogin
 	}
 	if err != nil {

@@ -34,7 +34,7 @@ func NewService(store Store, cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Service{store: store, now: cfg.Now, logins: newLoginThrottle(), onChange: cfg.OnChange}
+	return &Service{store: store, now: cfg.Now, logins: newLoginThrottle(store), onChange: cfg.OnChange}
 }
 
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/links/visits"
+	"github.com/seedhq/portal/internal/throttle"
 )
 
 // Store is everything the link domain needs from storage. Every method is one
@@ -29,6 +30,9 @@ type Store interface {
 	LinkStore
 	RateLimitStore
 	VisitStore
+	// Failed console sign-ins, counted in the store so that every instance
+	// counts the same ones.
+	throttle.Store
 }
 
 // UserStore keeps link-management users and their API keys.

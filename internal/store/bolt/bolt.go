@@ -85,13 +85,14 @@ var (
 	bucketSyncLogs        = []byte("sync_logs")          // received_at, (id) -> record
 	bucketMonitors        = []byte("monitors")
 	bucketPackages        = []byte("packages")
+	bucketFailures        = []byte("login_failures") // key -> throttle window
 )
 
 var allBuckets = [][]byte{
 	bucketMeta, bucketSecrets, bucketUsers, bucketUsersByName, bucketLicenses, bucketServers,
 	bucketExams, bucketExamQuestions, bucketMembers, bucketMembersByName, bucketMembersBySchool,
 	bucketYears, bucketYearsByName, bucketAPIKeys, bucketAPIKeysByHash, bucketAnswers,
-	bucketPushesByKey, bucketPushesBySum, bucketSyncLogs, bucketMonitors, bucketPackages,
+	bucketPushesByKey, bucketPushesBySum, bucketSyncLogs, bucketMonitors, bucketPackages, bucketFailures,
 }
 
 func init() {

@@ -97,6 +97,7 @@ var suite = []test{
 	{"ListSyncLogs", testListSyncLogs},
 
 	{"Monitors", testMonitors},
+	{"LoginFailures", testLoginFailures},
 
 	{"Packages", testPackages},
 	{"PackageSharedBlob", testPackageSharedBlob},
