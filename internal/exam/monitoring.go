@@ -3,6 +3,7 @@ package exam
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -39,13 +40,13 @@ func (s *Service) Heartbeat(ctx context.Context, id ServerIdentity, in Heartbeat
 		return HeartbeatResult{}, invalid("connected_students must be between 0 and 1000000")
 	case in.ActiveExamsCount < 0 || in.ActiveExamsCount > 100_000:
 		return HeartbeatResult{}, invalid("active_exams_count must be between 0 and 100000")
-	case in.PendingAnswers < 0:
-		return HeartbeatResult{}, invalid("pending_answers must not be negative")
+	case in.PendingAnswers < 0 || in.PendingAnswers > math.MaxInt32:
+		return HeartbeatResult{}, invalid("pending_answers must be between 0 and 2147483647")
 	case len(in.ClientVersion) > 64:
 		return HeartbeatResult{}, invalid("client_version must be at most 64 characters")
 	}
 	now := s.now()
-	_, err := s.store.UpsertMonitor(ctx, Monitor{
+	err := s.beats.write(ctx, Monitor{
 		ID: NewID(), ServerCode: id.ServerCode, NPSN: id.NPSN, SchoolName: id.SchoolName, HardwareID: id.HardwareID,
 		Status: in.Status, ActiveExamsCount: in.ActiveExamsCount, ConnectedStudents: in.ConnectedStudents,
 		PendingAnswers: in.PendingAnswers, ClientIP: in.ClientIP, ClientVersion: in.ClientVersion, LastPingAt: now, UpdatedAt: now,

@@ -82,6 +82,7 @@ type Service struct {
 	signingKey ed25519.PrivateKey
 	pwSecret   []byte
 	logins     *throttle.Limiter
+	beats      *beatWriter
 	builds     sync.Map // npsn -> *sync.Mutex, serialises package builds per school
 	examKeys   sync.Map // exam id -> examShape, see examQuestions
 }
@@ -92,6 +93,7 @@ func NewService(ctx context.Context, store Store, cfg Config, logger *slog.Logge
 	cfg.setDefaults()
 	s := &Service{store: store, cfg: cfg, log: logger}
 	s.logins = throttle.NewLimiter(store, "operator-login", cfg.LoginMaxFailures, cfg.LoginWindow)
+	s.beats = &beatWriter{store: store}
 
 	s.jwtSecret = cfg.JWTSecret
 	if len(s.jwtSecret) == 0 {

@@ -271,10 +271,10 @@ type MonitorFilter struct {
 
 // MonitorStore keeps one monitor record per lab server.
 type MonitorStore interface {
-	// UpsertMonitor writes the record of m.ServerCode: it creates it with
-	// m.ID when absent, otherwise replaces every field but ID. It returns the
-	// stored record.
-	UpsertMonitor(ctx context.Context, m Monitor) (Monitor, error)
+	// UpsertMonitors writes the records of ms, whose server codes are
+	// distinct, at once: each is created with its ID when absent, otherwise
+	// every field but ID is replaced. On error none is written.
+	UpsertMonitors(ctx context.Context, ms []Monitor) error
 	// ListMonitors returns matching records ordered by server_code.
 	ListMonitors(ctx context.Context, f MonitorFilter) ([]Monitor, error)
 }

@@ -289,32 +289,38 @@ func (r monitorRecord) monitor() exam.Monitor {
 		LastPingAt: utc(r.LastPingAt), UpdatedAt: utc(r.UpdatedAt)}
 }
 
-// UpsertMonitor writes the record of m.ServerCode: it creates it with m.ID
-// when absent, otherwise replaces every field but ID. It returns the stored record.
-func (s *Store) UpsertMonitor(ctx context.Context, m exam.Monitor) (exam.Monitor, error) {
-	var out exam.Monitor
-	err := s.update(ctx, "upsert monitor", func(tx *bbolt.Tx) error {
+// UpsertMonitors writes the records of ms (distinct server codes) in one
+// transaction, so one fsync for the group: each is created with its ID when
+// absent, otherwise every field but ID is replaced.
+func (s *Store) UpsertMonitors(ctx context.Context, ms []exam.Monitor) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	return s.update(ctx, "upsert monitors", func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketMonitors)
-		key := []byte(m.ServerCode)
-		if len(key) == 0 {
-			return fmt.Errorf("server_code is empty")
+		for _, m := range ms {
+			key := []byte(m.ServerCode)
+			if len(key) == 0 {
+				return fmt.Errorf("server_code is empty")
+			}
+			rec := monitorRecord{ID: m.ID, ServerCode: m.ServerCode, NPSN: m.NPSN, SchoolName: m.SchoolName,
+				HardwareID: m.HardwareID, Status: m.Status, ActiveExamsCount: m.ActiveExamsCount,
+				ConnectedStudents: m.ConnectedStudents, PendingAnswers: m.PendingAnswers, ClientIP: m.ClientIP, ClientVersion: m.ClientVersion,
+				LastPingAt: ts(m.LastPingAt), UpdatedAt: ts(m.UpdatedAt)}
+			var old monitorRecord
+			found, err := getJSON(b, key, &old)
+			if err != nil {
+				return err
+			}
+			if found {
+				rec.ID = old.ID
+			}
+			if err := putJSON(b, key, rec); err != nil {
+				return err
+			}
 		}
-		rec := monitorRecord{ID: m.ID, ServerCode: m.ServerCode, NPSN: m.NPSN, SchoolName: m.SchoolName,
-			HardwareID: m.HardwareID, Status: m.Status, ActiveExamsCount: m.ActiveExamsCount,
-			ConnectedStudents: m.ConnectedStudents, PendingAnswers: m.PendingAnswers, ClientIP: m.ClientIP, ClientVersion: m.ClientVersion,
-			LastPingAt: ts(m.LastPingAt), UpdatedAt: ts(m.UpdatedAt)}
-		var old monitorRecord
-		found, err := getJSON(b, key, &old)
-		if err != nil {
-			return err
-		}
-		if found {
-			rec.ID = old.ID
-		}
-		out = rec.monitor()
-		return putJSON(b, key, rec)
+		return nil
 	})
-	return out, err
 }
 
 // ListMonitors returns matching records ordered by server_code.

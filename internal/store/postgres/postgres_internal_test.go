@@ -567,13 +567,13 @@ func TestUpsertMonitorAndBindings(t *testing.T) {
 	st := mustOpen(t)
 	ctx := t.Context()
 	m := exam.Monitor{ID: "id1", ServerCode: "LAB-B", NPSN: "20100001", Status: exam.StatusOnline, LastPingAt: t0, UpdatedAt: t0}
-	got, err := st.UpsertMonitor(ctx, m)
-	mustOK(t, "UpsertMonitor", err)
+	mustOK(t, "UpsertMonitors", st.UpsertMonitors(ctx, []exam.Monitor{m}))
 	m.ID, m.Status, m.ConnectedStudents = "id2", exam.StatusSyncing, 30
-	got, err = st.UpsertMonitor(ctx, m)
-	mustOK(t, "UpsertMonitor", err)
-	if got.ID != "id1" || got.Status != exam.StatusSyncing || got.ConnectedStudents != 30 || got.LastPingAt.Location() != time.UTC {
-		t.Fatalf("monitor = %+v", got)
+	mustOK(t, "UpsertMonitors", st.UpsertMonitors(ctx, []exam.Monitor{m}))
+	ms, err := st.ListMonitors(ctx, exam.MonitorFilter{})
+	mustOK(t, "ListMonitors", err)
+	if len(ms) != 1 || ms[0].ID != "id1" || ms[0].Status != exam.StatusSyncing || ms[0].ConnectedStudents != 30 || ms[0].LastPingAt.Location() != time.UTC {
+		t.Fatalf("monitors = %+v", ms)
 	}
 	b := exam.ServerBinding{ServerCode: "LAB-B", NPSN: "20100001", HardwareID: "hw1", LicenseID: "l1", BoundAt: t0}
 	_, err = st.BindServer(ctx, b)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -275,30 +277,46 @@ func scanMonitor(row pgx.Row) (exam.Monitor, error) {
 	return m, err
 }
 
-// UpsertMonitor writes the record of m.ServerCode in one statement: it
-// creates it with m.ID when absent, otherwise replaces every field but ID.
-// It returns the stored record. Every lab server's heartbeat makes this
-// write, and the next heartbeat replaces it, so it does not wait for the
-// WAL to reach the disk (lazyCommit): a crash of the database may lose the
-// last fraction of a second of heartbeats.
-func (s *Store) UpsertMonitor(ctx context.Context, m exam.Monitor) (exam.Monitor, error) {
-	var out exam.Monitor
-	err := s.lazyCommit(ctx, `INSERT INTO monitors AS m (`+monitorColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+// UpsertMonitors writes the records of ms (distinct server codes) in one
+// statement: each is created with its ID when absent, otherwise every field
+// but ID is replaced. Rows are written in server-code order, so that two
+// groups written at once lock their common rows in the same order and never
+// deadlock. Every lab server's heartbeat makes this write, and the next
+// heartbeat replaces it, so it does not wait for the WAL to reach the disk
+// (the lazy pool): a crash of the database may lose the last fraction of a
+// second of heartbeats.
+func (s *Store) UpsertMonitors(ctx context.Context, ms []exam.Monitor) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	ms = slices.SortedFunc(slices.Values(ms), func(a, b exam.Monitor) int { return strings.Compare(a.ServerCode, b.ServerCode) })
+	n := len(ms)
+	var (
+		ids, codes, npsns, schools, hardware, statuses = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		ips, versions                                  = make([]string, n), make([]string, n)
+		exams, students, pending                       = make([]int32, n), make([]int32, n), make([]int32, n)
+		pings, updated                                 = make([]time.Time, n), make([]time.Time, n)
+	)
+	for i, m := range ms {
+		ids[i], codes[i], npsns[i], schools[i], hardware[i], statuses[i] = m.ID, m.ServerCode, m.NPSN, m.SchoolName, m.HardwareID, string(m.Status)
+		ips[i], versions[i] = m.ClientIP, m.ClientVersion
+		exams[i], students[i], pending[i] = int32(m.ActiveExamsCount), int32(m.ConnectedStudents), int32(m.PendingAnswers)
+		pings[i], updated[i] = m.LastPingAt, m.UpdatedAt
+	}
+	_, err := s.lazy.Exec(ctx, `INSERT INTO monitors AS m (`+monitorColumns+`)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[],
+			$8::int[], $9::text[], $10::text[], $11::timestamptz[], $12::timestamptz[], $13::int[])
 		ON CONFLICT (server_code) DO UPDATE SET
 			npsn = excluded.npsn, school_name = excluded.school_name, hardware_id = excluded.hardware_id,
 			status = excluded.status, active_exams_count = excluded.active_exams_count,
 			connected_students = excluded.connected_students, client_ip = excluded.client_ip,
 			client_version = excluded.client_version, last_ping_at = excluded.last_ping_at,
-			updated_at = excluded.updated_at, pending_answers = excluded.pending_answers
-		RETURNING `+monitorColumns,
-		[]any{m.ID, m.ServerCode, m.NPSN, m.SchoolName, m.HardwareID, string(m.Status), m.ActiveExamsCount,
-			m.ConnectedStudents, m.ClientIP, m.ClientVersion, m.LastPingAt, m.UpdatedAt, m.PendingAnswers},
-		func(row pgx.Row) (err error) { out, err = scanMonitor(row); return err })
+			updated_at = excluded.updated_at, pending_answers = excluded.pending_answers`,
+		ids, codes, npsns, schools, hardware, statuses, exams, students, ips, versions, pings, updated, pending)
 	if err != nil {
-		return exam.Monitor{}, fmt.Errorf("postgres: upsert monitor: %w", err)
+		return fmt.Errorf("postgres: upsert %d monitors: %w", n, err)
 	}
-	return out, nil
+	return nil
 }
 
 // ListMonitors returns matching records ordered by server_code.

@@ -280,12 +280,20 @@ func MustListSyncLogs(t *testing.T, s exam.Store, f exam.SyncLogFilter) []exam.S
 	return ls
 }
 
-// MustUpsertMonitor upserts m or fails the test, returning the stored record.
+// MustUpsertMonitor upserts m alone or fails the test, returning the stored
+// record as ListMonitors reads it.
 func MustUpsertMonitor(t *testing.T, s exam.Store, m exam.Monitor) exam.Monitor {
 	t.Helper()
-	got, err := s.UpsertMonitor(t.Context(), m)
-	mustOK(t, "UpsertMonitor "+m.ServerCode, err)
-	return got
+	mustOK(t, "UpsertMonitors "+m.ServerCode, s.UpsertMonitors(t.Context(), []exam.Monitor{m}))
+	ms, err := s.ListMonitors(t.Context(), exam.MonitorFilter{NPSN: m.NPSN})
+	mustOK(t, "ListMonitors", err)
+	for _, got := range ms {
+		if got.ServerCode == m.ServerCode {
+			return got
+		}
+	}
+	t.Fatalf("ListMonitors lacks %s after UpsertMonitors", m.ServerCode)
+	return exam.Monitor{}
 }
 
 // MustContentRevision returns the content revision or fails the test.

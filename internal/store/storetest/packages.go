@@ -43,6 +43,21 @@ func testMonitors(t *testing.T, s exam.Store) {
 		mustOK(t, "ListMonitors", err)
 		check(t, "ListMonitors of npsn "+tc.npsn+" (by server_code)", got, tc.want)
 	}
+
+	// A group, out of order: one record created, two replaced (keeping
+	// their IDs); an empty group writes nothing.
+	d := exam.Monitor{ID: "mon-5", ServerCode: "LAB-D", NPSN: npsnA, Status: exam.StatusOnline, PendingAnswers: 7,
+		LastPingAt: at(3 * time.Minute), UpdatedAt: at(3 * time.Minute)}
+	c2 := exam.Monitor{ID: "mon-6", ServerCode: "LAB-C", NPSN: npsnB, Status: exam.StatusSyncing, ConnectedStudents: 12,
+		LastPingAt: at(3 * time.Minute), UpdatedAt: at(3 * time.Minute)}
+	a2 := exam.Monitor{ID: "mon-7", ServerCode: "LAB-A", NPSN: npsnA, Status: exam.StatusOnline, ClientVersion: "1.2.0",
+		LastPingAt: at(3 * time.Minute), UpdatedAt: at(3 * time.Minute)}
+	mustOK(t, "UpsertMonitors of a group", s.UpsertMonitors(ctx, []exam.Monitor{d, c2, a2}))
+	mustOK(t, "UpsertMonitors of none", s.UpsertMonitors(ctx, nil))
+	c2.ID, a2.ID = c.ID, a.ID
+	got, err := s.ListMonitors(ctx, exam.MonitorFilter{})
+	mustOK(t, "ListMonitors", err)
+	check(t, "ListMonitors after a group", got, []exam.Monitor{a2, want, c2, d})
 }
 
 // blob returns n deterministic pseudo-random bytes.
