@@ -72,6 +72,7 @@ file (--config, YAML, TOML or JSON), then defaults. See docs/configuration.md.`,
 	root.AddCommand(
 		newServeCmd(s),
 		newMigrateCmd(s),
+		newBackupCmd(s),
 		newAdminCmd(s),
 		newVersionCmd(s),
 	)

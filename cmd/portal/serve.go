@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -56,6 +57,9 @@ type serveOptions struct {
 	ShutdownTimeout   time.Duration
 	AdminUsername     string
 	AdminPassword     string
+	// TLS, from tls-cert-file and tls-key-file, serves HTTPS; nil: plain
+	// HTTP (tls.go).
+	TLS *tls.Config
 
 	// LinkHost is the short-link host ("s.example.org", a port may be
 	// given); empty: the host of BaseURL, or any host when that is empty.
@@ -159,6 +163,8 @@ for up to --shutdown-timeout and closes the store.`,
 	f.String("link-visit-retention", "90d", "how long raw click records are kept (e.g. 90d, 720h; 0: for ever); statistics are kept regardless")
 	addOrderingFlags(f)
 	f.String("geoip-db", "", "GeoLite2/GeoIP2 Country or City .mmdb file for the visitors' countries (optional)")
+	f.String("tls-cert-file", "", "PEM certificate (chain) to serve HTTPS with; needs --tls-key-file (default: plain HTTP)")
+	f.String("tls-key-file", "", "PEM private key of --tls-cert-file")
 	return cmd
 }
 
@@ -187,6 +193,7 @@ func serveOptionsFrom(r *config.Reader) (serveOptions, error) {
 		o.LinkHomeURL = u.String()
 	}
 	o.DatabaseURL = databaseURL(r, "database-url")
+	o.TLS = tlsConfigFrom(r)
 	o.Ordering = orderingOptionsFrom(r)
 	o.LogLevel, o.LogFormat = r.Log()
 	if o.JWTSecret != "" && len(o.JWTSecret) < 32 {
@@ -337,9 +344,10 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 		return fmt.Errorf("listen on %s: %w", o.Listen, err)
 	}
 	defer ln.Close()
+	ln, scheme := listenTLS(ln, o.TLS)
 	baseURL := o.BaseURL
 	if baseURL == "" {
-		baseURL = localURL(ln.Addr())
+		baseURL = withScheme(localURL(ln.Addr()), scheme)
 	}
 
 	// The ordering API runs on every store that implements ordering.Store.
@@ -373,6 +381,7 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 		TrustedProxies: o.TrustedProxies,
 		Registry:       reg,
 		Gatherer:       reg,
+		Backup:         storeBackup(st),
 	})
 
 	if redir != nil {

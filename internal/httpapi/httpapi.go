@@ -59,6 +59,9 @@ type Options struct {
 	// Gatherer (as *prometheus.Registry is), the handler's own new registry
 	// when Registry is nil, and prometheus.DefaultGatherer otherwise.
 	Gatherer prometheus.Gatherer
+	// Backup serves GET /api/v1/admin/backup (SUPER_ADMIN). Nil: the route
+	// answers 409 BACKUP_UNSUPPORTED (a PostgreSQL portal: use pg_dump).
+	Backup Backup
 }
 
 // server holds what the handlers share. Handlers are its methods.
@@ -74,6 +77,7 @@ type server struct {
 	metrics     *metrics
 	gather      prometheus.Gatherer
 	mux         *chi.Mux
+	backupFn    Backup
 }
 
 // New returns the portal's HTTP handler: one chi router with every route of
@@ -113,6 +117,7 @@ func New(opts Options) http.Handler {
 		metrics:     newMetrics(reg),
 		gather:      gather,
 		mux:         chi.NewRouter(),
+		backupFn:    opts.Backup,
 	}
 	s.routes()
 	return s.mux

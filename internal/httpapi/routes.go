@@ -39,6 +39,7 @@ func (s *server) routes() {
 	r.Get("/metrics", s.metricsHandler().ServeHTTP)
 
 	s.examRoutes(r)
+	s.backupRoutes(r)
 	if s.links != nil {
 		s.linkRoutes(r)
 	}

@@ -111,7 +111,9 @@ var (
 const format = "1"
 
 // Open opens (creating when absent) the bbolt file at path and the package
-// directory next to it. Blobs left by an interrupted SavePackage are removed.
+// directory next to it. Blobs left by an interrupted SavePackage are removed,
+// and so are the package records whose blob is missing (a restored backup):
+// those packages are built again at the next pull.
 func Open(path string, opts ...Option) (*Store, error) {
 	o := options{timeout: 5 * time.Second, packageDir: filepath.Join(filepath.Dir(path), "packages")}
 	for _, opt := range opts {
@@ -132,6 +134,10 @@ func Open(path string, opts ...Option) (*Store, error) {
 	}
 	s := &Store{db: db, packageDir: o.packageDir}
 	if err := db.Update(initialise); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+	}
+	if err := s.dropMissingPackages(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}

@@ -49,9 +49,34 @@ func migrations() ([]migration, error) {
 // portal instances starting together apply each migration exactly once; the
 // others wait and then find it applied. Applying them again is harmless.
 func (s *Store) Migrate(ctx context.Context) error {
+	return s.migrate(ctx, "")
+}
+
+// MigrateTo applies, as Migrate does, the embedded migrations up to and
+// including version (a file name without .sql, e.g.
+// "0008_monitor_pending_answers") and none after it: the schema of an
+// earlier release, which upgrade tests fill and then Migrate. Migrations
+// are forward only: a database past version is left as it is.
+func (s *Store) MigrateTo(ctx context.Context, version string) error {
+	if version == "" {
+		return fmt.Errorf("postgres: migrate to: no version")
+	}
+	return s.migrate(ctx, version)
+}
+
+// migrate applies the embedded migrations up to last, every one when last
+// is empty.
+func (s *Store) migrate(ctx context.Context, last string) error {
 	ms, err := migrations()
 	if err != nil {
 		return fmt.Errorf("postgres: migrate: read embedded migrations: %w", err)
+	}
+	if last != "" {
+		i := slices.IndexFunc(ms, func(m migration) bool { return m.version == last })
+		if i < 0 {
+			return fmt.Errorf("postgres: migrate to %s: no such migration", last)
+		}
+		ms = ms[:i+1]
 	}
 	for _, m := range ms {
 		if err := s.inTx(ctx, func(tx pgx.Tx) error { return applyMigration(ctx, tx, m) }); err != nil {
