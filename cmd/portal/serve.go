@@ -238,6 +238,10 @@ func validHeaderName(s string) bool {
 // runServe serves the portal until ctx is done, then shuts down gracefully.
 func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 	logger.Info("starting portal", "version", version, "commit", commit)
+	// An error after the background jobs started (a port in use) cancels
+	// them before their deferred waits, so that the portal exits.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 
 	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
 		return fmt.Errorf("create data directory: %w", err)
@@ -277,7 +281,7 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 	// Failed sign-ins are counted in the store (shared by every instance);
 	// old windows are removed hourly.
 	var throttleJob sync.WaitGroup
-	defer throttleJob.Wait()
+	defer func() { cancel(); throttleJob.Wait() }()
 	throttleJob.Go(func() {
 		throttle.RunPrune(ctx, st, func(err error) { logger.Warn("prune failed sign-ins", "err", err) })
 	})
@@ -319,7 +323,7 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 			defer close(pruneDone)
 			visits.RunRetention(ctx, ls, o.LinkVisitRetention, logger)
 		}()
-		defer func() { <-pruneDone }()
+		defer func() { cancel(); <-pruneDone }()
 		ro := redirect.Options{
 			Store:     ls,
 			Recorder:  rec,
@@ -361,7 +365,7 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 		jobs.Go(func() { ordOpts.Service.RunHousekeeping(ctx) })
 		owner := fmt.Sprintf("%s-%d-%s", hostname(), os.Getpid(), rand.Text()[:6])
 		jobs.Go(func() { ordOpts.Service.RunSender(ctx, o.Ordering.messenger(), owner) })
-		defer jobs.Wait()
+		defer func() { cancel(); jobs.Wait() }()
 	} else {
 		logger.Warn("this store does not implement the ordering API; its routes are not served")
 	}
