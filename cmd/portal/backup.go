@@ -15,7 +15,6 @@ import (
 
 	"github.com/seedhq/portal/internal/cmdutil"
 	"github.com/seedhq/portal/internal/httpapi"
-	"github.com/seedhq/portal/internal/httpapi/respond"
 	"github.com/seedhq/portal/internal/store/bolt"
 	"github.com/seedhq/portal/pkg/client"
 )
@@ -130,9 +129,26 @@ func (o *backupOptions) run(ctx context.Context, urlGiven bool) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(o.out, "backup written to %s: %d bytes (%s), sha256 %s, in %s\n",
-		o.File, info.Size, respond.ByteSize(info.Size), info.SHA256, time.Since(start).Round(time.Millisecond))
+	size := fmt.Sprintf("%d bytes", info.Size)
+	if info.Size >= 1<<10 {
+		size += " (" + humanSize(info.Size) + ")"
+	}
+	_, err = fmt.Fprintf(o.out, "backup written to %s: %s, sha256 %s, in %s\n",
+		o.File, size, info.SHA256, time.Since(start).Round(time.Millisecond))
 	return err
+}
+
+// humanSize formats n bytes in KiB, MiB or GiB with one decimal.
+func humanSize(n int64) string {
+	const unit = 1 << 10
+	v, suffix := float64(n)/unit, "KiB"
+	for _, next := range []string{"MiB", "GiB", "TiB"} {
+		if v < unit {
+			break
+		}
+		v, suffix = v/unit, next
+	}
+	return fmt.Sprintf("%.1f %s", v, suffix)
 }
 
 // backupRemote asks the running portal for the backup.

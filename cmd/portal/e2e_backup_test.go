@@ -23,7 +23,7 @@ import (
 )
 
 // backupLine is what "portal backup" prints.
-var backupLine = regexp.MustCompile(`^backup written to (\S+): (\d+) bytes \([^)]*\), sha256 ([0-9a-f]{64}), in \S+\n$`)
+var backupLine = regexp.MustCompile(`^backup written to (\S+): (\d+) bytes(?: \([^)]*\))?, sha256 ([0-9a-f]{64}), in \S+\n$`)
 
 // TestBackupRestoreBolt takes "portal backup" of a running portal on the
 // embedded store while a marketer keeps adding links, then starts a new
