@@ -94,10 +94,14 @@ bench: pgcheck ## micro benchmarks, then the load runs on PostgreSQL and bbolt (
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s ./...
 	$(GO) test -tags loadtest -run '^(TestLoad|TestLabagentLoad|TestRedirectLoad|TestLinkListLoad|TestVisitStatsLoad|TestOrderingLoad|TestConsoleLoad)$$' -count=1 -v -timeout 60m ./internal/loadtest
 
-.PHONY: soak
+.PHONY: soak soak-labagent soak-portal
 SOAK_ROUNDS ?= 300
-soak: ## kill -9 labagent SOAK_ROUNDS times (default 300, about 2 minutes) while students save and it pushes
+SOAK_DURATION ?= 30m
+soak: soak-labagent soak-portal ## both soaks below (not in CI)
+soak-labagent: ## kill -9 labagent SOAK_ROUNDS times (default 300, about 2 minutes) while students save and it pushes
 	LABAGENT_KILL_ROUNDS=$(SOAK_ROUNDS) $(GO) test -count=1 -run '^TestKillNine$$' -v -timeout 2h ./cmd/labagent/
+soak-portal: ## the portal under a mixed load of the three APIs for SOAK_DURATION (default 30m): RSS, goroutines, open files must not grow
+	PORTAL_SOAK=$(SOAK_DURATION) $(GO) test -count=1 -run '^TestPortalSoak$$' -v -timeout 24h ./cmd/portal/
 
 .PHONY: dist
 dist: ## release archives of every binary per os/arch (binary, README, its docs and service file, VERSION) and SHA256SUMS into ./dist
