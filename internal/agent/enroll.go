@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -126,8 +127,15 @@ func Enroll(ctx context.Context, o EnrollOptions) (*Config, error) {
 }
 
 // NewHTTPClient returns an *http.Client that retries with exponential
-// backoff and jitter on connection errors, 429 and 5xx, honouring
-// Retry-After, as a lab server on a bad line needs.
+// backoff on connection errors, 429 and 5xx, honouring Retry-After, as a
+// lab server on a bad line needs.
+//
+// When its retries run out, the caller gets the portal's last answer (a
+// 429 with its Retry-After, a 500 with its message), not a bare "giving
+// up": the daemon's loops read Retry-After from it. A 429 or 503 asking
+// for a longer wait than the client's own (RetryWaitMax) is returned at
+// once, so that no call sits out an hour-long Retry-After holding the
+// push (and "labagent push --now"): the daemon's loop waits instead.
 func NewHTTPClient(logger *slog.Logger) *http.Client {
 	rc := retryablehttp.NewClient()
 	// Few quick retries: the daemon's own loops back off for longer (and
@@ -139,7 +147,39 @@ func NewHTTPClient(logger *slog.Logger) *http.Client {
 	if logger != nil {
 		rc.Logger = logger
 	}
+	rc.CheckRetry = func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+		if err == nil && resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) &&
+			parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()) > rc.RetryWaitMax {
+			return false, nil
+		}
+		return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+	}
+	rc.ErrorHandler = func(resp *http.Response, err error, tries int) (*http.Response, error) {
+		if resp != nil {
+			return resp, nil // the body is unread: the caller decodes the portal's error
+		}
+		if err == nil {
+			err = errors.New("no answer")
+		}
+		return nil, fmt.Errorf("giving up after %d attempt(s): %w", tries, err)
+	}
 	return rc.StandardClient()
+}
+
+// parseRetryAfter reads a Retry-After value sent at now: delay seconds or an
+// HTTP date; 0 when there is none.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if sec, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return time.Duration(max(sec, 0)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0)
+	}
+	return 0
 }
 
 // MachineHardwareID derives a stable identifier of this machine from its

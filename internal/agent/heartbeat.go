@@ -9,7 +9,7 @@ import (
 )
 
 // heartbeatLoop reports after each handshake and then every interval the
-// portal asks for.
+// portal asks for, or later when the portal's Retry-After asks for longer.
 func (s *Syncer) heartbeatLoop(ctx context.Context) {
 	t := time.NewTimer(s.heartbeatInterval())
 	defer t.Stop()
@@ -22,15 +22,17 @@ func (s *Syncer) heartbeatLoop(ctx context.Context) {
 		}
 		err := s.heartbeat(ctx)
 		drain(s.hbNow)
+		next := s.heartbeatInterval()
 		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
 			s.fail(ctx, opHeartbeat, err)
+			next = max(next, s.retryAfter(err))
 		} else {
 			s.succeed(ctx, opHeartbeat)
 		}
-		t.Reset(s.heartbeatInterval())
+		t.Reset(next)
 	}
 }
 

@@ -122,6 +122,13 @@ func (s *Syncer) push(ctx context.Context) (PushResult, error) {
 			}
 			return s.pushResult(res), err
 		}
+		if rc.SyncID == "" {
+			// A 200 that is no receipt (an empty body, "{}": a proxy or a
+			// captive portal answering for the portal) acknowledges
+			// nothing: the batch stays and is pushed again.
+			return s.pushResult(res), fmt.Errorf("push batch %d (%d answers): the answer is not a receipt (no sync_id); the batch is kept",
+				b.Seq, len(b.Answers))
+		}
 		records := rc.RecordCount
 		if records == 0 {
 			records = len(b.Answers)

@@ -455,9 +455,8 @@ func (s *Syncer) retryDelay(n int, err error, refusal bool) time.Duration {
 	if errors.As(err, &re) && re.after > 0 {
 		return re.after
 	}
-	var ce *client.Error
-	if errors.As(err, &ce) && ce.RetryAfter > 0 {
-		return min(ce.RetryAfter, max(s.o.SlowRetry, s.o.RetryMax)) + rand.N(s.o.RetryMin)
+	if d := s.retryAfter(err); d > 0 {
+		return d
 	}
 	if refusal {
 		return s.o.SlowRetry
@@ -468,6 +467,17 @@ func (s *Syncer) retryDelay(n int, err error, refusal bool) time.Duration {
 	}
 	d = min(d, s.o.RetryMax)
 	return d/2 + rand.N(d/2+1)
+}
+
+// retryAfter is the wait the portal asked for with err (its Retry-After),
+// capped at the longer of SlowRetry and RetryMax, with jitter; 0 when it
+// asked for none.
+func (s *Syncer) retryAfter(err error) time.Duration {
+	var ce *client.Error
+	if errors.As(err, &ce) && ce.RetryAfter > 0 {
+		return min(ce.RetryAfter, max(s.o.SlowRetry, s.o.RetryMax)) + rand.N(s.o.RetryMin)
+	}
+	return 0
 }
 
 // Status returns a snapshot of the sync state.
