@@ -126,6 +126,11 @@ func Enroll(ctx context.Context, o EnrollOptions) (*Config, error) {
 	return cfg, nil
 }
 
+// responseHeaderTimeout bounds the wait for the headers of an answer: far
+// above what the portal takes for the largest push (50,000 answers), far
+// below the 5-minute limit of a whole call.
+const responseHeaderTimeout = 2 * time.Minute
+
 // NewHTTPClient returns an *http.Client that retries with exponential
 // backoff on connection errors, 429 and 5xx, honouring Retry-After, as a
 // lab server on a bad line needs.
@@ -143,6 +148,11 @@ func NewHTTPClient(logger *slog.Logger) *http.Client {
 	rc.RetryMax = 2
 	rc.RetryWaitMin = 500 * time.Millisecond
 	rc.RetryWaitMax = 5 * time.Second
+	// A portal that takes the connection and never answers is given up on
+	// after responseHeaderTimeout (then retried), not the call's whole limit.
+	if tr, ok := rc.HTTPClient.Transport.(*http.Transport); ok {
+		tr.ResponseHeaderTimeout = responseHeaderTimeout
+	}
 	rc.Logger = nil
 	if logger != nil {
 		rc.Logger = logger
