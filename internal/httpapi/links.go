@@ -132,7 +132,8 @@ func writeLinkErrorStatus(w http.ResponseWriter, status int, code, msg string) {
 // status of its kind; a *qr.ValidationError with 400 VALIDATION_FAILED (413
 // BODY_TOO_LARGE for an oversized logo); an over-limit body with 413; a
 // store that cannot be reached with 503 STORE_UNAVAILABLE and Retry-After;
-// anything else with 500 INTERNAL, logged in full.
+// text the store cannot keep (a NUL character, bytes that are not UTF-8)
+// with 400 INVALID_TEXT; anything else with 500 INTERNAL, logged in full.
 func (s *server) linkError(w http.ResponseWriter, r *http.Request, err error) {
 	var (
 		tooLarge *http.MaxBytesError
@@ -156,6 +157,11 @@ func (s *server) linkError(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.WarnContext(r.Context(), "store unavailable", "request_id", respond.RequestID(r.Context()), "method", r.Method,
 			"path", r.URL.Path, "err", err)
 		status, code, msg := respond.SetStoreUnavailable(w)
+		writeLinkErrorStatus(w, status, code, msg)
+		return
+	}
+	if e == nil && respond.StoreRefusedText(err) {
+		status, code, msg := respond.InvalidTextAnswer()
 		writeLinkErrorStatus(w, status, code, msg)
 		return
 	}

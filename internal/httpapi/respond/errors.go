@@ -40,8 +40,9 @@ func ErrorStatus(w http.ResponseWriter, status int, code, msg string) {
 // with the status of its kind (and Retry-After for an
 // *apperr.RetryAfterError), its code and message; an over-limit body with 413
 // BODY_TOO_LARGE; a store that cannot be reached with 503 STORE_UNAVAILABLE
-// and Retry-After; anything else with 500 INTERNAL and a generic message,
-// the full error being logged with the request id.
+// and Retry-After; text the store cannot keep (a NUL character, bytes that
+// are not UTF-8) with 400 INVALID_TEXT; anything else with 500 INTERNAL and
+// a generic message, the full error being logged with the request id.
 func Error(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
@@ -54,6 +55,11 @@ func Error(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) 
 		log.WarnContext(r.Context(), "store unavailable", "request_id", RequestID(r.Context()), "method", r.Method,
 			"path", r.URL.Path, "err", err)
 		status, code, msg := SetStoreUnavailable(w)
+		ErrorStatus(w, status, code, msg)
+		return
+	}
+	if e == nil && StoreRefusedText(err) {
+		status, code, msg := InvalidTextAnswer()
 		ErrorStatus(w, status, code, msg)
 		return
 	}
