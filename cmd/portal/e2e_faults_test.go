@@ -40,7 +40,6 @@ const (
 // portal's signature and answers an invoice named after the order.
 type fakeProvider struct {
 	*httptest.Server
-	invoices atomic.Int64
 }
 
 func newFakeProvider(t testing.TB) *fakeProvider {
@@ -58,7 +57,6 @@ func newFakeProvider(t testing.TB) *fakeProvider {
 			http.Error(w, "bad request", http.StatusBadRequest)
 			return
 		}
-		f.invoices.Add(1)
 		fmt.Fprintf(w, `{"invoiceId":"inv-%s","paymentUrl":"https://pay.example.com/inv-%s"}`, in.OrderID, in.OrderID)
 	}))
 	t.Cleanup(f.Close)
