@@ -13,6 +13,13 @@
 // TestOrderingLoad measures the ordering API: complete messenger logins
 // per second, orders from 50 concurrent customers for 60 s with their
 // latency (every order stored checked) and provider webhooks per second.
+// TestExamDay and TestCampaignBurst ("make loadtest") drive real portal
+// binaries on one PostgreSQL database, one and three instances: an exam day
+// of 1,000 simulated lab servers at ten times a real server's cadence
+// (handshake, pull, heartbeats, pushes, package checks; every acknowledged
+// answer counted in the database afterwards; the CPU used gives the sizing
+// of docs/operations.md), and a burst of redirects over a campaign's 100
+// links (every redirect counted as a click afterwards).
 //
 // The tests carry the build tag loadtest, so "make test" never runs them;
 // "make bench" does:
