@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -61,6 +62,11 @@ func JSON(w http.ResponseWriter, status int, v any) {
 // offset, so that encoding/json has the last word either way.
 func Decode(r *http.Request, dst any) error {
 	body, err := io.ReadAll(r.Body)
+	if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
+		// The body's read deadline (limits.go) passed; the error's text
+		// would name the portal's own address.
+		return InvalidJSON("the request body did not arrive in time")
+	}
 	if err != nil {
 		return jsonError(err)
 	}
