@@ -93,7 +93,10 @@ func normaliseAnswer(q *client.PackageQuestion, answer string) (string, error) {
 		if utf8.RuneCountInString(answer) > maxTextAnswer || !utf8.ValidString(answer) {
 			return "", invalid("the answer is longer than 10,000 characters or not valid UTF-8")
 		}
-		return answer, nil
+		// A NUL (pasted from elsewhere) means nothing in a text, and the
+		// portal refuses text holding one (PostgreSQL cannot store it): a
+		// batch carrying it would never be accepted.
+		return strings.ReplaceAll(answer, "\x00", ""), nil
 	}
 }
 

@@ -455,7 +455,11 @@ func TestExamFlow(t *testing.T) {
 			Saved            bool
 			RemainingSeconds int `json:"remaining_seconds"`
 		}
-		s1.mustOK("PUT", "/api/student/exams/e1/answers/"+q, map[string]string{"answer": ans}, &r)
+		sent := ans
+		if q == "es" {
+			sent = "Karena\x00 ..." // a NUL is dropped: the portal could not store the text
+		}
+		s1.mustOK("PUT", "/api/student/exams/e1/answers/"+q, map[string]string{"answer": sent}, &r)
 		if !r.Saved || r.RemainingSeconds != 3000 {
 			t.Fatalf("save %s: %+v", q, r)
 		}
