@@ -113,10 +113,10 @@ func readImportCSV(r io.Reader) ([]csvRow, error) {
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
 			return nil, cmdutil.Usagef("CSV: %v", err)
 		}
+		line, _ := cr.FieldPos(0) // only after a record was read: FieldPos panics otherwise
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue // a blank line
 		}

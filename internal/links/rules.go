@@ -1,6 +1,7 @@
 package links
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -227,9 +228,19 @@ func ValidateQRData(t QRType, data json.RawMessage) (json.RawMessage, error) {
 	default:
 		return nil, invalid("data must be a string, an array or an object")
 	}
-	out, err := json.Marshal(v)
-	if err != nil {
+	// Compacted without HTML escapes (which would turn one byte of < > &
+	// into six); what the compaction still grows (invalid UTF-8 becomes
+	// U+FFFD) is held to the same limit, so stored data always validates
+	// again.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return nil, fmt.Errorf("links: compact QR data: %w", err)
+	}
+	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if len(out) > MaxQRDataBytes {
+		return nil, invalid("data must be at most %d bytes", MaxQRDataBytes)
 	}
 	return out, nil
 }
