@@ -135,7 +135,7 @@ func newHarness(t testing.TB, open func(testing.TB) exam.Store, options ...harne
 	cfg.opts.Exam = svc
 	cfg.opts.Logger = logger
 	cfg.opts.Registry = prometheus.NewRegistry()
-	srv := httptest.NewServer(httpapi.New(cfg.opts))
+	srv := httptest.NewServer(validateAPI(t, httpapi.New(cfg.opts))) // openapi_validate_test.go
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() {
 		if t.Failed() {

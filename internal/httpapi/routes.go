@@ -37,6 +37,7 @@ func (s *server) routes() {
 	r.Get("/healthz", s.healthz)
 	r.Get("/readyz", s.readyz)
 	r.Get("/metrics", s.metricsHandler().ServeHTTP)
+	s.openapiRoutes(r)
 
 	s.examRoutes(r)
 	s.backupRoutes(r)
