@@ -15,6 +15,7 @@ import (
 
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
+	"github.com/seedhq/portal/internal/openapi/openapitest"
 	"github.com/seedhq/portal/internal/store/bolt"
 )
 
@@ -49,7 +50,7 @@ func startPortal(t *testing.T, cfg exam.Config) *testPortal {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &testPortal{t: t, Svc: svc, handler: httpapi.New(httpapi.Options{Exam: svc, Logger: logger, Registry: prometheus.NewRegistry()})}
+	p := &testPortal{t: t, Svc: svc, handler: openapitest.Wrap(t, httpapi.New(httpapi.Options{Exam: svc, Logger: logger, Registry: prometheus.NewRegistry()}))}
 	p.srv = httptest.NewServer(p.handler)
 	p.URL, p.addr = p.srv.URL, p.srv.Listener.Addr().String()
 	t.Cleanup(p.Stop)

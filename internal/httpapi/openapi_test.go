@@ -12,6 +12,7 @@ import (
 
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/openapi"
+	"github.com/seedhq/portal/internal/openapi/openapitest"
 )
 
 // undocumentedPrefixes are the paths of the router that are no JSON API:
@@ -27,13 +28,13 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	var ls *links.Service
 	h := newHarness(t, openBolt, withLinks(clk, &ls), withOrdering(clk, "", t.TempDir()))
 	clk.now = h.clock.Now()
-	vh, ok := h.srv.Config.Handler.(*validatingHandler)
+	next, ok := openapitest.Unwrap(h.srv.Config.Handler)
 	if !ok {
 		t.Fatalf("the harness does not serve through validateAPI")
 	}
-	routes, ok := vh.next.(chi.Routes)
+	routes, ok := next.(chi.Routes)
 	if !ok {
-		t.Fatalf("httpapi.New returned %T, not a chi router", vh.next)
+		t.Fatalf("httpapi.New returned %T, not a chi router", next)
 	}
 	var served []string
 	err := chi.Walk(routes, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
@@ -48,15 +49,7 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	if err != nil {
 		t.Fatalf("walk: %v", err)
 	}
-	described := map[string]string{}
-	for _, d := range loadDocs(t) {
-		for _, op := range d.list {
-			if prev, dup := described[op]; dup {
-				t.Errorf("%s is described in both %s and %s", op, prev, d.name)
-			}
-			described[op] = d.name
-		}
-	}
+	described := openapitest.Operations(t)
 	for _, op := range served {
 		if _, ok := described[op]; !ok {
 			t.Errorf("route %s is described in no OpenAPI document (internal/openapi)", op)
@@ -114,8 +107,8 @@ func TestOpenAPIServed(t *testing.T) {
 			t.Errorf("%s: %d paths in JSON, %d in YAML", name, len(jp), len(yp))
 		}
 	}
-	// loadDocs validates each document against the OpenAPI 3.1 schema.
-	loadDocs(t)
+	// Load validates each document against the OpenAPI 3.1 schema.
+	openapitest.Load(t)
 }
 
 // TestOpenAPIOnlyServedAPIs checks that a portal without the link and

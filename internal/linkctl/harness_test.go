@@ -20,6 +20,7 @@ import (
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/redirect"
 	"github.com/seedhq/portal/internal/links/visits"
+	"github.com/seedhq/portal/internal/openapi/openapitest"
 	"github.com/seedhq/portal/internal/store/bolt"
 	"github.com/seedhq/portal/pkg/client"
 )
@@ -61,8 +62,8 @@ func mustStartPortalWith(t *testing.T, linksCfg links.Config) *testPortal {
 	}
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
-	api := httpapi.New(httpapi.Options{Exam: svc, Links: links.NewService(st, linksCfg),
-		LinkBaseURL: base, Logger: logger, Registry: prometheus.NewRegistry()})
+	api := openapitest.Wrap(t, httpapi.New(httpapi.Options{Exam: svc, Links: links.NewService(st, linksCfg),
+		LinkBaseURL: base, Logger: logger, Registry: prometheus.NewRegistry()}))
 	// The short links and QR images are served, as by portal serve, by the
 	// redirector on every path outside /api.
 	rec, err := visits.NewRecorder(st, visits.Options{Secret: []byte("linkctl-test-visit-secret"), Logger: logger})
