@@ -36,7 +36,7 @@ const (
 	pushDuration     = 5 * time.Second // timed pushes per store and concurrency
 	heartbeatServers = 1000            // simulated lab servers
 	heartbeatConns   = 64              // worker pool = keep-alive connections
-	heartbeatRun     = 5 * time.Second // timed heartbeats per store
+	heartbeatRun     = time.Minute     // timed heartbeats per store: sustained
 	pullServers      = 20              // concurrent package pulls
 	pullExams        = 40              // exams of the package
 	pullQuestions    = 5               // questions per exam
