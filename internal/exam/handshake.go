@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -160,6 +161,9 @@ func (s *Service) PackageKey(ctx context.Context, npsn string) ([]byte, error) {
 
 // AuthenticateServer verifies a lab server's access token.
 func (s *Service) AuthenticateServer(_ context.Context, token string) (ServerIdentity, error) {
+	if id, ok := s.serverTokens.get(token, s.cfg.Now()); ok {
+		return id, nil
+	}
 	claims, err := s.parseToken(token, AudienceServer)
 	if err != nil {
 		return ServerIdentity{}, err
@@ -169,7 +173,55 @@ func (s *Service) AuthenticateServer(_ context.Context, token string) (ServerIde
 	if id.ServerCode == "" || id.NPSN == "" {
 		return ServerIdentity{}, ErrUnauthorized
 	}
+	if exp, err := claims.GetExpirationTime(); err == nil && exp != nil {
+		s.serverTokens.put(token, id, exp.Time)
+	}
 	return id, nil
+}
+
+// maxCachedServerTokens bounds the verified lab-server tokens kept: one per
+// lab server of a national fleet fits (90,000), at a few hundred bytes each.
+const maxCachedServerTokens = 200_000
+
+// serverTokenCache keeps the lab-server tokens already verified, until
+// their expiry: a server sends the same token with every heartbeat, pull
+// and push of its hour, and verifying it again (base64, JSON, HMAC) was
+// the largest cost of a heartbeat. Only tokens that passed parseToken
+// (pinned algorithm, secret, audience, issuer, expiry) are kept, under their
+// exact text; server tokens are never revoked one by one (a licence's
+// revocation is checked at the next handshake), so the answer is the one
+// parseToken would give until the expiry, when the token is checked again.
+type serverTokenCache struct {
+	mu sync.RWMutex
+	m  map[string]cachedServerToken
+}
+
+type cachedServerToken struct {
+	id  ServerIdentity
+	exp time.Time
+}
+
+// get returns the identity of token when it is cached and not expired at
+// now.
+func (c *serverTokenCache) get(token string, now time.Time) (ServerIdentity, bool) {
+	c.mu.RLock()
+	t, ok := c.m[token]
+	c.mu.RUnlock()
+	if !ok || !now.Before(t.exp) {
+		return ServerIdentity{}, false
+	}
+	return t.id, true
+}
+
+// put keeps token's identity until exp. When the cache is full it is
+// emptied first (the servers' next requests verify their tokens again).
+func (c *serverTokenCache) put(token string, id ServerIdentity, exp time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxCachedServerTokens {
+		c.m = make(map[string]cachedServerToken)
+	}
+	c.m[token] = cachedServerToken{id: id, exp: exp}
 }
 
 // CheckServer returns ErrServerMismatch unless serverCode (and npsn, when

@@ -83,8 +83,10 @@ type Service struct {
 	pwSecret   []byte
 	logins     *throttle.Limiter
 	beats      *beatWriter
-	builds     sync.Map // npsn -> *sync.Mutex, serialises package builds per school
-	examKeys   sync.Map // exam id -> examShape, see examQuestions
+	// serverTokens caches verified lab-server tokens (AuthenticateServer).
+	serverTokens serverTokenCache
+	builds       sync.Map // npsn -> *sync.Mutex, serialises package builds per school
+	examKeys     sync.Map // exam id -> examShape, see examQuestions
 }
 
 // NewService loads (or creates on first start) the portal's secrets from the

@@ -159,3 +159,18 @@ func TestSyncLogs(t *testing.T) {
 		h.op("GET", "/api/v1/admin/sync-logs?status=weird", nil).expectError(400, "VALIDATION_FAILED")
 	})
 }
+
+// TestServerTokenExpiresWhenCached: a lab-server token verified once (and
+// kept by the portal, so that its next requests skip the verification)
+// still stops working at its expiry, an hour after the handshake.
+func TestServerTokenExpiresWhenCached(t *testing.T) {
+	forEachStore(t, func(t *testing.T, h *harness) {
+		lab := h.newLabServer("LAB-01", npsnA)
+		beat := map[string]any{"server_code": "LAB-01"}
+		h.as(lab, "POST", "/api/v1/sync/heartbeat", beat).expect(200)
+		h.clock.Advance(59 * time.Minute)
+		h.as(lab, "POST", "/api/v1/sync/heartbeat", beat).expect(200)
+		h.clock.Advance(time.Minute)
+		h.as(lab, "POST", "/api/v1/sync/heartbeat", beat).expectError(401, "TOKEN_EXPIRED")
+	})
+}
