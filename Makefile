@@ -112,30 +112,6 @@ fuzz: ## run every fuzz target for FUZZTIME each (default 1m); a crasher is kept
 fuzz-brief: ## every fuzz target for 1s (part of make test; their seed corpora run in the plain tests too)
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=1s
 
-	@echo "Every fuzz target briefly (make fuzz runs them longer):"
-	@$(MAKE) --no-print-directory fuzz-brief
-
-.PHONY: fuzz fuzz-brief
-FUZZTIME ?= 1m
-# Every fuzz target (func FuzzXxx(f *testing.F) in a _test.go file), found
-# without compiling: one line per package, its directory then its targets.
-FUZZ_TARGETS = grep -ro --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*(' cmd internal pkg | \
-	awk -F: '{d = $$1; sub(/\/[^\/]*$$/, "", d); n = $$2; sub(/^func /, "", n); sub(/\($$/, "", n); t[d] = t[d] " " n} END {for (d in t) print "./" d t[d]}' | sort
-fuzz: ## run every fuzz target for FUZZTIME each (default 1m); a crasher is kept in the package's testdata/fuzz/ (docs/ARCHITECTURE.md, "Fuzzing")
-	@mod=$$($(GO) list -m); cache=$$($(GO) env GOCACHE)/fuzz; mkdir -p bin/fuzz; \
-	$(FUZZ_TARGETS) | while read -r dir names; do \
-		bin=$(CURDIR)/bin/fuzz/$$(echo $${dir#./} | tr / _).test; \
-		$(GO) test -c -fuzz . -o $$bin $$dir || exit 1; \
-		for name in $$names; do \
-			echo "fuzz $$dir $$name for $(FUZZTIME)"; \
-			(cd $$dir && $$bin -test.run '^$$' -test.fuzz "^$$name\$$" -test.fuzztime $(FUZZTIME) -test.fuzzminimizetime 5s \
-				-test.fuzzcachedir $$cache/$$mod/$${dir#./}) </dev/null 2>&1 | grep -v '^fuzz: elapsed' || exit 1; \
-		done; \
-	done
-
-fuzz-brief: ## every fuzz target for 1s (part of make test; their seed corpora run in the plain tests too)
-	@$(MAKE) --no-print-directory fuzz FUZZTIME=1s
-
 .PHONY: bench
 bench: pgcheck ## micro benchmarks, then the load runs on PostgreSQL and bbolt (docs/benchmarks.md)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s ./...
