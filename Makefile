@@ -88,8 +88,6 @@ test: lint pgcheck ## lint, then every test with -race (PostgreSQL too when reac
 	$(GO) test -race -count=1 ./...
 	@echo "Tests that the race detector would distort (memory and allocation figures), without -race:"
 	$(GO) test -count=1 -run '^(TestPackageReadersMemory|TestRecordDoesNotAllocate|TestAnswersCSVMemory)$$' -v ./internal/store/postgres ./internal/links/visits ./internal/httpapi
-	@echo "Every fuzz target briefly (make fuzz runs them longer):"
-	@$(MAKE) --no-print-directory fuzz-brief
 
 .PHONY: fuzz fuzz-brief
 FUZZTIME ?= 1m
@@ -109,8 +107,11 @@ fuzz: ## run every fuzz target for FUZZTIME each (default 1m); a crasher is kept
 		done; \
 	done
 
-fuzz-brief: ## every fuzz target for 1s (part of make test; their seed corpora run in the plain tests too)
-	@$(MAKE) --no-print-directory fuzz FUZZTIME=1s
+# Brief runs count executions, not seconds: with a duration as short as 1s
+# the fuzzing engine can fail with "context deadline exceeded" before its
+# workers are up (seen in CI), a flake unrelated to the code under test.
+fuzz-brief: ## every fuzz target for 2,000 inputs (their seed corpora run in make test; this is not part of it yet: docs/ARCHITECTURE.md, "Fuzzing")
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=2000x
 
 .PHONY: bench
 bench: pgcheck ## micro benchmarks, then the load runs on PostgreSQL and bbolt (docs/benchmarks.md)
