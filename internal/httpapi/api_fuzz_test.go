@@ -5,20 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/seedhq/portal/internal/exam"
-	"github.com/seedhq/portal/internal/httpapi"
 	"github.com/seedhq/portal/internal/links"
-	"github.com/seedhq/portal/internal/store/bolt"
-	"github.com/seedhq/portal/internal/testkit"
 )
 
 // The fuzz targets of this file send any body to every route of the three
@@ -28,43 +20,12 @@ import (
 // or another shape; a success is JSON in the success envelope. Seeds are a
 // valid body of each route and edge cases; the route is chosen by a byte.
 
-// newFuzzHarness is newHarness for fuzzing: the router alone (what the
-// fuzzers check is their property, and a wrapper that reports to the
-// harness's testing.F could not report from inside the fuzz function), over
-// a bbolt store without fsync, logging warnings and errors only (a fuzz run
-// sends millions of requests).
+// newFuzzHarness is newHarness for fuzzing: over a bbolt store without
+// fsync, logging warnings and errors only. A fuzz function hands each input's
+// t to harness.use, so that the OpenAPI validator reports to it.
 func newFuzzHarness(f *testing.F, options ...harnessOption) *harness {
 	f.Helper()
-	var cfg harnessConfig
-	for _, o := range options {
-		o(&cfg)
-	}
-	bst, err := bolt.Open(filepath.Join(f.TempDir(), "portal.db"), bolt.WithNoSync())
-	if err != nil {
-		f.Fatalf("open bolt store: %v", err)
-	}
-	f.Cleanup(func() { bst.Close() })
-	var st exam.Store = bst
-	if cfg.wrapStore != nil {
-		st = cfg.wrapStore(st)
-	}
-	clk := &clock{now: time.Now().UTC().Truncate(time.Second)}
-	logs := &testkit.Buffer{}
-	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	svc, err := exam.NewService(context.Background(), st, exam.Config{
-		JWTSecret: []byte("test-secret-of-at-least-32-bytes!!"),
-		TempDir:   f.TempDir(),
-		Now:       clk.Now,
-	}, logger)
-	if err != nil {
-		f.Fatalf("new service: %v", err)
-	}
-	cfg.opts.Exam = svc
-	cfg.opts.Logger = logger
-	cfg.opts.Registry = prometheus.NewRegistry()
-	srv := httptest.NewServer(httpapi.New(cfg.opts))
-	f.Cleanup(srv.Close)
-	return &harness{t: f, svc: svc, clock: clk, srv: srv, logs: logs, client: srv.Client()}
+	return newHarness(f, openBoltNoSync, append(options, withQuietLogs())...)
 }
 
 // fuzzRoute is a route with a body.
@@ -193,7 +154,7 @@ func FuzzExamAPI(f *testing.F) {
 	}
 	addRouteSeeds(f, routes)
 	f.Fuzz(func(t *testing.T, route uint8, body []byte) {
-		h.t = t
+		h.use(t)
 		rt := routes[int(route)%len(routes)]
 		hdr := []string{"Content-Type", rt.contentType}
 		switch rt.cred {
@@ -262,7 +223,7 @@ func FuzzLinkAPI(f *testing.F) {
 	}
 	addRouteSeeds(f, routes)
 	f.Fuzz(func(t *testing.T, route uint8, body []byte) {
-		lh.t = t
+		lh.use(t)
 		rt := routes[int(route)%len(routes)]
 		hdr := []string{"Content-Type", rt.contentType}
 		switch rt.cred {
@@ -279,10 +240,7 @@ func FuzzLinkAPI(f *testing.F) {
 // covered by FuzzOrderingLogin, FuzzOrderingOrder and FuzzGatewayWebhook,
 // as the owner, and the operator's menu CSV import and role change.
 func FuzzOrderingAPI(f *testing.F) {
-	clk := &clock{}
-	h := newFuzzHarness(f, withOrdering(clk, "628110000001", f.TempDir()))
-	clk.now = h.clock.Now()
-	h.clock = clk
+	h := orderingHarness(f, openBoltNoSync, "628110000001", withQuietLogs())
 	owner := h.orderingLogin("08110000001", "628110000001")
 	customer := h.orderingLogin("081234567891", "6281234567891")
 	var me struct{ User struct{ ID string } }
@@ -334,7 +292,7 @@ func FuzzOrderingAPI(f *testing.F) {
 	}
 	addRouteSeeds(f, routes)
 	f.Fuzz(func(t *testing.T, route uint8, body []byte) {
-		h.t = t
+		h.use(t)
 		rt := routes[int(route)%len(routes)]
 		hdr := []string{"Content-Type", rt.contentType}
 		switch rt.cred {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
+	"github.com/seedhq/portal/internal/openapi/openapitest"
 	"github.com/seedhq/portal/internal/store/bolt"
 )
 
@@ -49,7 +50,18 @@ var extraStoreOpeners []storeOpener
 
 func openBolt(t testing.TB) exam.Store {
 	t.Helper()
-	st, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"))
+	return openBoltWith(t)
+}
+
+// openBoltNoSync is openBolt without fsync, for fuzzing.
+func openBoltNoSync(t testing.TB) exam.Store {
+	t.Helper()
+	return openBoltWith(t, bolt.WithNoSync())
+}
+
+func openBoltWith(t testing.TB, opts ...bolt.Option) exam.Store {
+	t.Helper()
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"), opts...)
 	if err != nil {
 		t.Fatalf("open bolt store: %v", err)
 	}
@@ -83,6 +95,7 @@ type harness struct {
 	svc    *exam.Service
 	clock  *clock
 	srv    *httptest.Server
+	api    *openapitest.Handler // the router, validated against the OpenAPI documents
 	logs   *testkit.Buffer
 	client *http.Client
 
@@ -96,6 +109,13 @@ type harnessOption func(*harnessConfig)
 type harnessConfig struct {
 	wrapStore func(exam.Store) exam.Store
 	opts      httpapi.Options
+	logLevel  slog.Level
+}
+
+// withQuietLogs keeps only the portal's warnings and errors: a fuzz run
+// sends millions of requests.
+func withQuietLogs() harnessOption {
+	return func(c *harnessConfig) { c.logLevel = slog.LevelWarn }
 }
 
 func withTrustedProxies(ps ...string) harnessOption {
@@ -113,7 +133,7 @@ func withStoreWrapper(f func(exam.Store) exam.Store) harnessOption {
 // newHarness builds the service and the router over a store from open.
 func newHarness(t testing.TB, open func(testing.TB) exam.Store, options ...harnessOption) *harness {
 	t.Helper()
-	var cfg harnessConfig
+	cfg := harnessConfig{logLevel: slog.LevelDebug}
 	for _, o := range options {
 		o(&cfg)
 	}
@@ -123,7 +143,7 @@ func newHarness(t testing.TB, open func(testing.TB) exam.Store, options ...harne
 	}
 	clk := &clock{now: time.Now().UTC().Truncate(time.Second)}
 	logs := &testkit.Buffer{}
-	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: cfg.logLevel}))
 	svc, err := exam.NewService(context.Background(), st, exam.Config{
 		JWTSecret: []byte("test-secret-of-at-least-32-bytes!!"),
 		TempDir:   t.TempDir(),
@@ -135,14 +155,22 @@ func newHarness(t testing.TB, open func(testing.TB) exam.Store, options ...harne
 	cfg.opts.Exam = svc
 	cfg.opts.Logger = logger
 	cfg.opts.Registry = prometheus.NewRegistry()
-	srv := httptest.NewServer(validateAPI(t, httpapi.New(cfg.opts))) // openapi_validate_test.go
+	api := validateAPI(t, httpapi.New(cfg.opts)) // openapi_validate_test.go
+	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("portal log:\n%s", logs.String())
 		}
 	})
-	return &harness{t: t, svc: svc, clock: clk, srv: srv, logs: logs, client: srv.Client()}
+	return &harness{t: t, svc: svc, clock: clk, srv: srv, api: api, logs: logs, client: srv.Client()}
+}
+
+// use makes t the harness's test, for its failures and the OpenAPI
+// validator's: a fuzz function's, for one input.
+func (h *harness) use(t testing.TB) {
+	h.t = t
+	h.api.ReportTo(t)
 }
 
 // advance moves the clock forward and forgets the operator token, which may

@@ -19,8 +19,9 @@ func init() {
 }
 
 // validateAPI wraps h so that every request and response is validated
-// against the OpenAPI documents; a mismatch fails t.
-func validateAPI(t testing.TB, h http.Handler) http.Handler {
+// against the OpenAPI documents; a mismatch fails t (or the test given to
+// harness.use since).
+func validateAPI(t testing.TB, h http.Handler) *openapitest.Handler {
 	t.Helper()
 	return openapitest.Wrap(t, h)
 }

@@ -32,9 +32,9 @@ func FuzzOrderingLogin(f *testing.F) {
 		`{"messengerNumber":"+62 812","challengeToken":"` + "\x00" + `"}`, ``, `null`} {
 		f.Add([]byte(s))
 	}
-	h := orderingHarness(f, openBolt, "")
+	h := orderingHarness(f, openBoltNoSync, "", withQuietLogs())
 	f.Fuzz(func(t *testing.T, body []byte) {
-		h.t = t
+		h.use(t)
 		checkEnvelope(t, h.req("POST", "/api/auth/login", body, "Content-Type", "application/json"))
 	})
 }
@@ -47,10 +47,10 @@ func FuzzOrderingOrder(f *testing.F) {
 		`{"items":null}`, `{"shippingType":"PICKUP","items":[{"menuId":"","quantity":-1,"notes":"\u0000"}]}`} {
 		f.Add([]byte(s))
 	}
-	h := orderingHarness(f, openBolt, "")
+	h := orderingHarness(f, openBoltNoSync, "", withQuietLogs())
 	jwt := h.orderingLogin("081234567890", "6281234567890")
 	f.Fuzz(func(t *testing.T, body []byte) {
-		h.t = t
+		h.use(t)
 		checkEnvelope(t, h.req("POST", "/api/orders", body, append(bearer(jwt), "Content-Type", "application/json")...))
 	})
 }
@@ -62,10 +62,10 @@ func FuzzGatewayWebhook(f *testing.F) {
 		f.Add([]byte(s), true)
 		f.Add([]byte(s), false)
 	}
-	h := orderingHarness(f, openBolt, "")
+	h := orderingHarness(f, openBoltNoSync, "", withQuietLogs())
 	n := 0
 	f.Fuzz(func(t *testing.T, body []byte, signed bool) {
-		h.t = t
+		h.use(t)
 		n++
 		id := "fuzz_" + strconv.Itoa(n)
 		hdr := []string{"Content-Type", "application/json", "webhook-id", id, "webhook-timestamp", strconv.FormatInt(time.Now().Unix(), 10)}

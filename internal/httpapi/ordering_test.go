@@ -67,11 +67,12 @@ func withOrdering(clk *clock, ownerNumber, proofDir string) harnessOption {
 	}
 }
 
-// orderingHarness returns a harness serving the ordering API.
-func orderingHarness(t testing.TB, open func(testing.TB) exam.Store, owner string) *harness {
+// orderingHarness returns a harness serving the ordering API, with the
+// options given.
+func orderingHarness(t testing.TB, open func(testing.TB) exam.Store, owner string, options ...harnessOption) *harness {
 	t.Helper()
 	clk := &clock{}
-	h := newHarness(t, open, withOrdering(clk, owner, t.TempDir()))
+	h := newHarness(t, open, append(options, withOrdering(clk, owner, t.TempDir()))...)
 	clk.now = h.clock.Now()
 	h.clock = clk
 	return h

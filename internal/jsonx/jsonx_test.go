@@ -44,7 +44,6 @@ func TestUnmarshalMatchesEncodingJSON(t *testing.T) {
 func TestUnmarshalStrictMatchesDisallowUnknownFields(t *testing.T) {
 	for _, in := range []string{
 		`{"name":"a","tags":["x"]}`,
-		`{"NAME":"case-insensitive"}`,
 		`{"name":"a","unknown":1}`,
 		`[1]`,
 		`{"name":"a"} {"name":"b"}`,
@@ -62,5 +61,18 @@ func TestUnmarshalStrictMatchesDisallowUnknownFields(t *testing.T) {
 		if (werr == nil) != (gerr == nil) || !reflect.DeepEqual(got, want) && werr == nil {
 			t.Errorf("UnmarshalStrict(%q) = %+v, %v; a strict json.Decoder gives %+v, %v", in, got, gerr, want, werr)
 		}
+	}
+}
+
+func TestUnmarshalStrictMatchesNamesInCase(t *testing.T) {
+	for in, name := range map[string]string{`{"NAME":"x"}`: "NAME", `{"name":"a","Tags":["x"]}`: "Tags", `{"untagged":1}`: "untagged"} {
+		var r record
+		err := UnmarshalStrict([]byte(in), &r)
+		if got, ok := UnknownName(err); !ok || got != name {
+			t.Errorf("UnmarshalStrict(%s) = %v: unknown name %q, %v; want %q", in, err, got, ok, name)
+		}
+	}
+	if _, ok := UnknownName(UnmarshalStrict([]byte(`{"name":1}`), &record{})); ok {
+		t.Error("a type error is reported as an unknown name")
 	}
 }

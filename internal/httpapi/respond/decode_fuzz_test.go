@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -38,8 +40,12 @@ type fuzzItem struct {
 }
 
 // strictReference decodes body as encoding/json alone does what Decode
-// documents: one value, no unknown field, nothing but white space after it.
+// documents: one value, not null, no unknown field, nothing but white space
+// after it.
 func strictReference(body []byte, dst any) error {
+	if string(bytes.TrimSpace(body)) == "null" {
+		return errors.New("null body")
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
@@ -48,6 +54,48 @@ func strictReference(body []byte, dst any) error {
 	var extra json.RawMessage
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		return errors.New("data after the value")
+	}
+	// Names must be their field's in the same case, which encoding/json
+	// does not check: read the body again as maps and compare.
+	var tree map[string]any
+	if err := json.Unmarshal(body, &tree); err != nil {
+		return err
+	}
+	return exactNames(tree, reflect.TypeFor[fuzzBody]())
+}
+
+// exactNames fails when obj, decoded into a struct of type typ, has a name
+// that is not one of its fields' JSON names in the same case, here or in a
+// nested struct.
+func exactNames(obj map[string]any, typ reflect.Type) error {
+	fields := map[string]reflect.Type{}
+	for f := range typ.Fields() {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+			fields[name] = f.Type
+		}
+	}
+	for name, v := range obj {
+		ft, ok := fields[name]
+		if !ok {
+			return fmt.Errorf("unknown name %q", name)
+		}
+		for ft.Kind() == reflect.Slice || ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if ft.Kind() != reflect.Struct || ft == reflect.TypeFor[time.Time]() {
+			continue
+		}
+		elems, ok := v.([]any)
+		if !ok {
+			elems = []any{v}
+		}
+		for _, e := range elems {
+			if m, ok := e.(map[string]any); ok {
+				if err := exactNames(m, ft); err != nil {
+					return err
+				}
+			}
+		}
 	}
 	return nil
 }
@@ -61,7 +109,7 @@ func FuzzDecodeBytes(f *testing.F) {
 		`{"name":"a","count":1,"small":2,"price":15000,"lat":-6.2,"on":true,"at":"2026-12-01T08:00:00Z","maybe":"x",` +
 			`"items":[{"id":"q1","qty":2,"pts":1.5}],"tags":{"k":"v"},"data":{"x":[1,2]},"nums":[1,2,3]}`,
 		`{}`, `null`, `[]`, `""`, `1`, ``, ` `, `{"name":"a"} `, `{"name":"a"}{}`, `{"name":"a"} x`,
-		`{"NAME":"case"}`, `{"name":"dup","name":"dup2"}`, `{"unknown":1}`, `{"items":[{"id":"x","extra":1}]}`,
+		`{"NAME":"case"}`, `{"items":[{"ID":"x"}]}`, `{"name":"a","Name":"b"}`, `{"name":"dup","name":"dup2"}`, `{"unknown":1}`, `{"items":[{"id":"x","extra":1}]}`,
 		`{"small":128}`, `{"count":1.5}`, `{"count":1e3}`, `{"price":9223372036854775808}`, `{"lat":1e400}`,
 		`{"at":"2026-13-01T00:00:00Z"}`, `{"at":"2026-12-01T08:00:00+07:00"}`, `{"at":null}`, `{"maybe":null}`,
 		`{"name":"\ud800"}`, "{\"name\":\"\xff\"}", `{"name":"\u0000"}`, `{"data":}`, `{"data":[1,}`,

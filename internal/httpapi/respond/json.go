@@ -74,12 +74,20 @@ func Decode(r *http.Request, dst any) error {
 }
 
 // DecodeBytes is Decode for a body already read (one whose signature was
-// checked over its raw bytes first).
+// checked over its raw bytes first). A body that is only null is refused:
+// every body the APIs take is an object (or an array).
 func DecodeBytes(body []byte, dst any) error {
-	if jsonx.UnmarshalStrict(body, dst) == nil {
+	if string(bytes.Trim(body, " \t\r\n")) == "null" {
+		// encoding/json reads a null body as "nothing to set", which
+		// would make an update of nothing, or a creation of defaults.
+		return InvalidJSON("request body must be %s, not null", jsonKind(reflect.TypeOf(dst).Elem().Kind().String()))
+	}
+	strictErr := jsonx.UnmarshalStrict(body, dst)
+	if strictErr == nil {
 		return nil
 	}
-	reflect.ValueOf(dst).Elem().SetZero() // what the failed decoding filled in
+	zero := reflect.ValueOf(dst).Elem()
+	zero.SetZero() // what the failed decoding filled in
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
@@ -87,10 +95,16 @@ func DecodeBytes(body []byte, dst any) error {
 	}
 	// Exactly one value: anything but white space after it is an error.
 	var extra json.RawMessage
-	if err := dec.Decode(&extra); errors.Is(err, io.EOF) {
-		return nil
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return InvalidJSON("request body has data after the JSON value")
 	}
-	return InvalidJSON("request body has data after the JSON value")
+	// encoding/json took what the strict engine refused: a name in
+	// another case than its field's.
+	zero.SetZero()
+	if name, ok := jsonx.UnknownName(strictErr); ok {
+		return InvalidJSON("unknown field %q (names are case-sensitive)", name)
+	}
+	return InvalidJSON("invalid JSON: %v", strictErr)
 }
 
 // jsonError turns a decoding error into a clear INVALID_JSON error.

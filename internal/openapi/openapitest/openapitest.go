@@ -159,29 +159,45 @@ func formatErrors(errs []*vErrors.ValidationError) string {
 	return b.String()
 }
 
-// validatingHandler is next, with every exchange checked against the
-// documents.
-type validatingHandler struct {
-	t    testing.TB
-	docs []*apiDoc
+// Handler serves a handler with every exchange checked against the
+// documents (or, for the tests named in Unvalidated, unchecked).
+type Handler struct {
+	docs []*apiDoc // nil: unchecked
 	next http.Handler
+
+	mu sync.Mutex
+	t  testing.TB // where mismatches are reported
 }
 
 // Wrap returns h serving every exchange validated against the OpenAPI
 // documents; a mismatch fails t (with Errorf, from the handler's goroutine,
-// before the client gets the response).
-func Wrap(t testing.TB, h http.Handler) http.Handler {
+// before the client gets the response), or the test given to ReportTo
+// since.
+func Wrap(t testing.TB, h http.Handler) *Handler {
 	t.Helper()
 	for _, name := range Unvalidated {
 		if t.Name() == name || strings.HasPrefix(t.Name(), name+"/") {
 			dropDocs()
-			return h
+			return &Handler{next: h, t: t}
 		}
 	}
-	return &validatingHandler{t: t, docs: loadDocs(t), next: h}
+	return &Handler{docs: loadDocs(t), next: h, t: t}
 }
 
-func (vh *validatingHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// ReportTo makes later mismatches fail t instead: a fuzz target serves its
+// handler for the whole run, and each input is its own *testing.T (a
+// testing.F must not be failed from inside the fuzz function).
+func (vh *Handler) ReportTo(t testing.TB) {
+	vh.mu.Lock()
+	vh.t = t
+	vh.mu.Unlock()
+}
+
+func (vh *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if vh.docs == nil {
+		vh.next.ServeHTTP(w, r)
+		return
+	}
 	d, pattern := docFor(vh.docs, r.Method, r.URL.Path)
 	if d == nil || !vh.routed(r) {
 		vh.next.ServeHTTP(w, r)
@@ -233,7 +249,10 @@ func (vh *validatingHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	d.mu.Unlock()
 	if len(respErrs) > 0 || len(reqErrs) > 0 {
-		vh.t.Errorf("openapi %s: %s %s -> %d does not match its description:\n%s%s\trequest body: %s\n\tresponse body: %s",
+		vh.mu.Lock()
+		t := vh.t
+		vh.mu.Unlock()
+		t.Errorf("openapi %s: %s %s -> %d does not match its description:\n%s%s\trequest body: %s\n\tresponse body: %s",
 			d.name, r.Method, r.URL.RequestURI(), status,
 			formatErrors(reqErrs), formatErrors(respErrs),
 			excerpt(reqBody.buf.Bytes()), excerpt(cw.body.Bytes()))
@@ -243,7 +262,7 @@ func (vh *validatingHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // routed reports whether the router has a route for r: one it lacks (an
 // API it is built without) answers the router's own 404 or 405.
-func (vh *validatingHandler) routed(r *http.Request) bool {
+func (vh *Handler) routed(r *http.Request) bool {
 	routes, ok := vh.next.(chi.Routes)
 	return !ok || routes.Match(chi.NewRouteContext(), r.Method, r.URL.Path)
 }
@@ -383,7 +402,7 @@ func (c *captureWriter) flushBuffered() {
 // Unwrap returns the handler Wrap was given, or h and false when h is not
 // one of Wrap's.
 func Unwrap(h http.Handler) (http.Handler, bool) {
-	vh, ok := h.(*validatingHandler)
+	vh, ok := h.(*Handler)
 	if !ok {
 		return h, false
 	}
