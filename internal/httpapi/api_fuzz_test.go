@@ -88,9 +88,16 @@ func checkLinkEnvelope(t *testing.T, rt fuzzRoute, body []byte, r *response) {
 	}
 }
 
-// addRouteSeeds adds every route's seeds, and a few edge cases for each.
-func addRouteSeeds(f *testing.F, routes []fuzzRoute) {
+// fuzzRoutes fuzzes routes through h: every route's seeds and a few edge
+// cases for each, then any body to the route a byte chooses, sent with the
+// headers of its credential (creds, by fuzzRoute.cred), its answer checked
+// by check.
+func fuzzRoutes(f *testing.F, h *harness, routes []fuzzRoute, creds map[string]func() []string,
+	check func(t *testing.T, rt fuzzRoute, body []byte, r *response)) {
 	for i, rt := range routes {
+		if _, ok := creds[rt.cred]; !ok && rt.cred != "" {
+			f.Fatalf("%s %s: no credential %q", rt.method, rt.path, rt.cred)
+		}
 		for _, s := range rt.seeds {
 			f.Add(uint8(i), []byte(s))
 		}
@@ -98,6 +105,15 @@ func addRouteSeeds(f *testing.F, routes []fuzzRoute) {
 			f.Add(uint8(i), []byte(s))
 		}
 	}
+	f.Fuzz(func(t *testing.T, route uint8, body []byte) {
+		h.use(t)
+		rt := routes[int(route)%len(routes)]
+		hdr := []string{"Content-Type", rt.contentType}
+		if cred := creds[rt.cred]; cred != nil {
+			hdr = append(hdr, cred()...)
+		}
+		check(t, rt, body, h.req(rt.method, rt.path, body, hdr...))
+	})
 }
 
 // FuzzExamAPI: every body-decoding route of the exam synchronisation API,
@@ -152,19 +168,10 @@ func FuzzExamAPI(f *testing.F) {
 		{"POST", "/api/v1/sync/heartbeat", "application/json", "lab", []string{
 			fmt.Sprintf(`{"server_code":%q,"npsn":%q,"status":"online","active_students":3}`, lab.code, lab.npsn)}},
 	}
-	addRouteSeeds(f, routes)
-	f.Fuzz(func(t *testing.T, route uint8, body []byte) {
-		h.use(t)
-		rt := routes[int(route)%len(routes)]
-		hdr := []string{"Content-Type", rt.contentType}
-		switch rt.cred {
-		case "op":
-			hdr = append(hdr, bearer(h.operator())...)
-		case "lab":
-			hdr = append(hdr, bearer(lab.token)...)
-		}
-		checkExamEnvelope(t, rt, body, h.req(rt.method, rt.path, body, hdr...))
-	})
+	fuzzRoutes(f, h, routes, map[string]func() []string{
+		"op":  func() []string { return bearer(h.operator()) },
+		"lab": func() []string { return bearer(lab.token) },
+	}, checkExamEnvelope)
 }
 
 // FuzzLinkAPI: every body-decoding route of the link-management API (and
@@ -221,19 +228,10 @@ func FuzzLinkAPI(f *testing.F) {
 		{"POST", "/api/v1/admin/link-overlays", "application/json", "op", []string{`{"user_id":1,"name":"O","message":"m","button_text":"b","button_url":"https://example.com"}`}},
 		{"POST", "/api/v1/admin/link-splashes", "application/json", "op", []string{`{"user_id":1,"name":"S","title":"t","redirect_seconds":5}`}},
 	}
-	addRouteSeeds(f, routes)
-	f.Fuzz(func(t *testing.T, route uint8, body []byte) {
-		lh.use(t)
-		rt := routes[int(route)%len(routes)]
-		hdr := []string{"Content-Type", rt.contentType}
-		switch rt.cred {
-		case "op":
-			hdr = append(hdr, bearer(lh.operator())...)
-		case "link":
-			hdr = append(hdr, "Authorization", "Bearer "+u.key)
-		}
-		checkLinkEnvelope(t, rt, body, lh.req(rt.method, rt.path, body, hdr...))
-	})
+	fuzzRoutes(f, lh.harness, routes, map[string]func() []string{
+		"op":   func() []string { return bearer(lh.operator()) },
+		"link": func() []string { return bearer(u.key) },
+	}, checkLinkEnvelope)
 }
 
 // FuzzOrderingAPI: every body-decoding route of the ordering API not
@@ -290,19 +288,9 @@ func FuzzOrderingAPI(f *testing.F) {
 			"name,price\nx,1\n", "category,name,price\nA,B,abc\nA,,1\n,,\n", "category,name,price\n\"open\n", "\ufeffCategory,Name,Price\nA,B,1\n"}},
 		{"PUT", "/api/v1/admin/ordering/users/" + me.User.ID + "/role", "application/json", "op", []string{`{"role":"CUSTOMER"}`}},
 	}
-	addRouteSeeds(f, routes)
-	f.Fuzz(func(t *testing.T, route uint8, body []byte) {
-		h.use(t)
-		rt := routes[int(route)%len(routes)]
-		hdr := []string{"Content-Type", rt.contentType}
-		switch rt.cred {
-		case "op":
-			hdr = append(hdr, bearer(h.operator())...)
-		case "owner":
-			hdr = append(hdr, bearer(owner)...)
-		case "customer":
-			hdr = append(hdr, bearer(customer)...)
-		}
-		checkExamEnvelope(t, rt, body, h.req(rt.method, rt.path, body, hdr...))
-	})
+	fuzzRoutes(f, h, routes, map[string]func() []string{
+		"op":       func() []string { return bearer(h.operator()) },
+		"owner":    func() []string { return bearer(owner) },
+		"customer": func() []string { return bearer(customer) },
+	}, checkExamEnvelope)
 }

@@ -47,6 +47,7 @@ func TestSecurityLinkObjectLevel(t *testing.T) {
 			{"DELETE", fmt.Sprintf("/api/campaign/%d/delete", cid), nil},
 			{"POST", fmt.Sprintf("/api/campaign/%d/assign/%d", cid, bl), nil},
 			{"POST", fmt.Sprintf("/api/campaign/%d/assign/%d", bc, lid), nil},
+			{"POST", fmt.Sprintf("/api/campaign/%d/assign/%d", cid, lid), nil},
 			{"GET", fmt.Sprintf("/api/channel/%d", chid), nil},
 			{"PUT", fmt.Sprintf("/api/channel/%d/update", chid), map[string]any{"name": "x"}},
 			{"DELETE", fmt.Sprintf("/api/channel/%d/delete", chid), nil},

@@ -9,7 +9,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,9 +20,6 @@ import (
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/ordering"
 	"github.com/seedhq/portal/internal/ordering/challenge"
-	"github.com/seedhq/portal/internal/store/bolt"
-	"github.com/seedhq/portal/internal/store/pgtest"
-	"github.com/seedhq/portal/internal/store/postgres"
 	"github.com/seedhq/portal/internal/webhook"
 )
 
@@ -56,26 +52,8 @@ type consoleStore interface {
 // signed in as the operator, the marketer or the shop's owner.
 func TestConsoleLoad(t *testing.T) {
 	defer printSummary()
-	t.Run("bolt", func(t *testing.T) {
-		b, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { b.Close() })
-		runConsole(t, "bolt", b)
-	})
-	t.Run("postgres", func(t *testing.T) {
-		ctx := t.Context()
-		pg, err := postgres.Open(ctx, pgtest.NewDatabase(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { pg.Close() })
-		if err := pg.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
-		runConsole(t, "postgres", pg)
-	})
+	t.Run("bolt", func(t *testing.T) { runConsole(t, "bolt", openBolt(t)) })
+	t.Run("postgres", func(t *testing.T) { runConsole(t, "postgres", openPostgres(t)) })
 }
 
 func runConsole(t *testing.T, kind string, st consoleStore) {

@@ -105,6 +105,33 @@ type env struct {
 	url  string          // base URL of the httptest server on 127.0.0.1
 }
 
+// openBolt opens a bbolt store in t's temporary directory, closed when t
+// ends.
+func openBolt(t *testing.T) *bolt.Store {
+	t.Helper()
+	b, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// openPostgres opens a PostgreSQL store on a database of t's own
+// (pgtest.NewDatabase), migrated, closed when t ends.
+func openPostgres(t *testing.T) *postgres.Store {
+	t.Helper()
+	pg, err := postgres.Open(t.Context(), pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pg.Close() })
+	if err := pg.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return pg
+}
+
 func newEnv(t *testing.T, kind string) *env {
 	t.Helper()
 	ctx := t.Context()
@@ -112,22 +139,10 @@ func newEnv(t *testing.T, kind string) *env {
 	var st exam.Store
 	switch kind {
 	case "postgres":
-		pg, err := postgres.Open(ctx, pgtest.NewDatabase(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { pg.Close() })
-		if err := pg.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
+		pg := openPostgres(t)
 		e.pg, st = pg, pg
 	default:
-		b, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { b.Close() })
-		st = b
+		st = openBolt(t)
 	}
 	svc, err := exam.NewService(ctx, st, exam.Config{TempDir: t.TempDir()}, slog.New(slog.DiscardHandler))
 	if err != nil {

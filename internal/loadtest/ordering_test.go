@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,9 +20,6 @@ import (
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	"github.com/seedhq/portal/internal/ordering"
 	"github.com/seedhq/portal/internal/ordering/challenge"
-	"github.com/seedhq/portal/internal/store/bolt"
-	"github.com/seedhq/portal/internal/store/pgtest"
-	"github.com/seedhq/portal/internal/store/postgres"
 	"github.com/seedhq/portal/internal/webhook"
 	"github.com/seedhq/portal/pkg/client"
 )
@@ -54,26 +50,8 @@ type orderingStore interface {
 // checked), and provider webhooks per second.
 func TestOrderingLoad(t *testing.T) {
 	defer printSummary()
-	t.Run("postgres", func(t *testing.T) {
-		ctx := t.Context()
-		pg, err := postgres.Open(ctx, pgtest.NewDatabase(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { pg.Close() })
-		if err := pg.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
-		runOrdering(t, "postgres", pg)
-	})
-	t.Run("bolt", func(t *testing.T) {
-		b, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { b.Close() })
-		runOrdering(t, "bolt", b)
-	})
+	t.Run("postgres", func(t *testing.T) { runOrdering(t, "postgres", openPostgres(t)) })
+	t.Run("bolt", func(t *testing.T) { runOrdering(t, "bolt", openBolt(t)) })
 }
 
 func runOrdering(t *testing.T, kind string, st orderingStore) {
