@@ -36,7 +36,7 @@ const (
 
 // Proof is the receipt a customer uploaded for an order.
 type Proof struct {
-	File        string    `json:"file"` // name in the proof directory
+	File        string    `json:"file,omitempty"` // name in the proof directory; the API leaves it out
 	ContentType string    `json:"contentType"`
 	Size        int64     `json:"size"`
 	SHA256      string    `json:"sha256"`

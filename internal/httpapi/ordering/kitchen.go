@@ -23,10 +23,7 @@ func (a *api) kitchenOrders(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	if list == nil {
-		list = []ord.Order{}
-	}
-	respond.JSON(w, http.StatusOK, ordersResponse{Success: true, Orders: list})
+	respond.JSON(w, http.StatusOK, ordersAnswer(list))
 }
 
 // Live updates of the kitchen display.
@@ -49,10 +46,7 @@ func (a *api) kitchenEvents(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
-		if list == nil {
-			list = []ord.Order{}
-		}
-		return json.Marshal(list)
+		return json.Marshal(publicList(list))
 	})
 	if err != nil {
 		a.writeError(w, r, err)
@@ -150,7 +144,7 @@ func (a *api) counterOrder(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	respond.JSON(w, http.StatusCreated, orderResponse{Success: true, Order: o})
+	respond.JSON(w, http.StatusCreated, orderAnswer(o))
 }
 
 type ledgerResponse struct {

@@ -41,9 +41,40 @@ type orderResponse struct {
 	Order   ord.Order `json:"order"`
 }
 
+// orderAnswer is the answer that carries the order o.
+func orderAnswer(o ord.Order) orderResponse {
+	return orderResponse{Success: true, Order: public(o)}
+}
+
 type ordersResponse struct {
 	Success bool        `json:"success"`
 	Orders  []ord.Order `json:"orders"`
+}
+
+// ordersAnswer is the answer that carries the orders of list.
+func ordersAnswer(list []ord.Order) ordersResponse {
+	return ordersResponse{Success: true, Orders: publicList(list)}
+}
+
+// public returns o as the API shows it: less the name of its receipt's
+// file in the proof directory, which is the portal's own business (the
+// receipt is read through GET /api/payments/{orderId}/proof).
+func public(o ord.Order) ord.Order {
+	if o.Proof != nil {
+		p := *o.Proof
+		p.File = ""
+		o.Proof = &p
+	}
+	return o
+}
+
+// publicList is public for each order of list; never nil.
+func publicList(list []ord.Order) []ord.Order {
+	out := make([]ord.Order, len(list))
+	for i, o := range list {
+		out[i] = public(o)
+	}
+	return out
 }
 
 // createOrder serves POST /api/orders (every signed-in role): 201 with the
@@ -60,7 +91,7 @@ func (a *api) createOrder(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	respond.JSON(w, http.StatusCreated, orderResponse{Success: true, Order: o})
+	respond.JSON(w, http.StatusCreated, orderAnswer(o))
 }
 
 // listOrders serves GET /api/orders: the user's own orders, newest first.
@@ -70,10 +101,7 @@ func (a *api) listOrders(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	if list == nil {
-		list = []ord.Order{}
-	}
-	respond.JSON(w, http.StatusOK, ordersResponse{Success: true, Orders: list})
+	respond.JSON(w, http.StatusOK, ordersAnswer(list))
 }
 
 // getOrder serves GET /api/orders/{id}: the user's own order with its
@@ -84,7 +112,7 @@ func (a *api) getOrder(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	respond.JSON(w, http.StatusOK, orderResponse{Success: true, Order: o})
+	respond.JSON(w, http.StatusOK, orderAnswer(o))
 }
 
 type statusRequest struct {
@@ -107,7 +135,7 @@ func (a *api) setOrderStatus(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	respond.JSON(w, http.StatusOK, orderResponse{Success: true, Order: o})
+	respond.JSON(w, http.StatusOK, orderAnswer(o))
 }
 
 // cancelOrder serves POST /api/orders/{id}/cancel: the customer's unpaid
@@ -119,5 +147,5 @@ func (a *api) cancelOrder(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	respond.JSON(w, http.StatusOK, orderResponse{Success: true, Order: o})
+	respond.JSON(w, http.StatusOK, orderAnswer(o))
 }

@@ -123,7 +123,7 @@ func (a *api) verifyPayment(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	respond.JSON(w, http.StatusOK, orderResponse{Success: true, Order: o})
+	respond.JSON(w, http.StatusOK, orderAnswer(o))
 }
 
 // providerBodyLimit bounds the payment provider's calls.
