@@ -40,6 +40,9 @@ type Store struct {
 	// changes are the link API's change notifications (changes.go).
 	feedOnce sync.Once
 	changes  *changeFeed
+
+	// storedHints picks the statement of a push (sync.go).
+	storedHints storedHints
 }
 
 var _ exam.Store = (*Store)(nil)

@@ -36,6 +36,16 @@ func BenchmarkSaveAnswers1000Update(b *testing.B) {
 	})
 }
 
+// BenchmarkSaveAnswers1000Revisions pushes 960 new answers followed by 40
+// newer answers to questions of the previous push (a lab's revisions): the
+// case where the first-time insert fails at its end.
+func BenchmarkSaveAnswers1000Revisions(b *testing.B) {
+	benchSaveAnswers(b, func(i int) []exam.Answer {
+		as := benchAnswers("e1", fmt.Sprint(i), t0.Add(time.Duration(i)*time.Second))[:960]
+		return append(as, benchAnswers("e1", fmt.Sprint(i-1), t0.Add(time.Duration(i)*time.Second))[:40]...)
+	})
+}
+
 // benchSaveAnswers saves the i-th batch of answers per operation, each push
 // with its own sync id and checksum.
 func benchSaveAnswers(b *testing.B, batch func(i int) []exam.Answer) {

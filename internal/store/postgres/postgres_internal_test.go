@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -689,5 +690,65 @@ func TestLazyCommit(t *testing.T) {
 	}
 	if err := st.pool.QueryRow(ctx, `SELECT n FROM lazy WHERE k = 'a'`).Scan(&n); err != nil || n != 4 {
 		t.Fatalf("stored n = %d, %v; want 4", n, err)
+	}
+}
+
+// TestSaveAnswersStatements: a push is stored the same way whichever
+// statement stores it. A server's first push of answers stored before (by
+// another server) fails the first-time insert, which leaves nothing, and
+// is stored by the upsert; the server is then remembered, and its next
+// push goes straight to the upsert; an older answer never replaces a newer
+// one on either path; another server still tries the first-time insert.
+func TestSaveAnswersStatements(t *testing.T) {
+	st := mustOpen(t)
+	ctx := context.Background()
+	push := func(server, sync string, answer string, at time.Time, members ...string) {
+		t.Helper()
+		var as []exam.Answer
+		for _, m := range members {
+			as = append(as, exam.Answer{ExamID: "e1", MemberID: m, QuestionID: "q1", Answer: answer, AnsweredAt: at, ServerCode: server})
+		}
+		r, err := st.SaveAnswers(ctx, exam.AnswerBatch{SyncID: sync, ServerCode: server, NPSN: "20100001", Checksum: "c-" + sync,
+			Answers: as, ReceivedAt: t0})
+		if err != nil || r.Duplicate || r.RecordCount != len(as) {
+			t.Fatalf("push %s: %+v %v", sync, r, err)
+		}
+	}
+	stored := func() map[string]string {
+		t.Helper()
+		as, err := st.ListAnswers(ctx, exam.AnswerQuery{ExamID: "e1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, a := range as {
+			m[a.MemberID] = a.Answer + "@" + a.ServerCode + "/" + a.SyncID
+		}
+		return m
+	}
+	if !st.storedHints.firstTime("LAB-B", time.Now()) {
+		t.Fatal("a server never seen does not try the first-time insert")
+	}
+	push("LAB-A", "s1", "a", t0, "m1", "m2")
+	// m2 stored before: the first-time insert fails at it, after m3.
+	push("LAB-B", "s2", "b", t0.Add(time.Minute), "m3", "m2")
+	if st.storedHints.firstTime("LAB-B", time.Now()) {
+		t.Fatal("LAB-B's push held a stored answer, but its next push would try the first-time insert")
+	}
+	if !st.storedHints.firstTime("LAB-A", time.Now()) {
+		t.Fatal("LAB-A is remembered, though its pushes held only new answers")
+	}
+	// Straight to the upsert: m1 older than stored is kept, m4 is new.
+	push("LAB-B", "s3", "c", t0.Add(-time.Minute), "m1", "m4")
+	want := map[string]string{"m1": "a@LAB-A/s1", "m2": "b@LAB-B/s2", "m3": "b@LAB-B/s2", "m4": "c@LAB-B/s3"}
+	if got := stored(); !maps.Equal(got, want) {
+		t.Fatalf("stored %v, want %v", got, want)
+	}
+	var pushes, logs int
+	if err := st.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM pushes), (SELECT count(*) FROM sync_logs)`).Scan(&pushes, &logs); err != nil {
+		t.Fatal(err)
+	}
+	if pushes != 3 || logs != 3 {
+		t.Fatalf("%d pushes and %d sync-log records, want 3 each (the failed first attempt left none)", pushes, logs)
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -13,7 +15,8 @@ import (
 	"github.com/seedhq/portal/internal/exam"
 )
 
-// saveAnswersSQL stores an accepted push in one statement, so one round trip:
+// saveAnswersSQL returns the statement that stores an accepted push, so
+// one round trip:
 //
 //   - claim records the push in pushes; ON CONFLICT DO NOTHING yields to an
 //     earlier (or concurrent, once it commits) push with the same sync id,
@@ -21,10 +24,12 @@ import (
 //     happens;
 //   - locked takes the shared advisory lock of every exam of the batch, so
 //     that DeleteExam (which takes it exclusively) waits for the push;
-//   - upserted upserts the answers, already deduplicated by key, keeping
-//     the newer answered_at (the incoming answer on a tie);
+//   - upserted inserts the answers, already deduplicated by key, followed by
+//     onConflict: empty (answersFirstTime) or the upsert that keeps the newer
+//     answered_at, the incoming answer on a tie (answersUpsert);
 //   - logged appends the accepted sync-log record.
-const saveAnswersSQL = `
+func saveAnswersSQL(onConflict string) string {
+	return `
 WITH claim AS (
 	INSERT INTO pushes (sync_id, server_code, checksum, idempotency_key, record_count, received_at)
 	VALUES ($1, $2, $3, $4, $5, $6)
@@ -40,20 +45,35 @@ WITH claim AS (
 	FROM unnest($9::text[], $10::text[], $11::text[], $12::text[], $13::timestamptz[], $14::text[])
 		AS u(exam_id, member_id, question_id, answer, answered_at, server_code)
 	WHERE (SELECT n FROM locked) >= 0 AND EXISTS (SELECT FROM claim)
-	ON CONFLICT (exam_id, member_id, question_id) DO UPDATE
-	SET answer = excluded.answer, answered_at = excluded.answered_at,
-		server_code = excluded.server_code, sync_id = excluded.sync_id
-	WHERE excluded.answered_at >= a.answered_at
+	` + onConflict + `
 ), logged AS (
 	INSERT INTO sync_logs (id, action, server_code, npsn, record_count, checksum, idempotency_key,
 		outcome, error_code, received_at)
 	SELECT $1, 'push_results', $2, $15, $5, $3, $16, 'accepted', '', $6 FROM claim
 )
 SELECT count(*) FROM claim`
+}
+
+// The two forms of saveAnswersSQL. A plain INSERT costs a third less
+// than INSERT ... ON CONFLICT (PostgreSQL's speculative insertion checks
+// and marks every row), and many pushes carry only answers stored for the
+// first time. A push with an answer stored before fails the plain form
+// with a unique violation of answers_pkey, rolled back whole, and is
+// stored again with the upsert; its server's pushes then go straight to
+// the upsert for a while (storedHints), as a lab whose students revise
+// their answers sends revisions in most pushes.
+var (
+	answersFirstTime = saveAnswersSQL("")
+	answersUpsert    = saveAnswersSQL(`ON CONFLICT (exam_id, member_id, question_id) DO UPDATE
+	SET answer = excluded.answer, answered_at = excluded.answered_at,
+		server_code = excluded.server_code, sync_id = excluded.sync_id
+	WHERE excluded.answered_at >= a.answered_at`)
+)
 
 // SaveAnswers stores a push in one transaction; see exam.SyncStore.
 //
-// The common case is one statement (saveAnswersSQL). When the push is not
+// The common case is one statement (saveAnswersSQL: answersFirstTime, or
+// answersUpsert when an answer was stored before). When the push is not
 // claimed because an accepted push of the server already has its
 // idempotency key or checksum, a second statement reads that push and
 // answers with its receipt (Duplicate set) or exam.ErrIdempotencyConflict.
@@ -80,12 +100,24 @@ func (s *Store) SaveAnswers(ctx context.Context, b exam.AnswerBatch) (exam.Recei
 			exams = append(exams, a.ExamID)
 		}
 	}
-	var claimed int
-	err := s.pool.QueryRow(ctx, saveAnswersSQL,
-		b.SyncID, b.ServerCode, b.Checksum, nullIfEmpty(b.IdempotencyKey), len(b.Answers), b.ReceivedAt,
-		examLockNamespace, exams,
-		examIDs, memberIDs, questionIDs, values, answeredAt, serverCodes,
-		b.NPSN, b.IdempotencyKey).Scan(&claimed)
+	save := func(sql string) (claimed int, err error) {
+		err = s.pool.QueryRow(ctx, sql,
+			b.SyncID, b.ServerCode, b.Checksum, nullIfEmpty(b.IdempotencyKey), len(b.Answers), b.ReceivedAt,
+			examLockNamespace, exams,
+			examIDs, memberIDs, questionIDs, values, answeredAt, serverCodes,
+			b.NPSN, b.IdempotencyKey).Scan(&claimed)
+		return claimed, err
+	}
+	sql := answersUpsert
+	firstTime := s.storedHints.firstTime(b.ServerCode, time.Now())
+	if firstTime {
+		sql = answersFirstTime
+	}
+	claimed, err := save(sql)
+	if c, ok := uniqueViolation(err); ok && c == "answers_pkey" && firstTime {
+		s.storedHints.sawStored(b.ServerCode, time.Now())
+		claimed, err = save(answersUpsert)
+	}
 	if err != nil {
 		return exam.Receipt{}, fmt.Errorf("postgres: save answers: %w", err)
 	}
@@ -337,4 +369,45 @@ func (s *Store) ListMonitors(ctx context.Context, f exam.MonitorFilter) ([]exam.
 		return nil, fmt.Errorf("postgres: list monitors: %w", err)
 	}
 	return ms, nil
+}
+
+// storedHintTTL is how long a lab server whose push held an answer stored
+// before has its pushes go straight to the upsert.
+const storedHintTTL = 10 * time.Minute
+
+// maxStoredHints bounds the servers remembered; when full, the expired
+// entries are dropped, and all of them if none had expired.
+const maxStoredHints = 200_000
+
+// storedHints remembers, in this instance's memory, the lab servers whose
+// recent pushes held answers stored before. It is only a hint for the
+// choice of statement: either stores a push the same way.
+type storedHints struct {
+	mu    sync.Mutex
+	until map[string]time.Time
+}
+
+// firstTime reports whether server's next push should try the first-time
+// insert.
+func (h *storedHints) firstTime(server string, now time.Time) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	until, ok := h.until[server]
+	return !ok || now.After(until)
+}
+
+// sawStored records that server's push held an answer stored before.
+func (h *storedHints) sawStored(server string, now time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.until == nil {
+		h.until = map[string]time.Time{}
+	}
+	if len(h.until) >= maxStoredHints {
+		maps.DeleteFunc(h.until, func(_ string, until time.Time) bool { return now.After(until) })
+		if len(h.until) >= maxStoredHints {
+			clear(h.until)
+		}
+	}
+	h.until[server] = now.Add(storedHintTTL)
 }
