@@ -59,12 +59,13 @@ func TestLinksEndToEndPostgres(t *testing.T) {
 func runLinksScenario(t *testing.T, p *portalProc, password string) {
 	t.Helper()
 	ctx := t.Context()
-	op := mustOperatorClient(t, p.URL, "admin", password)
+	api := p.apiURL(t)
+	op := mustOperatorClient(t, api, "admin", password)
 	u, _, err := op.Exam.Admin.CreateLinkUser(ctx, &client.LinkUserRequest{Email: "ana@example.com", Username: "ana"})
 	if err != nil {
 		t.Fatalf("CreateLinkUser: %v", err)
 	}
-	c, err := client.NewClient(p.URL, client.WithLinkKey(u.Key))
+	c, err := client.NewClient(api, client.WithLinkKey(u.Key))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func TestOrderingEndToEndPostgres(t *testing.T) {
 func messengerLogin(t *testing.T, p *portalProc, number string) *client.Client {
 	t.Helper()
 	ctx := t.Context()
-	c, err := client.NewClient(p.URL)
+	c, err := client.NewClient(p.apiURL(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,8 +286,9 @@ func TestOrderingMessagesKillNine(t *testing.T) {
 		return st.Token
 	}
 	ownerJWT, custJWT := login(p.URL, "08110000001"), login(p.URL, "081234567890")
-	owner, _ := client.NewClient(p.URL, client.WithOrderingToken(ownerJWT))
-	cust, _ := client.NewClient(p.URL, client.WithOrderingToken(custJWT))
+	api := p.apiURL(t)
+	owner, _ := client.NewClient(api, client.WithOrderingToken(ownerJWT))
+	cust, _ := client.NewClient(api, client.WithOrderingToken(custJWT))
 	cat, _, err := owner.Ordering.Menu.CreateCategory(ctx, "Teh", 1)
 	if err != nil {
 		t.Fatal(err)

@@ -161,7 +161,8 @@ func runScenario(t *testing.T, p *portalProc, password string) *scenario {
 	defer cancel()
 
 	// Operator: login.
-	op := mustOperatorClient(t, p.URL, "admin", password)
+	api := p.apiURL(t)
+	op := mustOperatorClient(t, api, "admin", password)
 	me, _, err := op.Exam.Auth.Me(ctx)
 	if err != nil || me.Username != "admin" || me.Role != "SUPER_ADMIN" {
 		t.Fatalf("me = %+v, %v; want admin SUPER_ADMIN", me, err)
@@ -219,7 +220,7 @@ func runScenario(t *testing.T, p *portalProc, password string) *scenario {
 	s.examID = ex.ID
 
 	// Lab server: handshake.
-	srv, err := client.NewClient(p.URL)
+	srv, err := client.NewClient(api)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +331,7 @@ func runScenario(t *testing.T, p *portalProc, password string) *scenario {
 	if err != nil || key.Key == "" {
 		t.Fatalf("create API key = %+v, %v", key, err)
 	}
-	dir, err := client.NewClient(p.URL, client.WithAPIKey(key.Key))
+	dir, err := client.NewClient(api, client.WithAPIKey(key.Key))
 	if err != nil {
 		t.Fatal(err)
 	}

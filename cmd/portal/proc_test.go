@@ -1,10 +1,14 @@
 package main
 
 import (
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"testing"
 	"time"
 
+	"github.com/seedhq/portal/internal/openapi/openapitest"
 	"github.com/seedhq/portal/internal/testkit/proc"
 )
 
@@ -55,4 +59,20 @@ func mustStartPortal(t testing.TB, dataDir string, env []string, extra ...string
 func runPortal(t testing.TB, env []string, stdin string, args ...string) proc.Result {
 	t.Helper()
 	return proc.Run(t, bins.Path(t, "portal"), proc.Options{Env: env, DropEnv: dropEnv, Stdin: stdin}, args...)
+}
+
+// apiURL returns the address of a proxy to p that checks every exchange
+// against the OpenAPI descriptions (internal/openapi/openapitest) and fails
+// t on a mismatch, for the scenarios' API clients. It rewrites the Host
+// header to p's address, so that the links the portal builds name p.
+func (p *portalProc) apiURL(t testing.TB) string {
+	t.Helper()
+	target, err := url.Parse(p.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) }, FlushInterval: -1}
+	srv := httptest.NewServer(openapitest.Wrap(t, rp))
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
