@@ -25,7 +25,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -117,34 +116,13 @@ func forEachStore(t *testing.T, test func(t *testing.T, kind string)) {
 	}
 }
 
-// testClock is the ordering service's clock: it stands still where the
-// portal was built, and moves only when a test adds to it.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-// Now returns the clock's time.
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// add moves the clock on by d.
-func (c *testClock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // portal is the router with the console and its three APIs over one store,
 // wired as cmd/portal wires them, with every area's accounts:
 //   - the operator admin ("admin", password);
 //   - the marketers ana (marketerPassword and anaKey) and budi (budiKey);
 //   - the shop, whose first sign-in of ownerNumber is its owner; the shop
 //     signs in with the built-in proof of work, the messaging gateway's and
-//     the payment provider's stand-ins (the sandbox), on a testClock.
+//     the payment provider's stand-ins (the sandbox), on a testkit.Clock.
 type portal struct {
 	srv   *httptest.Server
 	store testStore
@@ -158,7 +136,7 @@ type portal struct {
 	shop     *ordering.Service
 	ordering *ordhttp.Options // what the ordering API and the console's shop share
 	pow      *challenge.PoW
-	clock    *testClock
+	clock    *testkit.Clock
 	menu     []ordering.MenuItem // the items of withMenu, in its order
 }
 
@@ -194,7 +172,7 @@ func newPortal(t *testing.T, opts ...portalOption) *portal {
 	}
 	exam.BcryptCost, links.BcryptCost = 4, 4
 	ctx := context.Background()
-	p := &portal{store: openStore(t, cfg.kind), clock: &testClock{now: time.Now()}}
+	p := &portal{store: openStore(t, cfg.kind), clock: testkit.NewClock(time.Now())}
 	// The server's address is needed before its handler: the stand-ins'
 	// links point at it.
 	p.srv = httptest.NewUnstartedServer(nil)

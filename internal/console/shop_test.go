@@ -129,7 +129,7 @@ func TestShopSignInRefusals(t *testing.T) {
 	}
 
 	p.startShopLogin(t, c, customerNumber)
-	p.clock.add(ordering.LoginTTL + time.Second)
+	p.clock.Add(ordering.LoginTTL + time.Second)
 	if status, a, _ := p.pollShop(t, c); status != http.StatusGone || a["status"] != "FAILED" ||
 		!strings.Contains(a["message"].(string), "expired") {
 		t.Fatalf("expired link: %d %v", status, a)

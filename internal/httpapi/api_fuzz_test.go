@@ -11,6 +11,7 @@ import (
 
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/links"
+	"github.com/seedhq/portal/internal/testkit"
 )
 
 // The fuzz targets of this file send any body to every route of the three
@@ -177,7 +178,7 @@ func FuzzExamAPI(f *testing.F) {
 // FuzzLinkAPI: every body-decoding route of the link-management API (and
 // the operator's routes that manage its users).
 func FuzzLinkAPI(f *testing.F) {
-	clk := &clock{now: time.Now().UTC().Truncate(time.Second)}
+	clk := testkit.NewClock(time.Now().UTC().Truncate(time.Second))
 	var svc *links.Service
 	lh := &linksHarness{harness: newFuzzHarness(f, withLinks(clk, &svc))}
 	lh.links = svc

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -69,31 +68,11 @@ func openBoltWith(t testing.TB, opts ...bolt.Option) exam.Store {
 	return st
 }
 
-// clock is a settable time source for exam.Config.Now.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Advance moves the clock forward by d. Operator tokens of a harness
-// expire after 12 hours of it: use harness.advance for long jumps.
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // harness is a real portal router over a real store, served on 127.0.0.1.
 type harness struct {
 	t      testing.TB
 	svc    *exam.Service
-	clock  *clock
+	clock  *testkit.Clock
 	srv    *httptest.Server
 	api    *openapitest.Handler // the router, validated against the OpenAPI documents
 	logs   *testkit.Buffer
@@ -141,7 +120,7 @@ func newHarness(t testing.TB, open func(testing.TB) exam.Store, options ...harne
 	if cfg.wrapStore != nil {
 		st = cfg.wrapStore(st)
 	}
-	clk := &clock{now: time.Now().UTC().Truncate(time.Second)}
+	clk := testkit.NewClock(time.Now().UTC().Truncate(time.Second))
 	logs := &testkit.Buffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: cfg.logLevel}))
 	svc, err := exam.NewService(context.Background(), st, exam.Config{
@@ -176,7 +155,7 @@ func (h *harness) use(t testing.TB) {
 // advance moves the clock forward and forgets the operator token, which may
 // have expired.
 func (h *harness) advance(d time.Duration) {
-	h.clock.Advance(d)
+	h.clock.Add(d)
 	h.operatorToken = ""
 }
 

@@ -102,7 +102,7 @@ type licenseJSON struct {
 func TestLicenseListAndRevoke(t *testing.T) {
 	forEachStore(t, func(t *testing.T, h *harness) {
 		tokA, idA := h.issueLicense(npsnA, "HW-A", 30)
-		h.clock.Advance(time.Second)
+		h.clock.Add(time.Second)
 		_, idB := h.issueLicense(npsnB, "HW-B", 30)
 
 		var all struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/visits"
+	"github.com/seedhq/portal/internal/testkit"
 )
 
 // TestLinkStatistics saves visits through the store and reads the
@@ -26,7 +27,7 @@ func TestLinkStatistics(t *testing.T) {
 				st = ls
 				return s
 			})
-			clk := &clock{now: time.Now().UTC().Truncate(time.Second)}
+			clk := testkit.NewClock(time.Now().UTC().Truncate(time.Second))
 			var svc *links.Service
 			h := &linksHarness{harness: newHarness(t, so.open, capture, withLinks(clk, &svc)), links: svc}
 			u := h.newLinkUser("alice", 1000)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/links"
+	"github.com/seedhq/portal/internal/testkit"
 )
 
 func init() {
@@ -31,7 +32,7 @@ type linksHarness struct {
 
 // withLinks builds a links.Service over the harness's store (which must
 // implement links.Store) and hands it to the router.
-func withLinks(clk *clock, out **links.Service) harnessOption {
+func withLinks(clk *testkit.Clock, out **links.Service) harnessOption {
 	return func(c *harnessConfig) {
 		prev := c.wrapStore
 		c.wrapStore = func(st exam.Store) exam.Store {
@@ -59,7 +60,7 @@ func forEachLinksStore(t *testing.T, fn func(t *testing.T, h *linksHarness)) {
 				}
 				return st
 			}
-			clk := &clock{now: time.Now().UTC().Truncate(time.Second)}
+			clk := testkit.NewClock(time.Now().UTC().Truncate(time.Second))
 			var svc *links.Service
 			h := newHarness(t, open, withLinks(clk, &svc))
 			fn(t, &linksHarness{harness: h, links: svc})

@@ -75,9 +75,9 @@ func TestHeartbeatAndMonitors(t *testing.T) {
 		h.op("GET", "/api/v1/admin/monitors?status=asleep", nil).expectError(400, "VALIDATION_FAILED")
 
 		// Silent for three intervals reads as offline; a ping brings it back.
-		h.clock.Advance(2 * time.Minute)
+		h.clock.Add(2 * time.Minute)
 		h.as(lab2, "POST", "/api/v1/sync/heartbeat", map[string]any{"server_code": "LAB-02"}).expect(200)
-		h.clock.Advance(time.Minute)
+		h.clock.Add(time.Minute)
 		if ms := filter("?status=offline"); len(ms) != 2 || ms[0].ServerCode != "LAB-01" || ms[1].ServerCode != "LAB-B" {
 			t.Fatalf("offline = %+v", ms)
 		}
@@ -115,11 +115,11 @@ func TestHeartbeatClientIPThroughTrustedProxy(t *testing.T) {
 func TestSyncLogs(t *testing.T) {
 	forEachStore(t, func(t *testing.T, h *harness) {
 		lab := h.newLabServer("LAB-01", npsnA)
-		h.clock.Advance(time.Second)
+		h.clock.Add(time.Second)
 		h.newLabServer("LAB-B", npsnB)
-		h.clock.Advance(time.Second)
+		h.clock.Add(time.Second)
 		h.req("POST", "/api/v1/sync/verify-server", handshakeReq{"LAB-01", npsnA, "HW-LAB-01", "bad"}).expectError(401, "LICENSE_INVALID")
-		h.clock.Advance(time.Second)
+		h.clock.Add(time.Second)
 		h.createExam(npsnA)
 		h.as(lab, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-01", nil).expect(200)
 
@@ -168,9 +168,9 @@ func TestServerTokenExpiresWhenCached(t *testing.T) {
 		lab := h.newLabServer("LAB-01", npsnA)
 		beat := map[string]any{"server_code": "LAB-01"}
 		h.as(lab, "POST", "/api/v1/sync/heartbeat", beat).expect(200)
-		h.clock.Advance(59 * time.Minute)
+		h.clock.Add(59 * time.Minute)
 		h.as(lab, "POST", "/api/v1/sync/heartbeat", beat).expect(200)
-		h.clock.Advance(time.Minute)
+		h.clock.Add(time.Minute)
 		h.as(lab, "POST", "/api/v1/sync/heartbeat", beat).expectError(401, "TOKEN_EXPIRED")
 	})
 }

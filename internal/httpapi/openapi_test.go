@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	yaml "go.yaml.in/yaml/v3"
@@ -13,6 +14,7 @@ import (
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/openapi"
 	"github.com/seedhq/portal/internal/openapi/openapitest"
+	"github.com/seedhq/portal/internal/testkit"
 )
 
 // undocumentedPrefixes are the paths of the router that are no JSON API:
@@ -24,10 +26,10 @@ var undocumentedPrefixes = []string{"/console", "/sandbox/"}
 // the routes of a router serving all three APIs: every route chi has is an
 // operation of one document, and every operation is a route.
 func TestOpenAPIDescribesEveryRoute(t *testing.T) {
-	clk := &clock{}
+	clk := testkit.NewClock(time.Time{})
 	var ls *links.Service
 	h := newHarness(t, openBolt, withLinks(clk, &ls), withOrdering(clk, "", t.TempDir()))
-	clk.now = h.clock.Now()
+	clk.Set(h.clock.Now())
 	next, ok := openapitest.Unwrap(h.srv.Config.Handler)
 	if !ok {
 		t.Fatalf("the harness does not serve through validateAPI")
@@ -69,10 +71,10 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 // cacheable, in JSON and YAML with the same content, and that each is a
 // valid OpenAPI 3.1 document.
 func TestOpenAPIServed(t *testing.T) {
-	clk := &clock{}
+	clk := testkit.NewClock(time.Time{})
 	var ls *links.Service
 	h := newHarness(t, openBolt, withLinks(clk, &ls), withOrdering(clk, "", t.TempDir()))
-	clk.now = h.clock.Now()
+	clk.Set(h.clock.Now())
 	for _, name := range openapi.Names() {
 		j := h.req("GET", "/api/openapi/"+name+".json", nil).expect(http.StatusOK)
 		if ct := j.header.Get("Content-Type"); ct != "application/json" {

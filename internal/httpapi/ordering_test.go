@@ -20,6 +20,7 @@ import (
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/ordering"
 	"github.com/seedhq/portal/internal/ordering/challenge"
+	"github.com/seedhq/portal/internal/testkit"
 	"github.com/seedhq/portal/internal/webhook"
 )
 
@@ -36,7 +37,7 @@ const gatewaySecret = "whsec_dGVzdC1nYXRld2F5LXNlY3JldC0zMi1ieXRlcyEh"
 // withOrdering serves the ordering API over the harness's store, with the
 // built-in proof-of-work challenge and the harness clock; ownerNumber's
 // first login makes the owner; receipts go to proofDir.
-func withOrdering(clk *clock, ownerNumber, proofDir string) harnessOption {
+func withOrdering(clk *testkit.Clock, ownerNumber, proofDir string) harnessOption {
 	return func(c *harnessConfig) {
 		prev := c.wrapStore
 		c.wrapStore = func(st exam.Store) exam.Store {
@@ -71,9 +72,9 @@ func withOrdering(clk *clock, ownerNumber, proofDir string) harnessOption {
 // options given.
 func orderingHarness(t testing.TB, open func(testing.TB) exam.Store, owner string, options ...harnessOption) *harness {
 	t.Helper()
-	clk := &clock{}
+	clk := testkit.NewClock(time.Time{})
 	h := newHarness(t, open, append(options, withOrdering(clk, owner, t.TempDir()))...)
-	clk.now = h.clock.Now()
+	clk.Set(h.clock.Now())
 	h.clock = clk
 	return h
 }
@@ -626,10 +627,10 @@ func TestOrderingKitchenHTTP(t *testing.T) {
 
 // TestOrderingJWTRefusedByLinkAPI: an ordering JWT is not a link key.
 func TestOrderingJWTRefusedByLinkAPI(t *testing.T) {
-	clk := &clock{}
+	clk := testkit.NewClock(time.Time{})
 	var linkSvc *links.Service
 	h := newHarness(t, openBolt, withOrdering(clk, "", t.TempDir()), withLinks(clk, &linkSvc))
-	clk.now = h.clock.Now()
+	clk.Set(h.clock.Now())
 	h.clock = clk
 	jwt := h.orderingLogin("081234567890", "6281234567890")
 	r := h.req("GET", "/api/urls", nil, bearer(jwt)...)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/links"
+	"github.com/seedhq/portal/internal/testkit"
 )
 
 // secOwnerNumber is the messenger number whose first login makes the
@@ -38,20 +39,20 @@ type secHarness struct {
 	scan *bodyScanner
 	// examClock is the exam service's clock; h.clock is the one of the
 	// link and ordering services.
-	examClock *clock
+	examClock *testkit.Clock
 }
 
 // advanceAll moves the clocks of the three APIs forward by d.
 func (h *secHarness) advanceAll(d time.Duration) {
-	h.examClock.Advance(d)
-	h.clock.Advance(d)
+	h.examClock.Add(d)
+	h.clock.Add(d)
 }
 
 // newSecHarness builds a portal router with the exam, link and ordering
 // APIs over a store from open, whose every response is scanned.
 func newSecHarness(t *testing.T, open func(testing.TB) exam.Store) *secHarness {
 	t.Helper()
-	clk := &clock{}
+	clk := testkit.NewClock(time.Time{})
 	var linkSvc *links.Service
 	h := newHarness(t, func(t testing.TB) exam.Store {
 		st := open(t)
@@ -61,7 +62,7 @@ func newSecHarness(t *testing.T, open func(testing.TB) exam.Store) *secHarness {
 		return st
 	}, withOrdering(clk, secOwnerNumber, t.TempDir()), withLinks(clk, &linkSvc))
 	examClock := h.clock
-	clk.now = h.clock.Now()
+	clk.Set(h.clock.Now())
 	h.clock = clk
 	scan := &bodyScanner{t: t, base: h.srv.Client().Transport}
 	h.client = &http.Client{Transport: scan}

@@ -38,7 +38,7 @@ func TestBrowserStudentFlow(t *testing.T) {
 	now := func() time.Time {
 		return t0.Add(10*time.Minute + time.Since(start) + time.Duration(jump.Load()))
 	}
-	l := newLabWith(t, filepath.Join(t.TempDir(), localdb.FileName), 0, &clock{t: t0}, 2, localdb.Options{NoSync: true},
+	l := newLabWith(t, filepath.Join(t.TempDir(), localdb.FileName), 0, testkit.NewClock(t0), 2, localdb.Options{NoSync: true},
 		func(o *examsrv.Options) { o.Static = webui.FS(); o.Now = now })
 	token := l.token()
 

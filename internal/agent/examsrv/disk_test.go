@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/agent/localdb"
+	"github.com/seedhq/portal/internal/testkit"
 	"github.com/seedhq/portal/internal/testkit/tmpfs"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestDiskFull(t *testing.T) {
 	dir := tmpfs.Mount(t, 4<<20)
 	free := tmpfs.Fill(t, dir, 2<<20)
-	l := newLabWith(t, filepath.Join(dir, "labagent.db"), 0, &clock{t: t0.Add(time.Minute)}, 5, localdb.Options{})
+	l := newLabWith(t, filepath.Join(dir, "labagent.db"), 0, testkit.NewClock(t0.Add(time.Minute)), 5, localdb.Options{})
 	s1 := l.signIn(1)
 	s1.mustOK("POST", "/api/student/exams/e1/start", nil, nil)
 

@@ -3,6 +3,7 @@ package examsrv_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/seedhq/portal/internal/testkit"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -16,7 +17,7 @@ import (
 // extensions, resets and lock lifts), with the right session, is answered
 // below 500; a refusal is the {"success": false, "error", "code"} envelope.
 func FuzzLabAPI(f *testing.F) {
-	clk := &clock{t: t0.Add(time.Minute)}
+	clk := testkit.NewClock(t0.Add(time.Minute))
 	l := newLab(f, filepath.Join(f.TempDir(), "labagent.db"), 5, clk)
 	token := strings.ToLower(l.token())
 	student := l.signIn(1)

@@ -19,21 +19,9 @@ import (
 	"github.com/seedhq/portal/internal/agent/examsrv"
 	"github.com/seedhq/portal/internal/agent/localdb"
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/testkit"
 	"github.com/seedhq/portal/pkg/client"
 )
-
-// clock is a settable portal clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 var t0 = time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
 
@@ -70,19 +58,19 @@ type lab struct {
 	url   string
 	srv   *examsrv.Server
 	db    *localdb.DB
-	clock *clock
+	clock *testkit.Clock
 	saves int
 	mu    sync.Mutex
 }
 
-func newLab(t testing.TB, dbPath string, maxStudents int, clk *clock) *lab {
+func newLab(t testing.TB, dbPath string, maxStudents int, clk *testkit.Clock) *lab {
 	return newLabWith(t, dbPath, maxStudents, clk, 5, localdb.Options{NoSync: true})
 }
 
 // newLabWith is newLab with the number of students, the database options
 // and, in set, changes to the server's options (Static to serve the real
 // pages, Now for a clock that moves, ...).
-func newLabWith(t testing.TB, dbPath string, maxStudents int, clk *clock, students int, o localdb.Options, set ...func(*examsrv.Options)) *lab {
+func newLabWith(t testing.TB, dbPath string, maxStudents int, clk *testkit.Clock, students int, o localdb.Options, set ...func(*examsrv.Options)) *lab {
 	t.Helper()
 	db, err := localdb.Open(dbPath, o)
 	if err != nil {
@@ -206,7 +194,7 @@ func (a attempt) ids() []string {
 }
 
 func TestSignIn(t *testing.T) {
-	clk := &clock{t: t0.Add(time.Minute)}
+	clk := testkit.NewClock(t0.Add(time.Minute))
 	l := newLab(t, filepath.Join(t.TempDir(), "labagent.db"), 2, clk)
 	token := l.token()
 
@@ -271,7 +259,7 @@ func TestSignIn(t *testing.T) {
 // typing Budi's username with wrong passwords cannot keep Budi out. The
 // proctor sees every lock and lifts it.
 func TestSignInThrottled(t *testing.T) {
-	clk := &clock{t: t0.Add(time.Minute)}
+	clk := testkit.NewClock(t0.Add(time.Minute))
 	l := newLab(t, filepath.Join(t.TempDir(), "labagent.db"), 0, clk)
 	token := l.token()
 	login := func(b *browser, user, pass string) (int, string) {
@@ -364,7 +352,7 @@ func TestSignInThrottled(t *testing.T) {
 // TestProctorSignInThrottledPerComputer: a student typing wrong proctor
 // passwords locks only their own computer, not the proctor's.
 func TestProctorSignInThrottledPerComputer(t *testing.T) {
-	l := newLab(t, filepath.Join(t.TempDir(), "labagent.db"), 0, &clock{t: t0.Add(time.Minute)})
+	l := newLab(t, filepath.Join(t.TempDir(), "labagent.db"), 0, testkit.NewClock(t0.Add(time.Minute)))
 	student := l.browserAt("127.0.0.2")
 	for range 5 {
 		student.do("POST", "/api/proctor/login", map[string]string{"password": "guess"}, nil)
@@ -376,7 +364,7 @@ func TestProctorSignInThrottledPerComputer(t *testing.T) {
 }
 
 func TestSessionTokenRotation(t *testing.T) {
-	clk := &clock{t: t0.Add(time.Minute)}
+	clk := testkit.NewClock(t0.Add(time.Minute))
 	l := newLab(t, filepath.Join(t.TempDir(), "labagent.db"), 0, clk)
 	first := l.token()
 	clk.Add(15 * time.Minute)
@@ -403,7 +391,7 @@ func TestSessionTokenRotation(t *testing.T) {
 }
 
 func TestExamFlow(t *testing.T) {
-	clk := &clock{t: t0.Add(time.Minute)}
+	clk := testkit.NewClock(t0.Add(time.Minute))
 	path := filepath.Join(t.TempDir(), "labagent.db")
 	l := newLab(t, path, 0, clk)
 	s1 := l.signIn(1)
@@ -520,7 +508,7 @@ func TestExamFlow(t *testing.T) {
 }
 
 func TestTimeUpAndExtension(t *testing.T) {
-	clk := &clock{t: t0.Add(time.Minute)}
+	clk := testkit.NewClock(t0.Add(time.Minute))
 	l := newLab(t, filepath.Join(t.TempDir(), "labagent.db"), 0, clk)
 	s1 := l.signIn(1)
 	s1.mustOK("POST", "/api/student/exams/e1/start", nil, nil)
@@ -587,7 +575,7 @@ func TestTimeUpAndExtension(t *testing.T) {
 }
 
 func TestProctorAuth(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testkit.NewClock(t0)
 	l := newLab(t, filepath.Join(t.TempDir(), "labagent.db"), 0, clk)
 	b := l.browser()
 	if st, code := b.do("GET", "/api/proctor/state", nil, nil); st != 401 || code != "UNAUTHORIZED" {
