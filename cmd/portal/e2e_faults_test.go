@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/store/pgtest"
+	"github.com/seedhq/portal/internal/testkit"
 	"github.com/seedhq/portal/internal/webhook"
 	"github.com/seedhq/portal/pkg/client"
 )
@@ -388,19 +389,6 @@ func readyStatus(base string) int {
 	return resp.StatusCode
 }
 
-// waitFor polls cond every 100 ms until it holds, failing the test with
-// what after timeout.
-func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, timeout)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // faultLoad counts what the load of one API got.
 type faultLoad struct {
 	acked, unavailable atomic.Int64
@@ -528,7 +516,7 @@ func TestPostgresRestart(t *testing.T) {
 			return true
 		}
 	}
-	waitFor(t, time.Minute, "writes on every API before the restart", progressed(nil, 5))
+	testkit.Eventually(t, time.Minute, "writes on every API before the restart", progressed(nil, 5))
 
 	cl.Stop()
 	stoppedAt := time.Now()
@@ -537,7 +525,7 @@ func TestPostgresRestart(t *testing.T) {
 	for name, l := range loads {
 		unavailBefore[name] = l.unavailable.Load()
 	}
-	waitFor(t, 30*time.Second, "503 STORE_UNAVAILABLE on every API during the outage", func() bool {
+	testkit.Eventually(t, 30*time.Second, "503 STORE_UNAVAILABLE on every API during the outage", func() bool {
 		for name, l := range loads {
 			if l.unavailable.Load() <= unavailBefore[name] {
 				return false
@@ -551,12 +539,12 @@ func TestPostgresRestart(t *testing.T) {
 	time.Sleep(time.Until(stoppedAt.Add(3 * time.Second)))
 	cl.Start()
 	t.Logf("PostgreSQL started again after %s", time.Since(stoppedAt).Round(time.Millisecond))
-	waitFor(t, time.Minute, "/readyz 200 after the restart", func() bool { return readyStatus(p.URL) == http.StatusOK })
+	testkit.Eventually(t, time.Minute, "/readyz 200 after the restart", func() bool { return readyStatus(p.URL) == http.StatusOK })
 	after := map[string]int64{}
 	for name, l := range loads {
 		after[name] = l.acked.Load()
 	}
-	waitFor(t, time.Minute, "writes on every API after the restart", progressed(after, 5))
+	testkit.Eventually(t, time.Minute, "writes on every API after the restart", progressed(after, 5))
 	stopLoad()
 	wg.Wait()
 	// The pushes not yet sent or refused go through now.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/seedhq/portal/internal/agent"
 	"github.com/seedhq/portal/internal/store/pgtest"
+	"github.com/seedhq/portal/internal/testkit"
 	"github.com/seedhq/portal/internal/testkit/proc"
 	"github.com/seedhq/portal/internal/webhook"
 	"github.com/seedhq/portal/pkg/client"
@@ -148,7 +149,7 @@ func runKillNine(t *testing.T, extra ...string) {
 	for k := range killRounds {
 		// Both streams go on between the kills.
 		p0, c0 := pushed.Load(), paidCount.Load()
-		waitFor(t, 2*time.Minute, fmt.Sprintf("pushes and payments acknowledged before kill %d", k+1), func() bool {
+		testkit.Eventually(t, 2*time.Minute, fmt.Sprintf("pushes and payments acknowledged before kill %d", k+1), func() bool {
 			return pushed.Load() > p0 && paidCount.Load() > c0
 		})
 		path := []string{pushPath, providerWebhookPath}[k%2]

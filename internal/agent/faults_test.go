@@ -15,6 +15,7 @@ import (
 	"github.com/seedhq/portal/internal/agent"
 	"github.com/seedhq/portal/internal/agent/localdb"
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/testkit"
 	"github.com/seedhq/portal/internal/testkit/faultproxy"
 )
 
@@ -127,19 +128,6 @@ func faultHTTPClient(t *testing.T, logger *slog.Logger) *http.Client {
 	return hc
 }
 
-// eventually polls cond every 50 ms until it holds, failing the test after
-// faultEventually.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(faultEventually)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", faultEventually, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // students saving answers, and what they saved.
 type faultLab struct {
 	t      *testing.T
@@ -183,10 +171,10 @@ func runFaultScenario(t *testing.T, sc faultScenario) {
 	f.run(s)
 
 	// The portal works: the lab pulls its package and pushes.
-	eventually(t, "the package to be pulled", func() bool { return f.pkgs.count() >= 1 })
+	testkit.Eventually(t, faultEventually, "the package to be pulled", func() bool { return f.pkgs.count() >= 1 })
 	lab.save(f.students[0], "q1", "a")
 	s.Kick()
-	eventually(t, "the first answer to be pushed", func() bool { return pending(t, f.db) == 0 })
+	testkit.Eventually(t, faultEventually, "the first answer to be pushed", func() bool { return pending(t, f.db) == 0 })
 	pkg, err := f.db.PackageInfo()
 	if err != nil {
 		t.Fatal(err)
@@ -209,7 +197,7 @@ func runFaultScenario(t *testing.T, sc faultScenario) {
 		s.Kick()
 		time.Sleep(150 * time.Millisecond)
 	}
-	eventually(t, "three pushes to meet the fault", func() bool {
+	testkit.Eventually(t, faultEventually, "three pushes to meet the fault", func() bool {
 		n := 0
 		for _, a := range proxy.Since(mark) {
 			if a.Path == pathPush {
@@ -228,8 +216,8 @@ func runFaultScenario(t *testing.T, sc faultScenario) {
 	}
 
 	// The portal behaves again: labagent catches up.
-	eventually(t, "every answer to reach the portal", func() bool { return pending(t, f.db) == 0 })
-	eventually(t, "the status to be online with no error", func() bool {
+	testkit.Eventually(t, faultEventually, "every answer to reach the portal", func() bool { return pending(t, f.db) == 0 })
+	testkit.Eventually(t, faultEventually, "the status to be online with no error", func() bool {
 		st := s.Status()
 		return st.State != agent.SyncOffline && st.LastError == ""
 	})

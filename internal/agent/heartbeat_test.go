@@ -7,6 +7,7 @@ import (
 
 	"github.com/seedhq/portal/internal/agent"
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/testkit"
 )
 
 func TestSyncerHeartbeat(t *testing.T) {
@@ -31,7 +32,7 @@ func TestSyncerHeartbeat(t *testing.T) {
 		}
 		return ms[0]
 	}
-	waitFor(t, "a heartbeat", func() bool {
+	testkit.Eventually(t, 30*time.Second, "a heartbeat", func() bool {
 		m := monitor()
 		return m.ServerCode == "LAB-01" && m.ConnectedStudents == 3 && m.ActiveExamsCount == 1 && m.ClientVersion == "test-1.0" &&
 			m.PendingAnswers == 2
@@ -40,7 +41,7 @@ func TestSyncerHeartbeat(t *testing.T) {
 	// through, nothing is reported pending.
 	lab.students.Store(5)
 	f.tr.failPushes.Store(false)
-	waitFor(t, "a heartbeat with the new figures", func() bool {
+	testkit.Eventually(t, 30*time.Second, "a heartbeat with the new figures", func() bool {
 		m := monitor()
 		return m.ConnectedStudents == 5 && m.Status == exam.StatusOnline && m.PendingAnswers == 0
 	})

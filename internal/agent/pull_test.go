@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/agent"
+	"github.com/seedhq/portal/internal/testkit"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -55,7 +56,7 @@ func TestSyncerPullsPackage(t *testing.T) {
 
 	// The next pull asks with the checksum held and gets a 304.
 	etag := `"` + meta.ChecksumSHA256 + `"`
-	waitFor(t, "a pull answered 304", func() bool {
+	testkit.Eventually(t, 30*time.Second, "a pull answered 304", func() bool {
 		for _, ex := range f.tr.matching(pathPull) {
 			if ex.Status == http.StatusNotModified && ex.IfNoneMatch == etag && ex.Format == "binary" {
 				return true
@@ -88,7 +89,7 @@ func TestSyncerPullsPackage(t *testing.T) {
 	if meta3.ChecksumSHA256 != meta2.ChecksumSHA256 || len(p3.Exams) != 2 {
 		t.Fatalf("package at start: meta %+v, %d exams", meta3, len(p3.Exams))
 	}
-	waitFor(t, "the status to say offline", func() bool {
+	testkit.Eventually(t, 30*time.Second, "the status to say offline", func() bool {
 		st := s2.Status()
 		return st.State == agent.SyncOffline && strings.Contains(st.LastError, errNetworkDown.Error())
 	})
@@ -122,7 +123,7 @@ func TestSyncerResumesDownloadAfterRestart(t *testing.T) {
 	f.tr.downAfterCut.Store(true)
 	s := f.syncer()
 	stop := f.run(s)
-	waitFor(t, "the cut download to be recorded", func() bool {
+	testkit.Eventually(t, 30*time.Second, "the cut download to be recorded", func() bool {
 		dl, found, err := f.db.Download()
 		return err == nil && found && dl.Received == cut
 	})
@@ -170,7 +171,7 @@ func TestSyncerRefusesCorruptPackage(t *testing.T) {
 
 	f.tr.corrupt.Store(true)
 	createExam(t, f.svc, "Kimia", 0)
-	waitFor(t, "the corrupt package to be refused", func() bool {
+	testkit.Eventually(t, 30*time.Second, "the corrupt package to be refused", func() bool {
 		return strings.Contains(s.Status().LastError, "package refused")
 	})
 	if info, err := f.db.PackageInfo(); err != nil || info.ChecksumSHA256 != meta.ChecksumSHA256 {
@@ -188,5 +189,5 @@ func TestSyncerRefusesCorruptPackage(t *testing.T) {
 	if len(p2.Exams) != 2 {
 		t.Fatalf("package after the corruption ended: %d exams", len(p2.Exams))
 	}
-	waitFor(t, "the refusal to be cleared", func() bool { return s.Status().LastError == "" })
+	testkit.Eventually(t, 30*time.Second, "the refusal to be cleared", func() bool { return s.Status().LastError == "" })
 }

@@ -5,9 +5,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seedhq/portal/internal/agent"
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/testkit"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -61,7 +63,7 @@ func TestSyncerPushIsExactlyOnce(t *testing.T) {
 
 	saveAnswers(t, f.db, f.examID, f.students[0], map[string]string{"q1": "b", "q2": "true", "q3": "a² + b² = c²"})
 	s.Kick()
-	waitFor(t, "the answers to be acknowledged", func() bool { return pending(t, f.db) == 0 })
+	testkit.Eventually(t, 30*time.Second, "the answers to be acknowledged", func() bool { return pending(t, f.db) == 0 })
 
 	pushes := f.tr.matching(pathPush)
 	if len(pushes) != 2 || pushes[0].IdempotencyKey == "" || pushes[1].IdempotencyKey != pushes[0].IdempotencyKey ||
@@ -101,7 +103,7 @@ func TestSyncerPortalDownThenBack(t *testing.T) {
 	f.portal.Stop()
 	saveAnswers(t, f.db, f.examID, f.students[1], map[string]string{"q1": "b"})
 	s.Kick()
-	waitFor(t, "the status to say offline", func() bool {
+	testkit.Eventually(t, 30*time.Second, "the status to say offline", func() bool {
 		st := s.Status()
 		return st.State == agent.SyncOffline && st.LastError != ""
 	})
@@ -110,11 +112,11 @@ func TestSyncerPortalDownThenBack(t *testing.T) {
 	}
 
 	f.portal.Start()
-	waitFor(t, "the answers to arrive", func() bool { return pending(t, f.db) == 0 })
+	testkit.Eventually(t, 30*time.Second, "the answers to arrive", func() bool { return pending(t, f.db) == 0 })
 	if r := memberResults(t, f.svc, f.examID)[f.students[1]]; r.Answered != 1 || r.Correct != 1 {
 		t.Fatalf("portal results: %+v", r)
 	}
-	waitFor(t, "the status to say online", func() bool { return s.Status().State != agent.SyncOffline })
+	testkit.Eventually(t, 30*time.Second, "the status to say online", func() bool { return s.Status().State != agent.SyncOffline })
 }
 
 func TestSyncerKeepsRefusedBatch(t *testing.T) {

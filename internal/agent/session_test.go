@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/agent"
+	"github.com/seedhq/portal/internal/testkit"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -18,12 +19,12 @@ func TestSyncerLicenceRefused(t *testing.T) {
 		}
 		s := f.syncer()
 		f.run(s)
-		waitFor(t, "the refusal to be recorded", func() bool {
+		testkit.Eventually(t, 30*time.Second, "the refusal to be recorded", func() bool {
 			st := s.Status()
 			return st.State == agent.SyncOffline && strings.Contains(st.LastError, client.CodeLicenseRevoked)
 		})
 		// The status is set just before the log line is written.
-		waitFor(t, "the refusal to be logged as an error", func() bool {
+		testkit.Eventually(t, 30*time.Second, "the refusal to be logged as an error", func() bool {
 			return strings.Contains(f.logs.String(), "level=ERROR") && strings.Contains(f.logs.String(), client.CodeLicenseRevoked)
 		})
 		if f.pkgs.count() != 0 || len(f.tr.matching(pathPull)) != 0 {
@@ -46,13 +47,13 @@ func TestSyncerLicenceRefused(t *testing.T) {
 		if _, m := f.pkgs.wait(t, 1); m.ChecksumSHA256 != meta.ChecksumSHA256 {
 			t.Fatalf("package at start %+v", m)
 		}
-		waitFor(t, "the refusal to be recorded", func() bool {
+		testkit.Eventually(t, 30*time.Second, "the refusal to be recorded", func() bool {
 			return strings.Contains(s.Status().LastError, client.CodeLicenseRevoked)
 		})
 		// The access token still valid keeps the sync going, and the
 		// handshake is not retried at each call.
 		pulls := len(f.tr.matching(pathPull))
-		waitFor(t, "more pulls", func() bool { return len(f.tr.matching(pathPull)) >= pulls+5 })
+		testkit.Eventually(t, 30*time.Second, "more pulls", func() bool { return len(f.tr.matching(pathPull)) >= pulls+5 })
 		if n := len(f.tr.matching(pathVerify)); n != 2 {
 			t.Fatalf("%d handshakes, want 2 (one per run)", n)
 		}

@@ -147,19 +147,6 @@ func (f *fixture) run(s *agent.Syncer) (stop func()) {
 	return stop
 }
 
-// waitFor polls cond until it holds, failing the test after a generous
-// deadline.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func importStudents(t *testing.T, svc *exam.Service, names ...string) []string {
 	t.Helper()
 	var rows []exam.MemberInput
@@ -267,7 +254,7 @@ func (ps *packages) count() int {
 // wait waits for the n-th call and returns its arguments.
 func (ps *packages) wait(t *testing.T, n int) (*client.Package, localdb.PackageMeta) {
 	t.Helper()
-	waitFor(t, fmt.Sprintf("OnPackage call #%d", n), func() bool { return ps.count() >= n })
+	testkit.Eventually(t, 30*time.Second, fmt.Sprintf("OnPackage call #%d", n), func() bool { return ps.count() >= n })
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	return ps.pkgs[n-1], ps.metas[n-1]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/seedhq/portal/internal/testkit"
 	"sync"
 	"testing"
 	"time"
@@ -56,7 +57,7 @@ func TestBeatWriterGroups(t *testing.T) {
 	// One at a time, heartbeats occupy every writer...
 	for i := range maxBeatWriters {
 		write(Monitor{ServerCode: fmt.Sprint("busy-", i)})
-		waitFor(t, func() bool { return st.writesStarted() == i+1 })
+		testkit.Eventually(t, time.Minute, "the writers", func() bool { return st.writesStarted() == i+1 })
 	}
 	// ...so that the next ones gather in one group.
 	const n = 50
@@ -70,9 +71,9 @@ func TestBeatWriterGroups(t *testing.T) {
 			return len(w.queue) == 1 && cond(w.queue[0])
 		}
 	}
-	waitFor(t, gathered(func(g *beatGroup) bool { return len(g.monitors) == n }))
+	testkit.Eventually(t, time.Minute, "the writers", gathered(func(g *beatGroup) bool { return len(g.monitors) == n }))
 	write(Monitor{ServerCode: "LAB-0", ConnectedStudents: 99})
-	waitFor(t, gathered(func(g *beatGroup) bool { return g.monitors["LAB-0"].ConnectedStudents == 99 }))
+	testkit.Eventually(t, time.Minute, "the writers", gathered(func(g *beatGroup) bool { return g.monitors["LAB-0"].ConnectedStudents == 99 }))
 	if started := st.writesStarted(); started != maxBeatWriters {
 		t.Fatalf("%d writes begun, want %d (the writers' bound)", started, maxBeatWriters)
 	}
@@ -117,16 +118,4 @@ func TestBeatWriterError(t *testing.T) {
 	if err := w.write(t.Context(), Monitor{ServerCode: "LAB-2"}); !errors.Is(err, st.fail) {
 		t.Fatalf("write to a failing store: %v", err)
 	}
-}
-
-// waitFor polls cond until it holds (for at most a minute, a bound that
-// only a broken writer reaches).
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatal("condition never held")
 }
