@@ -16,6 +16,7 @@ import (
 
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/visits"
+	"github.com/seedhq/portal/internal/testkit"
 )
 
 // memStore is an in-memory Store.
@@ -180,20 +181,7 @@ type fixture struct {
 	store *memStore
 	rec   *fakeRecorder
 	h     *Handler
-	now   time.Time
-	mu    sync.Mutex
-}
-
-func (f *fixture) clock() time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.now
-}
-
-func (f *fixture) advance(d time.Duration) {
-	f.mu.Lock()
-	f.now = f.now.Add(d)
-	f.mu.Unlock()
+	clock *testkit.Clock
 }
 
 const (
@@ -205,11 +193,11 @@ const (
 // newFixture builds a store with a branded domain (id 3), and a handler.
 func newFixture(t *testing.T, mod func(*Options)) *fixture {
 	t.Helper()
-	f := &fixture{store: newMemStore(), rec: &fakeRecorder{}, now: t0}
+	f := &fixture{store: newMemStore(), rec: &fakeRecorder{}, clock: testkit.NewClock(t0)}
 	f.store.domains[3] = links.Domain{ID: 3, UserID: owner, URL: "https://" + branded, Host: branded,
 		RedirectRoot: "https://brand.com/", Redirect404: "https://brand.com/missing"}
 	f.store.domains[4] = links.Domain{ID: 4, UserID: owner, URL: "https://bare.brand.com", Host: "bare.brand.com"}
-	o := Options{Store: f.store, Recorder: f.rec, ShortHost: short, Now: f.clock,
+	o := Options{Store: f.store, Recorder: f.rec, ShortHost: short, Now: f.clock.Now,
 		PublicURL: func(*http.Request) string { return "https://" + short + "/" }}
 	if mod != nil {
 		mod(&o)
@@ -330,7 +318,7 @@ func TestUnknownAndExpired(t *testing.T) {
 	f.addLink(links.ShortLink{ID: 3, DomainID: 4, Alias: "soon", LongURL: "https://bare.com/", ExpiresAt: &exp})
 
 	mustRedirect(t, f.do("GET", short, "/soon", nil), "https://example.com/")
-	f.advance(time.Hour) // expiry is exclusive
+	f.clock.Add(time.Hour) // expiry is exclusive
 	mustStatus(t, f.do("GET", short, "/soon", nil), http.StatusNotFound)
 	// Expired on a domain with a 404 redirect: that redirect.
 	mustRedirect(t, f.do("GET", branded, "/soon", nil), "https://brand.com/missing")
@@ -441,7 +429,7 @@ func TestPassword(t *testing.T) {
 	f.h.ServeHTTP(w, r)
 	mustRedirect(t, w, "https://example.com/secret")
 	// The window ends after 5 minutes.
-	f.advance(PasswordWindow)
+	f.clock.Add(PasswordWindow)
 	mustRedirect(t, f.do("POST", short, "/secret", url.Values{"password": {"open sesame"}}), "https://example.com/secret")
 	mustHits(t, f.rec, hit(visits.KindLink, 1), hit(visits.KindLink, 2), hit(visits.KindLink, 1), hit(visits.KindLink, 1))
 }
@@ -809,7 +797,7 @@ func TestCache(t *testing.T) {
 	}
 	f.addLink(links.ShortLink{ID: 1, DomainID: 3, Alias: "abc", LongURL: "https://example.com/changed"})
 	mustRedirect(t, f.do("GET", branded, "/abc", nil), "https://example.com/1")
-	f.advance(time.Second)
+	f.clock.Add(time.Second)
 	mustRedirect(t, f.do("GET", branded, "/abc", nil), "https://example.com/changed")
 }
 
