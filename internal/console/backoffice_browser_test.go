@@ -27,6 +27,7 @@ func TestBrowserOffice(t *testing.T) {
 func browseOffice(t *testing.T, kind string) {
 	chrome := newHeadless(t, "the shop's back office", 90*time.Second)
 	s := newOfficeShop(t, onStore(kind))
+	s.setShopTexts(t, shopName, shopTagline, shopHours)
 	desk := chrome.tab(1200, 900)
 	plus := `#q-` + s.coffee.ID + ` ~ button`
 

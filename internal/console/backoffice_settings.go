@@ -13,6 +13,7 @@ import (
 // officeSettingsForm is the settings form as typed: every field of ord.Settings.
 type officeSettingsForm struct {
 	OrderPrefix, TimeZone, ShopLat, ShopLng, DeliveryBaseFee, DeliveryPerKm, DeliveryMaxKm, PaymentExpiryMinutes string
+	ShopName, ShopTagline, OpeningHours                                                                          string
 }
 
 // officeSettingsView is the settings page's data.
@@ -30,7 +31,8 @@ func (c *console) officeSettingsPage(w http.ResponseWriter, r *http.Request) {
 	sv := officeSettingsView{Saved: r.URL.Query().Get("saved") == "1", Form: officeSettingsForm{OrderPrefix: st.OrderPrefix, TimeZone: st.TimeZone,
 		ShopLat: officeFloat(st.ShopLat), ShopLng: officeFloat(st.ShopLng), DeliveryBaseFee: strconv.FormatInt(st.DeliveryBaseFee, 10),
 		DeliveryPerKm: strconv.FormatInt(st.DeliveryPerKm, 10), DeliveryMaxKm: officeFloat(st.DeliveryMaxKm),
-		PaymentExpiryMinutes: strconv.Itoa(st.PaymentExpiryMinutes)}}
+		PaymentExpiryMinutes: strconv.Itoa(st.PaymentExpiryMinutes), ShopName: st.ShopName, ShopTagline: st.ShopTagline,
+		OpeningHours: st.OpeningHours}}
 	c.officeRender(w, r, "office_settings", http.StatusOK, sv, err)
 }
 
@@ -43,8 +45,10 @@ func (c *console) officeSaveSettings(w http.ResponseWriter, r *http.Request) {
 	v := func(name string) string { return strings.TrimSpace(r.PostFormValue(name)) }
 	f := officeSettingsForm{OrderPrefix: v("order_prefix"), TimeZone: v("time_zone"), ShopLat: v("shop_lat"), ShopLng: v("shop_lng"),
 		DeliveryBaseFee: v("delivery_base_fee"), DeliveryPerKm: v("delivery_per_km"), DeliveryMaxKm: v("delivery_max_km"),
-		PaymentExpiryMinutes: v("payment_expiry_minutes")}
-	st := ord.Settings{OrderPrefix: f.OrderPrefix, TimeZone: f.TimeZone}
+		PaymentExpiryMinutes: v("payment_expiry_minutes"), ShopName: v("shop_name"), ShopTagline: v("shop_tagline"),
+		OpeningHours: v("opening_hours")}
+	st := ord.Settings{OrderPrefix: f.OrderPrefix, TimeZone: f.TimeZone, ShopName: f.ShopName, ShopTagline: f.ShopTagline,
+		OpeningHours: f.OpeningHours}
 	ok := true
 	for _, n := range []struct {
 		s   string

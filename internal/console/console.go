@@ -192,7 +192,19 @@ type view struct {
 	Error  string // a text key
 	// Message is a domain error's own message (in English), shown as is.
 	Message string
-	Data    any
+	// Brand names the site in the header and the <title>: on the shop's
+	// pages the shop's name (shopView); empty, the console's own name.
+	Brand string
+	Data  any
+}
+
+// Name returns the name in the page's header and title: its Brand, else
+// the console's own name.
+func (v view) Name() string {
+	if v.Brand != "" {
+		return v.Brand
+	}
+	return v.T("app.title")
 }
 
 // navItem is one entry of an area's menu.

@@ -152,18 +152,40 @@ func shopNav(u ord.User) []navItem {
 	return nav
 }
 
-// shopView starts the view of a shop page; on a page without a session
-// (the sign-in, the storefront to a visitor) it has no user, and its CSRF
-// token is the one of no session (a visitor's cart forms; a stale session
-// cookie was cleared by shopVisitor).
+// shopView starts the view of a shop page with the shop's settings read
+// (their name when they cannot be read: the default).
 func (c *console) shopView(r *http.Request) view {
+	st, err := c.ordering.Service.Settings(r.Context())
+	if err != nil {
+		c.log.Warn("console: shop settings", "err", err)
+	}
+	return c.shopViewOf(r, st)
+}
+
+// shopViewOf starts the view of a shop page of the shop whose settings are
+// st: its header and title name the shop (shopBrand). On a page without a
+// session (the sign-in, the storefront to a visitor) it has no user, and
+// its CSRF token is the one of no session (a visitor's cart forms; a stale
+// session cookie was cleared by shopVisitor).
+func (c *console) shopViewOf(r *http.Request, st ord.Settings) view {
+	brand := shopBrand(st, language(r))
 	u := shopUserFrom(r)
 	if u.ID == "" {
-		return view{CSRF: c.csrfToken("")}
+		return view{CSRF: c.csrfToken(""), Brand: brand}
 	}
 	who := u.Name
 	if who == "" {
 		who = u.MessengerNumber
 	}
-	return view{Who: who, Nav: shopNav(u), Logout: "/console/shop/logout", CSRF: c.csrfToken(session(r, shopArea))}
+	return view{Who: who, Nav: shopNav(u), Logout: "/console/shop/logout", CSRF: c.csrfToken(session(r, shopArea)), Brand: brand}
+}
+
+// shopBrand is the name the shop's pages show in lang: the shop's name
+// from its settings, else a neutral word ("Shop", "Toko"), never the
+// product's name. It is text: the templates escape it.
+func shopBrand(st ord.Settings, lang string) string {
+	if st.ShopName != "" {
+		return st.ShopName
+	}
+	return translate(lang, "shop.brand.default")
 }

@@ -23,6 +23,7 @@ func TestBrowserShop(t *testing.T) {
 func browseShop(t *testing.T, kind string) {
 	chrome := newHeadless(t, "the shop's console pages", 120*time.Second)
 	p := newPortal(t, onStore(kind), withPoW(challenge.DefaultMaxNumber), storefrontMenu)
+	p.setShopTexts(t, shopName, shopTagline, shopHours)
 	rice, tea := p.menu[0], p.menu[1]
 	base := p.srv.URL
 	phone := chrome.tab(390, 844)
@@ -35,6 +36,7 @@ func browseShop(t *testing.T, kind string) {
 	phone.check("two lines in the cart", `document.querySelectorAll('#cart tbody tr').length === 2`)
 	phone.check("the cart's total", `document.querySelector('#cart tfoot').textContent.includes('Rp 30.000')`)
 	phone.check("the storefront on a phone", fitsWidth)
+	phone.check("the storefront names the shop", `document.querySelector('.brand').textContent === `+jsString(shopName))
 	phone.shot("shop-store")
 
 	// The kitchen display is open before the order is paid.

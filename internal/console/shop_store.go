@@ -147,6 +147,9 @@ type storeView struct {
 	Form        checkoutForm
 	// ShippingTypes are the checkout's choices, in the order shown.
 	ShippingTypes []string
+	// Tagline and Hours are the shop's line and opening hours (its
+	// settings; may be empty), shown under the title.
+	Tagline, Hours string
 }
 
 // shippingTypes are the checkout's choices of how an order is received.
@@ -162,15 +165,16 @@ func (c *console) storefront(w http.ResponseWriter, r *http.Request) {
 
 // renderStore renders the storefront; err, when not nil, is shown.
 func (c *console) renderStore(w http.ResponseWriter, r *http.Request, status int, form checkoutForm, err error) {
-	v := c.shopView(r)
+	st, serr := c.ordering.Service.Settings(r.Context())
+	v := c.shopViewOf(r, st)
 	if err != nil {
 		status = c.showError(&v, err)
 	}
-	sv := storeView{InCart: map[string]int{}, SignedIn: shopUserFrom(r).ID != "", Form: form, ShippingTypes: shippingTypes}
+	sv := storeView{InCart: map[string]int{}, SignedIn: shopUserFrom(r).ID != "", Form: form, ShippingTypes: shippingTypes,
+		Tagline: st.ShopTagline, Hours: st.OpeningHours}
 	menu, merr := c.ordering.Service.Menu(r.Context(), true)
 	if merr == nil {
-		var st ord.Settings
-		st, merr = c.ordering.Service.Settings(r.Context())
+		merr = serr
 		sv.shopFormat = formatOf(st)
 		sv.DeliveryFee, _ = st.ShippingCost(ord.ShippingDelivery, nil, nil)
 	}

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/seedhq/portal/internal/apperr"
 )
@@ -39,7 +42,25 @@ type Settings struct {
 	// PaymentExpiryMinutes is how long an unpaid order waits before it
 	// expires.
 	PaymentExpiryMinutes int `json:"paymentExpiryMinutes"`
+	// ShopName is the name the shop's customers see on its pages (at most
+	// MaxShopNameLen characters, one line); empty: a neutral default.
+	ShopName string `json:"shopName"`
+	// ShopTagline is a short line under the name (at most
+	// MaxShopTaglineLen characters, one line); may be empty.
+	ShopTagline string `json:"shopTagline"`
+	// OpeningHours are the shop's hours as free text (at most
+	// MaxOpeningHoursLen characters, line breaks allowed); may be empty.
+	OpeningHours string `json:"openingHours"`
 }
+
+// Limits of the shop's texts in its settings, in characters.
+const (
+	MaxShopNameLen     = 60
+	MaxShopTaglineLen  = 140
+	MaxOpeningHoursLen = 300
+	// MaxOpeningHoursLines is the most lines OpeningHours may have.
+	MaxOpeningHoursLines = 10
+)
 
 // DefaultSettings are the settings of a shop that set none.
 func DefaultSettings() Settings {
@@ -53,8 +74,53 @@ func invalidSettings(format string, args ...any) error {
 	return apperr.Errorf(apperr.Invalid, "INVALID_SETTINGS", format, args...)
 }
 
-// Validate checks the settings.
+// Normalize trims the shop's texts and writes the line breaks of the
+// opening hours as "\n".
+func (st *Settings) Normalize() {
+	st.ShopName, st.ShopTagline = strings.TrimSpace(st.ShopName), strings.TrimSpace(st.ShopTagline)
+	hours := strings.ReplaceAll(strings.ReplaceAll(st.OpeningHours, "\r\n", "\n"), "\r", "\n")
+	st.OpeningHours = strings.TrimSpace(hours)
+}
+
+// validShopText checks a text of the shop's settings: UTF-8, at most limit
+// characters, no control character but, when lines is set, line breaks
+// (at most MaxOpeningHoursLines lines).
+func validShopText(field, s string, limit int, lines bool) error {
+	if !utf8.ValidString(s) {
+		return invalidSettings("%s is not UTF-8 text", field)
+	}
+	if n := utf8.RuneCountInString(s); n > limit {
+		return invalidSettings("%s is %d characters long; at most %d are allowed", field, n, limit)
+	}
+	if lines && strings.Count(s, "\n") >= MaxOpeningHoursLines {
+		return invalidSettings("%s has more than %d lines", field, MaxOpeningHoursLines)
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) && !(lines && r == '\n') {
+			if lines {
+				return invalidSettings("%s must not hold control characters other than line breaks", field)
+			}
+			return invalidSettings("%s must be one line without control characters", field)
+		}
+	}
+	return nil
+}
+
+// Validate checks the settings (as Normalize leaves them).
 func (st Settings) Validate() error {
+	for _, f := range []struct {
+		field, s string
+		limit    int
+		lines    bool
+	}{
+		{"shopName", st.ShopName, MaxShopNameLen, false},
+		{"shopTagline", st.ShopTagline, MaxShopTaglineLen, false},
+		{"openingHours", st.OpeningHours, MaxOpeningHoursLen, true},
+	} {
+		if err := validShopText(f.field, f.s, f.limit, f.lines); err != nil {
+			return err
+		}
+	}
 	switch {
 	case !prefixRE.MatchString(st.OrderPrefix):
 		return invalidSettings("orderPrefix must be 1 to 8 upper-case letters or digits")
@@ -126,8 +192,9 @@ func (s *Service) Settings(ctx context.Context) (Settings, error) {
 	return st, nil
 }
 
-// SetSettings validates and stores the settings.
+// SetSettings normalises, validates and stores the settings.
 func (s *Service) SetSettings(ctx context.Context, st Settings) (Settings, error) {
+	st.Normalize()
 	if err := st.Validate(); err != nil {
 		return Settings{}, err
 	}

@@ -103,6 +103,15 @@ type ShopSettings struct {
 	DeliveryPerKm        int64   `json:"deliveryPerKm"`
 	DeliveryMaxKm        float64 `json:"deliveryMaxKm"`
 	PaymentExpiryMinutes int     `json:"paymentExpiryMinutes"`
+	// ShopName is the name on the shop's customer pages (at most 60
+	// characters, one line); empty: the console's default ("Shop").
+	ShopName string `json:"shopName"`
+	// ShopTagline is a short line under the name (at most 140
+	// characters, one line).
+	ShopTagline string `json:"shopTagline"`
+	// OpeningHours are the shop's hours as free text (at most 300
+	// characters and 10 lines).
+	OpeningHours string `json:"openingHours"`
 }
 
 // OrderingSettingsService reads and writes the shop's settings (ADMIN, OWNER).
@@ -120,7 +129,9 @@ func (s *OrderingSettingsService) Get(ctx context.Context) (*ShopSettings, *Resp
 	return out.Settings, resp, nil
 }
 
-// Set replaces the settings (PUT /api/settings).
+// Set replaces the settings (PUT /api/settings): every field, so read
+// them with Get first and change what you mean to; a refused value is an
+// *Error with code INVALID_SETTINGS.
 func (s *OrderingSettingsService) Set(ctx context.Context, st *ShopSettings) (*ShopSettings, *Response, error) {
 	var out struct {
 		Settings *ShopSettings `json:"settings"`

@@ -71,6 +71,10 @@ func testOrderingSettings(t *testing.T, s ordering.Store) {
 	st.ShopLat, st.ShopLng, st.DeliveryPerKm = -6.2, 106.8, 2500
 	mustOK(t, "PutSettings", s.PutSettings(ctx, st))
 	st.OrderPrefix = "WRG"
+	// The shop's texts come back exactly: markup, quotes, line breaks and
+	// characters beyond ASCII, as the pages must escape them.
+	st.ShopName, st.ShopTagline = `"><img src=x onerror=alert(1)> Warung Bu Tini's`, "Kopi ☕ & <b>nasi</b>"
+	st.OpeningHours = "Sen–Jum 07.00–21.00\nSab 08.00–14.00"
 	mustOK(t, "PutSettings", s.PutSettings(ctx, st))
 	got, ok, err := s.GetSettings(ctx)
 	mustOK(t, "GetSettings", err)
