@@ -105,9 +105,9 @@ func TestShopSignIn(t *testing.T) {
 	})
 }
 
-// TestShopSignInRefusals: an invalid number, a missing challenge, a
-// cross-site post, an expired link and a banned number are refused with
-// a clear message.
+// TestShopSignInRefusals: an invalid number (one with letters included),
+// a missing challenge, a cross-site post, an expired link and a banned
+// number are refused with a clear message.
 func TestShopSignInRefusals(t *testing.T) {
 	p := newPortal(t, storefrontMenu)
 	base := p.srv.URL
@@ -115,6 +115,13 @@ func TestShopSignInRefusals(t *testing.T) {
 	resp, body := post(t, c, base+"/console/shop/login", url.Values{"number": {"12"}, "challenge": {p.solveChallenge(t)}})
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "not a valid phone number") || !strings.Contains(body, `value="12"`) {
 		t.Fatalf("invalid number: %d", resp.StatusCode)
+	}
+	// Letters are not keypad digits here: 0812-FOOD-BAR is not 0812-3663-227.
+	for _, n := range []string{"0812-FOOD-BAR", "62812abc345", "\uff10\uff18\uff11\uff12 3456 7890"} {
+		resp, body = post(t, c, base+"/console/shop/login", url.Values{"number": {n}, "challenge": {p.solveChallenge(t)}})
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "not a valid phone number") {
+			t.Fatalf("number %q: %d, want 400 and the invalid number message", n, resp.StatusCode)
+		}
 	}
 	if resp, body = post(t, c, base+"/console/shop/login", url.Values{"number": {customerNumber}}); resp.StatusCode != http.StatusForbidden ||
 		!strings.Contains(body, "anti-bot check did not pass") {

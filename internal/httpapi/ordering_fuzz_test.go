@@ -3,8 +3,10 @@ package httpapi_test
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/seedhq/portal/internal/webhook"
 )
@@ -26,17 +28,51 @@ func checkEnvelope(t *testing.T, r *response) {
 }
 
 // FuzzOrderingLogin: any body of POST /api/auth/login is answered in the
-// envelope, never a 500.
+// envelope, never a 500; a messengerNumber with a letter or a digit other
+// than 0-9 (which the phone-number library would read as another number:
+// keypad letters, other scripts' digits) is refused INVALID_NUMBER, unless
+// the body itself is refused first.
 func FuzzOrderingLogin(f *testing.F) {
 	for _, s := range []string{`{"messengerNumber":"081234567890","challengeToken":"eyJ9"}`, `{}`, `[]`, `{"messengerNumber":1}`,
-		`{"messengerNumber":"+62 812","challengeToken":"` + "\x00" + `"}`, ``, `null`} {
+		`{"messengerNumber":"+62 812","challengeToken":"` + "\x00" + `"}`, ``, `null`,
+		`{"messengerNumber":"62812abc345","challengeToken":"eyJ9"}`,
+		`{"messengerNumber":"0812-FOOD-BAR","challengeToken":"eyJ9"}`,
+		`{"messengerNumber":"+1 (800) FLOWERS","challengeToken":"eyJ9"}`,
+		`{"messengerNumber":"+62 812 3456 7890 ext 12","challengeToken":"eyJ9"}`,
+		`{"messengerNumber":"tel:+62-812-3456-7890","challengeToken":"eyJ9"}`,
+		`{"messengerNumber":"62812abc345@c.us","challengeToken":"eyJ9"}`,
+		`{"messengerNumber":"\uff10\uff18\uff11\uff12\uff13\uff14\uff15\uff16\uff17\uff18\uff19\uff10","challengeToken":"eyJ9"}`,
+		`{"messengerNumber":"\u0660\u0668\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669\u0660","challengeToken":"eyJ9"}`,
+		`{"messengerNumber":"\u0966\u096e\u0967\u0968\u0969\u096a\u096b\u096c\u096d\u096e\u096f\u0966","challengeToken":"eyJ9"}`,
+		`{"messengerNumber":"0812-3456-789O","challengeToken":"eyJ9"}`} {
 		f.Add([]byte(s))
 	}
 	h := orderingHarness(f, openBoltNoSync, "", withQuietLogs())
 	f.Fuzz(func(t *testing.T, body []byte) {
 		h.use(t)
-		checkEnvelope(t, h.req("POST", "/api/auth/login", body, "Content-Type", "application/json"))
+		r := h.req("POST", "/api/auth/login", body, "Content-Type", "application/json")
+		checkEnvelope(t, r)
+		var req struct {
+			MessengerNumber string `json:"messengerNumber"`
+		}
+		if json.Unmarshal(body, &req) != nil || !hasForeignCharacter(req.MessengerNumber) {
+			return
+		}
+		var e struct{ Code string }
+		json.Unmarshal(r.body, &e)
+		if e.Code != "INVALID_NUMBER" && e.Code != "INVALID_JSON" {
+			t.Fatalf("messengerNumber %q: %d %s, want 400 INVALID_NUMBER", req.MessengerNumber, r.status, r.body)
+		}
 	})
+}
+
+// hasForeignCharacter reports whether the number part of a messenger number
+// (before any "@" suffix) holds a letter or a digit other than 0-9.
+func hasForeignCharacter(number string) bool {
+	number, _, _ = strings.Cut(number, "@")
+	return strings.IndexFunc(number, func(r rune) bool {
+		return unicode.IsLetter(r) || unicode.IsDigit(r) && (r < '0' || r > '9')
+	}) >= 0
 }
 
 // FuzzOrderingOrder: any body of POST /api/orders by a customer is answered

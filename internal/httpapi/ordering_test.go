@@ -218,6 +218,13 @@ func TestOrderingLoginRefusals(t *testing.T) {
 		expectError(400, "INVALID_JSON")
 	h.req("POST", "/api/auth/login", map[string]string{"messengerNumber": "12", "challengeToken": h.solvedChallenge()}).
 		expectError(400, "INVALID_NUMBER")
+	// The phone-number library reads letters as keypad digits and other
+	// scripts' digits as ASCII ones: 62812abc345 would log 62812222345 in.
+	for _, n := range []string{"62812abc345", "0812-FOOD-BAR", "+62 812 3456 7890 ext 12", "tel:+62-812-3456-7890",
+		"\u0660\u0668\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669\u0660"} {
+		h.req("POST", "/api/auth/login", map[string]string{"messengerNumber": n, "challengeToken": h.solvedChallenge()}).
+			expectError(400, "INVALID_NUMBER")
+	}
 	h.req("POST", "/api/auth/login", map[string]string{"messengerNumber": "081234567890"}).expectError(400, "CHALLENGE_REQUIRED")
 	h.req("POST", "/api/auth/login", map[string]string{"messengerNumber": "081234567890", "challengeToken": "bm9wZQ=="}).
 		expectError(403, "CHALLENGE_FAILED")

@@ -49,7 +49,7 @@ type User struct {
 
 // Errors of the login flow. Codes are stable (docs/api/ordering.md).
 var (
-	ErrInvalidNumber     = apperr.New(apperr.Invalid, "INVALID_NUMBER", "messengerNumber is not a valid phone number")
+	ErrInvalidNumber     = apperr.New(apperr.Invalid, "INVALID_NUMBER", "messengerNumber is not a valid phone number: use the digits 0-9 (spaces, dashes, dots, parentheses and a leading + are allowed)")
 	ErrBanned            = apperr.New(apperr.RateLimited, "BAN_ACTIVE", "too many unverified logins from this number or address")
 	ErrBannedPermanently = apperr.New(apperr.RateLimited, "BAN_PERMANENT", "logins from this number or address are blocked pending review by the shop")
 	ErrTokenNotFound     = apperr.New(apperr.NotFound, "TOKEN_NOT_FOUND", "no such login token")
