@@ -194,6 +194,9 @@ func TestOrderingLogin(t *testing.T) {
 			}
 			h.req("GET", "/api/auth/poll-status?token="+tok, nil).expectError(409, "TOKEN_USED")
 			h.req("GET", "/api/auth/poll-status?token=tok_AAAAAAAAAAAAAAAAAAAAAAAAAA", nil).expectError(404, "TOKEN_NOT_FOUND")
+			// No token is a malformed request, not an unknown token.
+			h.req("GET", "/api/auth/poll-status", nil).expectError(400, "INVALID_QUERY")
+			h.req("GET", "/api/auth/poll-status?token=", nil).expectError(400, "INVALID_QUERY")
 
 			var me struct{ User map[string]any }
 			h.req("GET", "/api/auth/me", nil, bearer(v.Token)...).expect(200).decode(&me)

@@ -176,8 +176,12 @@ type LoginStatus struct {
 }
 
 // Poll reads the state of a login (GET /api/auth/poll-status). After the
-// poll that hands out the JWT, the token answers 409 TOKEN_USED.
+// poll that hands out the JWT, the token answers 409 TOKEN_USED. An empty
+// token is an error, without a request.
 func (s *OrderingAuthService) Poll(ctx context.Context, token string) (*LoginStatus, *Response, error) {
+	if token == "" {
+		return nil, nil, errorf("login token must not be empty")
+	}
 	out := new(LoginStatus)
 	resp, err := s.client.ordering(ctx, http.MethodGet, "auth/poll-status", url.Values{"token": {token}}, nil, out, credNone)
 	if err != nil {

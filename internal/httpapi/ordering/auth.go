@@ -83,9 +83,20 @@ func NewUserBody(u ord.User) *UserBody {
 	return &UserBody{ID: u.ID, Name: u.Name, MessengerNumber: u.MessengerNumber, Role: u.Role, AllowedMenus: menus}
 }
 
-// pollStatus serves GET /api/auth/poll-status?token=.
+// errNoPollToken answers a poll without its token: a malformed request,
+// not an unknown token.
+var errNoPollToken = apperr.New(apperr.Invalid, respond.CodeInvalidQuery,
+	"token is required: the token that POST /api/auth/login answered")
+
+// pollStatus serves GET /api/auth/poll-status?token=. A missing or empty
+// token is 400 INVALID_QUERY.
 func (a *api) pollStatus(w http.ResponseWriter, r *http.Request) {
-	res, err := a.svc.Poll(r.Context(), r.URL.Query().Get("token"), respond.ClientIP(r.Context()))
+	token := r.URL.Query().Get("token")
+	if token == "" {
+		a.writeError(w, r, errNoPollToken)
+		return
+	}
+	res, err := a.svc.Poll(r.Context(), token, respond.ClientIP(r.Context()))
 	if err != nil {
 		a.writeError(w, r, err)
 		return
