@@ -1,5 +1,5 @@
-// Package console is the portal's web console (issue 12): server-rendered
-// pages (html/template) embedded in the binary, served at /console/, in
+// Package console is the portal's web console: server-rendered pages
+// (html/template) embedded in the binary, served at /console/, in
 // Indonesian and English, over the same domain services as the JSON APIs.
 //
 // The console has one area per kind of user, each with its own session

@@ -23,7 +23,7 @@ import (
 	"github.com/seedhq/portal/internal/webhook"
 )
 
-// Sizes of the console run (issue 12).
+// Sizes of the console run (docs/benchmarks.md, "Console pages").
 const (
 	consoleServers   = 1000              // lab servers, each with a licence and a heartbeat
 	consoleLinks     = 10000             // short links of one marketer
@@ -44,7 +44,7 @@ type consoleStore interface {
 	ordering.Store
 }
 
-// TestConsoleLoad measures the console's pages (issue 12: p99 under
+// TestConsoleLoad measures the console's pages (target: p99 under
 // 100 ms) on both stores holding 1,000 lab servers with their licences
 // and heartbeats, 10,000 short links of one marketer and 10,000 orders:
 // each page for 10 s on 4 keep-alive connections back to back (a closed

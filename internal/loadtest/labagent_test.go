@@ -35,7 +35,7 @@ const (
 	labClassRun   = 60 * time.Second // the open-loop (latency) run: long enough for the steady state
 	labClassPace  = time.Second      // one save per student and second in the open-loop run
 	catchUpSaves  = 1_000_000        // answers queued for the catch-up run
-	catchUpTarget = 60 * time.Second // issue 3
+	catchUpTarget = 60 * time.Second // target of the catch-up run
 	npsnLab       = "20100003"
 	labHardwareID = "HW-LOADTEST-LAB"
 )

@@ -30,9 +30,10 @@ const (
 // for one user holding 1,000 short links, 1,000 QR codes and 1,000 pixels,
 // on the real portal binary (bbolt and PostgreSQL), each endpoint for 5 s
 // on 1 keep-alive connection, on listConns back to back (saturated, for
-// throughput) and on listConns at half the saturated rate. Target (issue
-// 4): p99 under 10 ms, for a request alone and at half the saturated rate. Each request passes the full API path: key look-up, the per-user
-// rate-limit counter (a store write) and the list query.
+// throughput) and on listConns at half the saturated rate. Target: p99
+// under 10 ms, for a request alone and at half the saturated rate. Each
+// request passes the full API path: key look-up, the per-user rate-limit
+// counter (a store write) and the list query.
 func TestLinkListLoad(t *testing.T) {
 	if os.Getenv("PORTAL_LOADTEST") == "0" {
 		t.Skip("PORTAL_LOADTEST=0")

@@ -13,7 +13,8 @@ import (
 	"github.com/seedhq/portal/internal/store/postgres"
 )
 
-// Sizes of the ledger benchmark: the console's shop of issue 12.
+// Sizes of the ledger benchmark: the shop of the console's load run
+// (internal/loadtest, consoleOrders and consoleCounter).
 const (
 	benchOrders = 10000 // orders in the store
 	benchPaid   = 3000  // ... of which paid at the counter (in the ledger)
