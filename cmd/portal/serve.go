@@ -29,6 +29,7 @@ import (
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
+	"github.com/seedhq/portal/internal/idempotency"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/redirect"
 	"github.com/seedhq/portal/internal/links/visits"
@@ -278,12 +279,15 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 	if err := ensureAdmin(ctx, svc, o, logger); err != nil {
 		return err
 	}
-	// Failed sign-ins are counted in the store (shared by every instance);
-	// old windows are removed hourly.
-	var throttleJob sync.WaitGroup
-	defer func() { cancel(); throttleJob.Wait() }()
-	throttleJob.Go(func() {
+	// Failed sign-ins and Idempotency-Key receipts are kept in the store
+	// (shared by every instance); what expired is removed hourly.
+	var pruneJobs sync.WaitGroup
+	defer func() { cancel(); pruneJobs.Wait() }()
+	pruneJobs.Go(func() {
 		throttle.RunPrune(ctx, st, func(err error) { logger.Warn("prune failed sign-ins", "err", err) })
+	})
+	pruneJobs.Go(func() {
+		idempotency.RunPrune(ctx, st, func(err error) { logger.Warn("prune idempotency keys", "err", err) })
 	})
 
 	// The link-management API and the redirector run on every store that

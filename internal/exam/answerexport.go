@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/idempotency"
 )
 
 // The answer export file (docs/api/exam.md, "Answer export file") carries a
@@ -132,7 +133,7 @@ func WriteAnswerExport(w io.Writer, key []byte, e AnswerExport) (AnswerExportHea
 	}
 	lines := make([][]byte, 0, len(e.Batches)+1)
 	for i, b := range e.Batches {
-		if !validIdempotencyKey(b.IdempotencyKey) {
+		if !idempotency.ValidKey(b.IdempotencyKey) {
 			return AnswerExportHeader{}, fmt.Errorf("answer export: batch %d: idempotency key %q is not valid", i, b.IdempotencyKey)
 		}
 		var recs []json.RawMessage

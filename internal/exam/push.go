@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/idempotency"
 	"github.com/seedhq/portal/internal/jsonx"
 )
 
@@ -100,7 +100,7 @@ func (s *Service) checkPush(ctx context.Context, id ServerIdentity, in PushInput
 	if err := CheckServer(id, in.ServerCode, in.NPSN); err != nil {
 		return AnswerBatch{}, err
 	}
-	if in.IdempotencyKey != "" && !validIdempotencyKey(in.IdempotencyKey) {
+	if in.IdempotencyKey != "" && !idempotency.ValidKey(in.IdempotencyKey) {
 		return AnswerBatch{}, invalid("Idempotency-Key must be 1 to 200 printable ASCII characters")
 	}
 	recs, err := DecodeAnswers(in.Answers, in.Checksum, in.TotalRecords)
@@ -215,16 +215,4 @@ func (s *Service) examQuestions(ctx context.Context, examID, npsn, questionID st
 
 func unknownExam(examID string) error {
 	return apperr.Errorf(apperr.Unprocessable, "UNKNOWN_EXAM", "exam %q is not assigned to this school", examID)
-}
-
-func validIdempotencyKey(k string) bool {
-	if len(k) > 200 || strings.TrimSpace(k) == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] < 0x20 || k[i] > 0x7e {
-			return false
-		}
-	}
-	return true
 }

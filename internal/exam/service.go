@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/idempotency"
 	"github.com/seedhq/portal/internal/throttle"
 )
 
@@ -86,7 +87,10 @@ type Service struct {
 	// serverTokens caches verified lab-server tokens (AuthenticateServer).
 	serverTokens serverTokenCache
 	builds       sync.Map // npsn -> *sync.Mutex, serialises package builds per school
-	examKeys     sync.Map // exam id -> examShape, see examQuestions
+	// idem keeps the answers of creating calls made with an
+	// Idempotency-Key, for every API of the portal.
+	idem     *idempotency.Keeper
+	examKeys sync.Map // exam id -> examShape, see examQuestions
 }
 
 // NewService loads (or creates on first start) the portal's secrets from the
@@ -96,6 +100,7 @@ func NewService(ctx context.Context, store Store, cfg Config, logger *slog.Logge
 	s := &Service{store: store, cfg: cfg, log: logger}
 	s.logins = throttle.NewLimiter(store, "operator-login", cfg.LoginMaxFailures, cfg.LoginWindow)
 	s.beats = &beatWriter{store: store}
+	s.idem = idempotency.New(store, idempotency.Options{Now: s.now, Logger: logger})
 
 	s.jwtSecret = cfg.JWTSecret
 	if len(s.jwtSecret) == 0 {
@@ -142,6 +147,11 @@ func (s *Service) secret(ctx context.Context, name string, gen func() ([]byte, e
 	}
 	return v, nil
 }
+
+// Idempotency returns the keeper of Idempotency-Key receipts, in the
+// service's store, that the HTTP edge of every API wraps its creating
+// calls with.
+func (s *Service) Idempotency() *idempotency.Keeper { return s.idem }
 
 // PublicKey returns the Ed25519 public key that verifies licence tokens.
 func (s *Service) PublicKey() ed25519.PublicKey { return s.signingKey.Public().(ed25519.PublicKey) }

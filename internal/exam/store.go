@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/seedhq/portal/internal/idempotency"
 	"github.com/seedhq/portal/internal/throttle"
 
 	"github.com/seedhq/portal/internal/apperr"
@@ -43,6 +44,9 @@ type Store interface {
 	// Failed sign-ins, counted in the store so that every instance counts
 	// the same ones.
 	throttle.Store
+	// Receipts of creating calls made with an Idempotency-Key, kept in the
+	// store so that a retry through any instance gets the first answer.
+	idempotency.Store
 }
 
 // SecretStore keeps the portal's own secrets (JWT secret, signing key, package

@@ -23,7 +23,7 @@ func (s *server) adminOrderingRoutes(r chi.Router) {
 		r.Put(examBase+"/admin/ordering/users/{id}/role", s.adminOrderingSetRole)
 		r.Get(examBase+"/admin/ordering/bans", s.adminOrderingBans)
 		r.Post(examBase+"/admin/ordering/bans/{id}/lift", s.adminOrderingLiftBan)
-		r.Post(examBase+"/admin/ordering/menu/import", s.adminOrderingImportMenu)
+		r.With(s.operatorOnce).Post(examBase+"/admin/ordering/menu/import", s.adminOrderingImportMenu)
 		r.Get(examBase+"/admin/ordering/ledger", s.adminOrderingLedger)
 	})
 }

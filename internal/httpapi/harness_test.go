@@ -19,6 +19,7 @@ import (
 
 	"github.com/seedhq/portal/internal/testkit"
 
+	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/seedhq/portal/internal/exam"
@@ -75,6 +76,7 @@ type harness struct {
 	clock  *testkit.Clock
 	srv    *httptest.Server
 	api    *openapitest.Handler // the router, validated against the OpenAPI documents
+	mux    http.Handler         // the router itself
 	logs   *testkit.Buffer
 	client *http.Client
 
@@ -134,7 +136,8 @@ func newHarness(t testing.TB, open func(testing.TB) exam.Store, options ...harne
 	cfg.opts.Exam = svc
 	cfg.opts.Logger = logger
 	cfg.opts.Registry = prometheus.NewRegistry()
-	api := validateAPI(t, httpapi.New(cfg.opts)) // openapi_validate_test.go
+	mux := httpapi.New(cfg.opts)
+	api := validateAPI(t, mux) // openapi_validate_test.go
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() {
@@ -142,8 +145,11 @@ func newHarness(t testing.TB, open func(testing.TB) exam.Store, options ...harne
 			t.Logf("portal log:\n%s", logs.String())
 		}
 	})
-	return &harness{t: t, svc: svc, clock: clk, srv: srv, api: api, logs: logs, client: srv.Client()}
+	return &harness{t: t, svc: svc, clock: clk, srv: srv, api: api, mux: mux, logs: logs, client: srv.Client()}
 }
+
+// router returns the router's routes, to walk them.
+func (h *harness) router() chi.Routes { return h.mux.(chi.Routes) }
 
 // use makes t the harness's test, for its failures and the OpenAPI
 // validator's: a fuzz function's, for one input.

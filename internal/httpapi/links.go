@@ -30,7 +30,7 @@ func (s *server) linkRoutes(r chi.Router) {
 		r.Put("/api/account/update", s.linkUpdateAccount)
 
 		r.Get("/api/domains", s.linkListDomains)
-		r.Post("/api/domain/add", s.linkAddDomain)
+		r.With(s.linkOnce).Post("/api/domain/add", s.linkAddDomain)
 		r.Put("/api/domain/{id}/update", s.linkUpdateDomain)
 		r.Delete("/api/domain/{id}/delete", s.linkDelete("domain", s.links.DeleteDomain, "Domain has been deleted successfully."))
 
@@ -38,32 +38,32 @@ func (s *server) linkRoutes(r chi.Router) {
 		r.Get("/api/splash", s.linkListSplashes)
 
 		r.Get("/api/campaigns", s.linkListCampaigns)
-		r.Post("/api/campaign/add", s.linkAddCampaign)
+		r.With(s.linkOnce).Post("/api/campaign/add", s.linkAddCampaign)
 		r.Post("/api/campaign/{campaignid}/assign/{linkid}", s.linkAssignCampaign)
 		r.Put("/api/campaign/{id}/update", s.linkUpdateCampaign)
 		r.Delete("/api/campaign/{id}/delete", s.linkDelete("campaign", s.links.DeleteCampaign, "Campaign has been deleted successfully."))
 
 		r.Get("/api/channels", s.linkListChannels)
 		r.Get("/api/channel/{id}", s.linkListChannelItems)
-		r.Post("/api/channel/add", s.linkAddChannel)
+		r.With(s.linkOnce).Post("/api/channel/add", s.linkAddChannel)
 		r.Post("/api/channel/{channelid}/assign/{type}/{itemid}", s.linkAssignChannel)
 		r.Put("/api/channel/{id}/update", s.linkUpdateChannel)
 		r.Delete("/api/channel/{id}/delete", s.linkDelete("channel", s.links.DeleteChannel, "Channel has been deleted successfully.")) // its items are unassigned
 
 		r.Get("/api/pixels", s.linkListPixels)
-		r.Post("/api/pixel/add", s.linkAddPixel)
+		r.With(s.linkOnce).Post("/api/pixel/add", s.linkAddPixel)
 		r.Put("/api/pixel/{id}/update", s.linkUpdatePixel)
 		r.Delete("/api/pixel/{id}/delete", s.linkDelete("pixel", s.links.DeletePixel, "Pixel has been deleted successfully."))
 
 		r.Get("/api/qr", s.linkListQRs)
 		r.Get("/api/qr/{id}", s.linkGetQR)
-		r.Post("/api/qr/add", s.linkAddQR)
+		r.With(s.linkOnce).Post("/api/qr/add", s.linkAddQR)
 		r.Put("/api/qr/{id}/update", s.linkUpdateQR)
 		r.Delete("/api/qr/{id}/delete", s.linkDelete("QR code", s.links.DeleteQR, "QR has been deleted successfully."))
 
 		r.Get("/api/urls", s.linkListURLs)
 		r.Get("/api/url/{id}", s.linkGetURL)
-		r.Post("/api/url/add", s.linkAddURL)
+		r.With(s.linkOnce).Post("/api/url/add", s.linkAddURL)
 		r.Put("/api/url/{id}/update", s.linkUpdateURL)
 		r.Delete("/api/url/{id}/delete", s.linkDelete("link", s.links.DeleteLink, "Link has been deleted successfully."))
 	})
@@ -72,13 +72,21 @@ func (s *server) linkRoutes(r chi.Router) {
 	r.Group(func(r chi.Router) {
 		r.Use(s.requireOperator)
 
-		r.Post(examBase+"/admin/link-users", s.adminCreateLinkUser)
+		r.With(s.operatorOnce).Post(examBase+"/admin/link-users", s.adminCreateLinkUser)
 		r.Get(examBase+"/admin/link-users", s.adminListLinkUsers)
 		r.Post(examBase+"/admin/link-users/{id}/rotate-key", s.adminRotateLinkKey)
 		r.Put(examBase+"/admin/link-users/{id}/password", s.adminSetLinkPassword)
-		r.Post(examBase+"/admin/link-overlays", s.adminCreateLinkOverlay)
-		r.Post(examBase+"/admin/link-splashes", s.adminCreateLinkSplash)
+		r.With(s.operatorOnce).Post(examBase+"/admin/link-overlays", s.adminCreateLinkOverlay)
+		r.With(s.operatorOnce).Post(examBase+"/admin/link-splashes", s.adminCreateLinkSplash)
 	})
+}
+
+// linkOnce honours Idempotency-Key on a link user's creating call
+// (internal/idempotency), answering in the link envelope.
+func (s *server) linkOnce(next http.Handler) http.Handler {
+	return s.exam.Idempotency().Middleware(func(r *http.Request) string {
+		return "link-user:" + strconv.FormatInt(linkUser(r).ID, 10)
+	}, s.linkError)(next)
 }
 
 // --- Envelope -------------------------------------------------------------

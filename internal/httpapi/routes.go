@@ -55,9 +55,20 @@ func (s *server) routes() {
 		if o.Logger == nil {
 			o.Logger = s.log
 		}
+		if o.Idempotency == nil {
+			o.Idempotency = s.exam.Idempotency()
+		}
 		ordhttp.Routes(r, o)
 		s.adminOrderingRoutes(r)
 	}
+}
+
+// operatorOnce honours Idempotency-Key on an operator's creating call
+// (internal/idempotency), answering in the exam envelope.
+func (s *server) operatorOnce(next http.Handler) http.Handler {
+	return s.exam.Idempotency().Middleware(func(r *http.Request) string {
+		return "operator:" + operatorFrom(r.Context()).ID
+	}, s.writeError)(next)
 }
 
 // examRoutes lists every route of the exam synchronisation API
@@ -76,7 +87,7 @@ func (s *server) examRoutes(r chi.Router) {
 
 		r.Get(v1+"/auth/me", s.me)
 
-		r.Post(v1+"/licenses/generate", s.generateLicense)
+		r.With(s.operatorOnce).Post(v1+"/licenses/generate", s.generateLicense)
 		r.Get(v1+"/licenses", s.listLicenses)
 		r.Post(v1+"/licenses/{id}/revoke", s.revokeLicense)
 
@@ -85,7 +96,7 @@ func (s *server) examRoutes(r chi.Router) {
 		r.Get(v1+"/admin/servers", s.listServers)
 		r.Delete(v1+"/admin/servers/{server_code}", s.resetServer)
 
-		r.With(respond.RouteBodyLimit(examBodyLimit)).Post(v1+"/admin/exams", s.createExam)
+		r.With(respond.RouteBodyLimit(examBodyLimit), s.operatorOnce).Post(v1+"/admin/exams", s.createExam)
 		r.Get(v1+"/admin/exams", s.listExams)
 		r.Get(v1+"/admin/exams/{id}", s.getExam)
 		r.With(respond.RouteBodyLimit(examBodyLimit)).Put(v1+"/admin/exams/{id}", s.updateExam)
@@ -96,14 +107,14 @@ func (s *server) examRoutes(r chi.Router) {
 
 		r.Get(v1+"/admin/login-cards", s.loginCards)
 		r.Post(v1+"/admin/members/{id}/reset-exam-password", s.resetExamPassword)
-		r.With(respond.RouteBodyLimit(largeBodyLimit)).Post(v1+"/admin/members/import", s.importMembers)
+		r.With(respond.RouteBodyLimit(largeBodyLimit), s.operatorOnce).Post(v1+"/admin/members/import", s.importMembers)
 		r.With(respond.RouteBodyLimit(examBodyLimit)).Post(v1+"/admin/answers/import", s.importAnswers)
 
-		r.Post(v1+"/admin/academic-years", s.createAcademicYear)
+		r.With(s.operatorOnce).Post(v1+"/admin/academic-years", s.createAcademicYear)
 		r.Get(v1+"/admin/academic-years", s.listAcademicYears)
 		r.Post(v1+"/admin/academic-years/{id}/activate", s.activateAcademicYear)
 
-		r.Post(v1+"/admin/api-keys", s.createAPIKey)
+		r.With(s.operatorOnce).Post(v1+"/admin/api-keys", s.createAPIKey)
 		r.Get(v1+"/admin/api-keys", s.listAPIKeys)
 		r.Delete(v1+"/admin/api-keys/{id}", s.revokeAPIKey)
 	})

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"iter"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/hashicorp/go-retryablehttp"
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
@@ -49,6 +51,11 @@ type Globals struct {
 	Timeout    time.Duration
 	// NoWait fails at once on a 429 instead of waiting for the rate limit.
 	NoWait bool
+	// IdempotencyKey, when set, is the Idempotency-Key of the command's
+	// creating call ("links import": of each row, KEY-row-N), so that the
+	// same command run again creates nothing twice. Without it each
+	// creating call has a random key of its own, kept over its retries.
+	IdempotencyKey string
 
 	// NewClient returns the API client; tests may replace it.
 	NewClient func() (*client.Client, error)
@@ -67,6 +74,8 @@ func (g *Globals) addFlags(root *cobra.Command) {
 	f.Int("limit", 0, "lists: records per page, 1 to 1000 (default: the portal's, 10)")
 	f.Int("page", 0, "lists: the page to fetch, from 1")
 	f.Duration("timeout", 0, "time limit of the command (0: none)")
+	f.String("idempotency-key", "", "creating commands: the Idempotency-Key to send, so that running the same command again\n"+
+		"(after a cut connection or a crash) creates nothing twice within 24 hours; links import sends KEY-row-N for row N")
 	_ = root.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{outputTable, outputJSON}, cobra.ShellCompDirectiveNoFileComp
 	})
@@ -220,6 +229,12 @@ func (g *Globals) load(cmd *cobra.Command) error {
 	g.Limit = r.Int("limit", 0, 1000)
 	g.Page = r.Int("page", 0, 1<<30)
 	g.Timeout = r.Duration("timeout", 0, 24*time.Hour)
+	// The key is a flag only: in the environment or a profile it would be
+	// sent by every command, and a second creation would be refused.
+	g.IdempotencyKey, _ = cmd.Flags().GetString("idempotency-key")
+	if k := g.IdempotencyKey; k != "" && !validCommandKey(k) {
+		return cmdutil.Usagef("--idempotency-key must be 1 to %d printable ASCII characters", maxCommandKey)
+	}
 	if err := r.Err(); err != nil {
 		return &cmdutil.UsageError{Err: err}
 	}
@@ -244,8 +259,54 @@ func (g *Globals) newClient() (*client.Client, error) {
 	}
 	return client.NewClient(g.APIURL,
 		client.WithLinkKey(g.APIKey),
+		client.WithHTTPClient(retryingHTTPClient()),
 		client.WithRateLimitRetry(retries),
 		client.WithUserAgent("linkctl/"+Version))
+}
+
+// maxCommandKey is the longest --idempotency-key: the portal takes 200
+// characters, and links import adds "-row-N".
+const maxCommandKey = 180
+
+// validCommandKey reports whether k is 1 to maxCommandKey printable ASCII
+// characters.
+func validCommandKey(k string) bool {
+	if len(k) > maxCommandKey || strings.TrimSpace(k) == "" {
+		return false
+	}
+	for _, c := range []byte(k) {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// retryingHTTPClient sends a request again, up to 4 times with a growing
+// wait (Retry-After when the portal gives one), when the connection fails
+// or a proxy or the portal answers 502, 503 or 504. That is safe for every
+// call linkctl makes: reads, updates and deletes repeat harmlessly, and
+// creating calls carry an Idempotency-Key. 429 is left to the client's own
+// rate-limit wait (--no-wait).
+func retryingHTTPClient() *http.Client {
+	rc := retryablehttp.NewClient()
+	rc.RetryMax = 4
+	rc.RetryWaitMin, rc.RetryWaitMax = 500*time.Millisecond, 10*time.Second
+	rc.Logger = nil
+	rc.CheckRetry = func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+		if err != nil || ctx.Err() != nil {
+			return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+		}
+		switch resp.StatusCode {
+		case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+			return true, nil
+		}
+		return false, nil
+	}
+	// The last answer is passed on as it is, so that its error envelope
+	// reaches the user.
+	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
+	return rc.StandardClient()
 }
 
 // printer returns the printer of the chosen output format on stdout.
@@ -269,6 +330,9 @@ func (g *Globals) apiRun(run func(ctx context.Context, c *client.Client, args []
 		c, err := g.NewClient()
 		if err != nil {
 			return err
+		}
+		if g.IdempotencyKey != "" {
+			ctx = client.WithIdempotencyKey(ctx, g.IdempotencyKey)
 		}
 		return run(ctx, c, args)
 	}

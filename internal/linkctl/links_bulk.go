@@ -61,7 +61,12 @@ does not stop the import, but the exit status is 1 when any row failed. The
 import keeps to the API's rate limit: it waits for X-RateLimit-Reset when
 no request is left, and waits out 429 answers; with --no-wait it does not
 wait but stops at the first 429 (exit 5), the rows before it created. On a
-terminal a progress bar is drawn on stderr.`,
+terminal a progress bar is drawn on stderr.
+
+With --idempotency-key KEY, row N is created with the key KEY-row-N: an
+import cut short (a lost connection, a crash) and run again with the same
+file and key within 24 hours creates each row once, answering the rows
+already created with their first answer.`,
 		Args: exactArgs("FILE.csv"),
 		RunE: g.apiRun(func(ctx context.Context, c *client.Client, args []string) error {
 			o.File = args[0]
@@ -233,7 +238,11 @@ func runLinksImport(ctx context.Context, o *linksImportOptions, c *client.Client
 		if err == nil {
 			var l *client.LinkURL
 			var resp *client.Response
-			l, resp, err = c.Links.URLs.Add(ctx, req)
+			rowCtx := ctx
+			if o.IdempotencyKey != "" {
+				rowCtx = client.WithIdempotencyKey(ctx, fmt.Sprintf("%s-row-%d", o.IdempotencyKey, row.line))
+			}
+			l, resp, err = c.Links.URLs.Add(rowCtx, req)
 			if err == nil {
 				res.ID, res.ShortURL = l.ID, l.ShortURL
 			}

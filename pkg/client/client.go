@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -267,6 +268,9 @@ func (c *Client) newRequest(ctx context.Context, method, path string, q url.Valu
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
+	if key, ok := ctx.Value(idempotencyKeyCtx{}).(string); ok && key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
 
 	c.mu.RLock()
 	token, key, linkKey, ordKey := c.token, c.apiKey, c.linkKey, c.ordKey
@@ -284,6 +288,33 @@ func (c *Client) newRequest(ctx context.Context, method, path string, q url.Valu
 		req.Header.Set("X-API-Key", key)
 	}
 	return req, nil
+}
+
+type idempotencyKeyCtx struct{}
+
+// WithIdempotencyKey returns ctx carrying key as the Idempotency-Key of the
+// creating call made with it (1 to 200 printable ASCII characters; a UUID
+// is one). Every creating call (CreateExam, Orders.Create, URLs.Add, ...)
+// sends a key, the same on each of its retries, so that the portal creates
+// once however often the call is sent; without this, the key is a new
+// random one per call. Set your own to keep a retry safe across runs of
+// your program (a job restarted after a crash sends the same key): use one
+// key for one call only, since the portal answers another call with the
+// same key 422 IDEMPOTENCY_KEY_REUSED.
+func WithIdempotencyKey(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, idempotencyKeyCtx{}, key)
+}
+
+// creating returns ctx with the Idempotency-Key of one creating call: the
+// caller's (WithIdempotencyKey) or a new random one.
+func creating(ctx context.Context) context.Context {
+	if ctx == nil {
+		return nil // refused by send
+	}
+	if _, ok := ctx.Value(idempotencyKeyCtx{}).(string); ok {
+		return ctx
+	}
+	return context.WithValue(ctx, idempotencyKeyCtx{}, rand.Text())
 }
 
 // Do sends req with ctx and decodes a successful JSON body into v (a

@@ -139,7 +139,9 @@ const (
 	CodeUsernameTaken        = "USERNAME_TAKEN"          // 409
 	CodeAcademicYearExists   = "ACADEMIC_YEAR_EXISTS"    // 409
 	CodeExamHasAnswers       = "EXAM_HAS_ANSWERS"        // 409
-	CodeIdempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED"  // 409
+	CodeIdempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED"  // 409 on a push, 422 on a creating call
+	CodeIdempotencyKeyInUse  = "IDEMPOTENCY_KEY_IN_USE"  // 409, with Retry-After: the first call still runs
+	CodeInvalidIdempotency   = "INVALID_IDEMPOTENCY_KEY" // 400
 	CodeBodyTooLarge         = "BODY_TOO_LARGE"          // 413
 	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"  // 415
 	CodeChecksumMismatch     = "CHECKSUM_MISMATCH"       // 422

@@ -207,6 +207,7 @@ type Exam struct {
 
 // CreateExam creates an exam (POST /api/v1/admin/exams; body up to 256 MiB).
 func (s *ExamAdminService) CreateExam(ctx context.Context, req *ExamRequest) (*Exam, *Response, error) {
+	ctx = creating(ctx)
 	if req == nil {
 		return nil, nil, errorf("create exam: nil request")
 	}
@@ -500,6 +501,7 @@ func (s *ExamAdminService) ImportMembersCSV(ctx context.Context, r io.Reader, op
 }
 
 func (s *ExamAdminService) importMembers(ctx context.Context, body any, contentType string, opts *ImportOptions) (*ImportReport, *Response, error) {
+	ctx = creating(ctx)
 	q := url.Values{}
 	if opts != nil {
 		setIf(q, "npsn", opts.NPSN)
@@ -533,6 +535,7 @@ type AcademicYear struct {
 // /api/v1/admin/academic-years); an active one deactivates the others. An
 // existing name gives 409 CodeAcademicYearExists.
 func (s *ExamAdminService) CreateAcademicYear(ctx context.Context, name string, active bool) (*AcademicYear, *Response, error) {
+	ctx = creating(ctx)
 	body := struct {
 		Name     string `json:"name"`
 		IsActive bool   `json:"is_active"`
@@ -578,6 +581,7 @@ type APIKey struct {
 // CreateAPIKey creates a directory API key (POST /api/v1/admin/api-keys);
 // the result's Key is the only time the key is shown.
 func (s *ExamAdminService) CreateAPIKey(ctx context.Context, name string) (*APIKey, *Response, error) {
+	ctx = creating(ctx)
 	body := struct {
 		Name string `json:"name"`
 	}{name}

@@ -63,6 +63,7 @@ type IssuedLicensePayload struct {
 
 // Generate issues a licence (POST /api/v1/licenses/generate, operator).
 func (s *ExamLicensesService) Generate(ctx context.Context, req *LicenseRequest) (*IssuedLicense, *Response, error) {
+	ctx = creating(ctx)
 	if req == nil {
 		return nil, nil, errorf("licenses generate: nil request")
 	}

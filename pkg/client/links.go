@@ -471,6 +471,7 @@ func (s *LinkDomainsService) All(ctx context.Context, opts *LinkListOptions) ite
 // Add registers a branded domain and returns its id (POST /api/domain/add).
 // A host registered by any user is ErrConflict (CodeDomainTaken).
 func (s *LinkDomainsService) Add(ctx context.Context, d *LinkDomainRequest) (int64, *Response, error) {
+	ctx = creating(ctx)
 	var out struct {
 		ID int64 `json:"id"`
 	}

@@ -59,6 +59,7 @@ type AdminLinkSplash struct {
 // time the user's API key is shown. A taken email or username is
 // ErrConflict.
 func (s *ExamAdminService) CreateLinkUser(ctx context.Context, u *LinkUserRequest) (*LinkUser, *Response, error) {
+	ctx = creating(ctx)
 	if u == nil {
 		u = &LinkUserRequest{}
 	}
@@ -129,6 +130,7 @@ func (s *ExamAdminService) SetLinkUserPassword(ctx context.Context, userID int64
 // CreateLinkOverlay creates a CTA overlay for a link user (POST
 // /api/v1/admin/link-overlays).
 func (s *ExamAdminService) CreateLinkOverlay(ctx context.Context, userID int64, overlayType, name string) (*AdminLinkOverlay, *Response, error) {
+	ctx = creating(ctx)
 	body := struct {
 		UserID int64  `json:"user_id"`
 		Type   string `json:"type"`
@@ -140,6 +142,7 @@ func (s *ExamAdminService) CreateLinkOverlay(ctx context.Context, userID int64, 
 // CreateLinkSplash creates a custom splash page for a link user (POST
 // /api/v1/admin/link-splashes).
 func (s *ExamAdminService) CreateLinkSplash(ctx context.Context, userID int64, name string) (*AdminLinkSplash, *Response, error) {
+	ctx = creating(ctx)
 	body := struct {
 		UserID int64  `json:"user_id"`
 		Name   string `json:"name"`

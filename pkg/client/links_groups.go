@@ -93,6 +93,7 @@ func (s *LinkCampaignsService) All(ctx context.Context, opts *LinkListOptions) i
 // Add creates a campaign (POST /api/campaign/add). The result's Slug is
 // read from its rotator.
 func (s *LinkCampaignsService) Add(ctx context.Context, c *LinkCampaignRequest) (*LinkCampaign, *Response, error) {
+	ctx = creating(ctx)
 	return s.write(ctx, http.MethodPost, "api/campaign/add", c)
 }
 
@@ -187,6 +188,7 @@ func (s *LinkChannelsService) AllItems(ctx context.Context, channelID int64, opt
 
 // Add creates a channel and returns it (POST /api/channel/add).
 func (s *LinkChannelsService) Add(ctx context.Context, c *LinkChannelRequest) (*LinkChannel, *Response, error) {
+	ctx = creating(ctx)
 	if c == nil {
 		c = &LinkChannelRequest{}
 	}

@@ -47,6 +47,7 @@ func (s *LinkPixelsService) All(ctx context.Context, opts *LinkListOptions) iter
 
 // Add creates a pixel and returns its id (POST /api/pixel/add).
 func (s *LinkPixelsService) Add(ctx context.Context, p *LinkPixelRequest) (int64, *Response, error) {
+	ctx = creating(ctx)
 	if p == nil {
 		p = &LinkPixelRequest{}
 	}
@@ -166,6 +167,7 @@ func (s *LinkQRService) Get(ctx context.Context, id int64) (*LinkQRCode, *Respon
 
 // Add creates a QR code (POST /api/qr/add); the result has its ID and Link.
 func (s *LinkQRService) Add(ctx context.Context, q *LinkQRRequest) (*LinkQR, *Response, error) {
+	ctx = creating(ctx)
 	if q == nil {
 		q = &LinkQRRequest{}
 	}
@@ -309,6 +311,7 @@ func (s *LinkURLsService) Get(ctx context.Context, id int64) (*LinkURL, *Respons
 // ShortURL only. An alias used on that domain is ErrConflict
 // (CodeAliasTaken).
 func (s *LinkURLsService) Add(ctx context.Context, u *LinkURLRequest) (*LinkURL, *Response, error) {
+	ctx = creating(ctx)
 	if u == nil {
 		u = &LinkURLRequest{}
 	}

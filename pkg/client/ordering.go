@@ -412,6 +412,7 @@ type MenuImport struct {
 // with bad rows imports nothing: 422 IMPORT_REFUSED, and the report's rows
 // are in the returned *MenuImport.
 func (s *OrderingAdminService) ImportMenu(ctx context.Context, csv io.Reader) (*MenuImport, *Response, error) {
+	ctx = creating(ctx)
 	req, err := s.client.newRequest(ctx, http.MethodPost, "api/v1/admin/ordering/menu/import", nil, csv, credBearer)
 	if err != nil {
 		return nil, nil, err

@@ -48,6 +48,7 @@ func (s *OrderingMenuService) Get(ctx context.Context) ([]MenuCategory, *Respons
 
 // CreateCategory adds a category (POST /api/menu/categories).
 func (s *OrderingMenuService) CreateCategory(ctx context.Context, name string, position int) (*MenuCategory, *Response, error) {
+	ctx = creating(ctx)
 	var out struct {
 		Category *MenuCategory `json:"category"`
 	}
@@ -66,6 +67,7 @@ func (s *OrderingMenuService) DeleteCategory(ctx context.Context, id string) (*R
 
 // CreateItem adds an item (POST /api/menu/items); Available nil means true.
 func (s *OrderingMenuService) CreateItem(ctx context.Context, m *MenuItem) (*MenuItem, *Response, error) {
+	ctx = creating(ctx)
 	var out struct {
 		Item *MenuItem `json:"item"`
 	}
@@ -214,6 +216,7 @@ type OrdersService service
 // Create places an order (POST /api/orders): 201 with the order in
 // PENDING_PAYMENT, priced by the portal, and its payment URL.
 func (s *OrdersService) Create(ctx context.Context, req *OrderRequest) (*Order, *Response, error) {
+	ctx = creating(ctx)
 	var out struct {
 		Order *Order `json:"order"`
 	}

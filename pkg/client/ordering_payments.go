@@ -112,6 +112,7 @@ type CounterOrder struct {
 
 // Counter places a walk-in order, paid on creation (POST /api/pos/orders).
 func (s *KitchenService) Counter(ctx context.Context, req *CounterOrder) (*Order, *Response, error) {
+	ctx = creating(ctx)
 	var out struct {
 		Order *Order `json:"order"`
 	}

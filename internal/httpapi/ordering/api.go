@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/httpapi/respond"
+	"github.com/seedhq/portal/internal/idempotency"
 	ord "github.com/seedhq/portal/internal/ordering"
 	"github.com/seedhq/portal/internal/ordering/challenge"
 	"github.com/seedhq/portal/internal/webhook"
@@ -35,6 +36,9 @@ type Options struct {
 	ProviderSecrets []string
 	// Sandbox turns the built-in messaging gateway stand-in on (nil: off).
 	Sandbox *Sandbox
+	// Idempotency honours Idempotency-Key on the creating calls (orders,
+	// counter orders, menu categories and items). Required.
+	Idempotency *idempotency.Keeper
 	// Logger receives internal errors. Nil discards.
 	Logger *slog.Logger
 	// Now returns the current time; tests fix it. Default time.Now.
@@ -49,16 +53,17 @@ type api struct {
 	// providerSecrets are Options.ProviderSecrets.
 	providerSecrets []string
 	sandbox         *Sandbox
+	idem            *idempotency.Keeper
 	log             *slog.Logger
 	now             func() time.Time
 }
 
 func newAPI(o Options) *api {
-	if o.Service == nil || o.Gateway == nil || len(o.ProviderSecrets) == 0 {
-		panic("httpapi/ordering: Options.Service, Gateway and ProviderSecrets are required")
+	if o.Service == nil || o.Gateway == nil || len(o.ProviderSecrets) == 0 || o.Idempotency == nil {
+		panic("httpapi/ordering: Options.Service, Gateway, ProviderSecrets and Idempotency are required")
 	}
 	a := &api{svc: o.Service, pow: o.PoW, gateway: o.Gateway, providerSecrets: o.ProviderSecrets, sandbox: o.Sandbox,
-		log: o.Logger, now: o.Now}
+		idem: o.Idempotency, log: o.Logger, now: o.Now}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
@@ -71,6 +76,13 @@ func newAPI(o Options) *api {
 // writeError answers err in the envelope.
 func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	respond.Error(w, r, a.log, err)
+}
+
+// once honours Idempotency-Key on a signed-in user's creating call.
+func (a *api) once(next http.Handler) http.Handler {
+	return a.idem.Middleware(func(r *http.Request) string {
+		return "ordering-user:" + userFrom(r.Context()).ID
+	}, a.writeError)(next)
 }
 
 type ctxKey int

@@ -43,7 +43,7 @@ func Routes(r chi.Router, o Options) {
 		// Every signed-in role: the menu and one's own orders; the state
 		// machine decides who moves an order (docs/api/ordering.md).
 		r.Get("/api/menu", a.menu)
-		r.Post("/api/orders", a.createOrder)
+		r.With(a.once).Post("/api/orders", a.createOrder)
 		r.Get("/api/orders", a.listOrders)
 		r.Get("/api/orders/{id}", a.getOrder)
 		r.Post("/api/orders/{id}/status", a.setOrderStatus)
@@ -57,15 +57,15 @@ func Routes(r chi.Router, o Options) {
 			r.Get("/api/kitchen/orders", a.kitchenOrders)
 			r.Get("/api/kitchen/events", a.kitchenEvents)
 		})
-		r.With(requireMenu(a, ord.MenuPOS)).Post("/api/pos/orders", a.counterOrder)
+		r.With(requireMenu(a, ord.MenuPOS), a.once).Post("/api/pos/orders", a.counterOrder)
 
 		r.Group(func(r chi.Router) {
 			r.Use(requireRole(a, ord.RoleAdmin, ord.RoleOwner))
 			r.Post("/api/gateway/consent", a.registerConsent)
-			r.Post("/api/menu/categories", a.createCategory)
+			r.With(a.once).Post("/api/menu/categories", a.createCategory)
 			r.Put("/api/menu/categories/{id}", a.updateCategory)
 			r.Delete("/api/menu/categories/{id}", a.deleteCategory)
-			r.Post("/api/menu/items", a.createMenuItem)
+			r.With(a.once).Post("/api/menu/items", a.createMenuItem)
 			r.Put("/api/menu/items/{id}", a.updateMenuItem)
 			r.Delete("/api/menu/items/{id}", a.deleteMenuItem)
 			r.Get("/api/settings", a.settings)

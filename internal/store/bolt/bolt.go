@@ -86,6 +86,7 @@ var (
 	bucketMonitors        = []byte("monitors")
 	bucketPackages        = []byte("packages")
 	bucketFailures        = []byte("login_failures") // key -> throttle window
+	bucketIdempotency     = []byte("idempotency")    // receipt id -> idempotency.Receipt (JSON)
 )
 
 var allBuckets = [][]byte{
@@ -93,6 +94,7 @@ var allBuckets = [][]byte{
 	bucketExams, bucketExamQuestions, bucketMembers, bucketMembersByName, bucketMembersBySchool,
 	bucketYears, bucketYearsByName, bucketAPIKeys, bucketAPIKeysByHash, bucketAnswers,
 	bucketPushesByKey, bucketPushesBySum, bucketSyncLogs, bucketMonitors, bucketPackages, bucketFailures,
+	bucketIdempotency,
 }
 
 func init() {

@@ -98,6 +98,8 @@ var suite = []test{
 
 	{"Monitors", testMonitors},
 	{"LoginFailures", testLoginFailures},
+	{"IdempotencyKeys", testIdempotencyKeys},
+	{"IdempotencyKeysConcurrent", testIdempotencyKeysConcurrent},
 
 	{"Packages", testPackages},
 	{"PackageSharedBlob", testPackageSharedBlob},
