@@ -97,11 +97,18 @@ FUZZTIME ?= 1m
 # without compiling: one line per package, its directory then its targets.
 FUZZ_TARGETS = grep -ro --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*(' cmd internal pkg | \
 	awk -F: '{d = $$1; sub(/\/[^\/]*$$/, "", d); n = $$2; sub(/^func /, "", n); sub(/\($$/, "", n); t[d] = t[d] " " n} END {for (d in t) print "./" d t[d]}' | sort
+# The fuzz binaries are the packages' test binaries with this module's own
+# code instrumented for coverage guidance, as go test -fuzz instruments it.
+# Everything else (the standard library, the modules it depends on) is
+# compiled as for go vet and comes from the build cache, and one go test -c
+# builds every binary at once, in parallel: go test -fuzz would compile every
+# dependency a third time, instrumented, package by package.
+FUZZ_GCFLAGS = -gcflags='$(shell $(GO) list -m)/...=-d=libfuzzer'
 fuzz: ## run every fuzz target for FUZZTIME each (default 1m); a crasher is kept in the package's testdata/fuzz/ (docs/ARCHITECTURE.md, "Fuzzing")
-	@mod=$$($(GO) list -m); cache=$$($(GO) env GOCACHE)/fuzz; mkdir -p bin/fuzz; \
+	@mkdir -p bin/fuzz; $(GO) test -c -o bin/fuzz/ $(FUZZ_GCFLAGS) $$($(FUZZ_TARGETS) | cut -d' ' -f1)
+	@mod=$$($(GO) list -m); cache=$$($(GO) env GOCACHE)/fuzz; \
 	$(FUZZ_TARGETS) | while read -r dir names; do \
-		bin=$(CURDIR)/bin/fuzz/$$(echo $${dir#./} | tr / _).test; \
-		$(GO) test -c -fuzz . -o $$bin $$dir || exit 1; \
+		bin=$(CURDIR)/bin/fuzz/$$(basename $$dir).test; \
 		for name in $$names; do \
 			echo "fuzz $$dir $$name for $(FUZZTIME)"; \
 			(cd $$dir && $$bin -test.run '^$$' -test.fuzz "^$$name\$$" -test.fuzztime $(FUZZTIME) -test.fuzzminimizetime 5s \
@@ -113,7 +120,7 @@ fuzz: ## run every fuzz target for FUZZTIME each (default 1m); a crasher is kept
 # fuzzing engine fail now and then with "context deadline exceeded" as the
 # time runs out (golang/go#75804, fixed in Go 1.27), a flake unrelated to
 # the code under test; a count has no deadline.
-fuzz-brief: ## every fuzz target for 2,000 inputs (part of make test; about 2 minutes)
+fuzz-brief: ## every fuzz target for 2,000 inputs (part of make test; about a minute)
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=2000x
 
 .PHONY: bench
