@@ -1,0 +1,341 @@
+// Package richtext is the one format of exam content (question and option
+// text, statements, matching items, shared passages): plain text as it always
+// was, or CommonMark with tables, math and the exam's own media, rendered on
+// the portal to HTML that an allow-list sanitiser has checked. The students'
+// pages and the console's preview show that HTML as it is, so both show the
+// same thing and neither runs a script for it. docs/exam-content.md is the
+// authors' reference.
+package richtext
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"regexp"
+	"strings"
+
+	"github.com/microcosm-cc/bluemonday"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	ghtml "github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// Format is how a text is written.
+type Format string
+
+// The formats.
+const (
+	// Plain is text shown as typed: no markup, line breaks kept. It is the
+	// format of every text that names none, so content written before rich
+	// text existed looks as it always did.
+	Plain Format = "plain"
+	// Markdown is CommonMark with tables, math between $ (inline) and $$
+	// (display), underline, subscript and superscript as <u>, <sub>, <sup>,
+	// and images and audio from the exam's media as ![alt](media:SHA256).
+	Markdown Format = "markdown"
+)
+
+// MaxSource is the longest text accepted, in bytes.
+const MaxSource = 64 << 10
+
+// Media is one file of an exam's media, as a text refers to it.
+type Media struct {
+	// URL is where the page loads it from: a relative URL, never another
+	// host (the students' pages fetch nothing from the internet).
+	URL string
+	// Audio is true for an audio file (shown as a player), false for an
+	// image.
+	Audio bool
+}
+
+// Options are what a rendering needs from its exam.
+type Options struct {
+	// Media resolves the SHA-256 (lowercase hex) of a media reference to the
+	// exam's file; false when the exam has no such file. Nil: no media.
+	Media func(sha256 string) (Media, bool)
+}
+
+// Problem is something in a text that the author should fix: it renders
+// (as its source, as text), but not as the author meant.
+type Problem struct {
+	// Code is a stable UPPER_SNAKE word: TEX_ERROR, MEDIA_NOT_FOUND,
+	// ALT_TEXT_REQUIRED, REMOTE_MEDIA, LINK_NOT_ALLOWED.
+	Code string `json:"code"`
+	// Message says what is wrong, for the author.
+	Message string `json:"message"`
+	// Source is the part of the text concerned.
+	Source string `json:"source"`
+}
+
+// Result is a rendered text.
+type Result struct {
+	// HTML is the sanitised HTML to insert as is.
+	HTML string
+	// Problems lists what renders otherwise than written, in order.
+	Problems []Problem
+	// Media lists the SHA-256 of every media file the text shows.
+	Media []string
+}
+
+// ParseFormat returns the format named s: "" is Plain.
+func ParseFormat(s string) (Format, error) {
+	switch Format(s) {
+	case "", Plain:
+		return Plain, nil
+	case Markdown:
+		return Markdown, nil
+	}
+	return "", fmt.Errorf("format %q is not one of plain, markdown", s)
+}
+
+// Render renders src written in format f.
+func Render(f Format, src string, o Options) (Result, error) {
+	if len(src) > MaxSource {
+		return Result{}, fmt.Errorf("the text is longer than %d KiB", MaxSource>>10)
+	}
+	switch f {
+	case "", Plain:
+		return Result{HTML: plainHTML(src)}, nil
+	case Markdown:
+		return renderMarkdown(src, o)
+	}
+	return Result{}, fmt.Errorf("format %q is not one of plain, markdown", f)
+}
+
+// plainHTML is text shown as typed: escaped, each line break a <br>, in one
+// paragraph whose direction follows its first strong letter.
+func plainHTML(src string) string {
+	if src == "" {
+		return ""
+	}
+	s := html.EscapeString(strings.ReplaceAll(src, "\r\n", "\n"))
+	return `<p dir="auto">` + strings.ReplaceAll(s, "\n", "<br>") + `</p>`
+}
+
+// markdown is the parser and renderer of the Markdown format: CommonMark's
+// paragraphs, lists, emphasis, code spans, images and inline HTML (of which
+// <u>, <sub>, <sup> and <br> are kept and everything else shown as text),
+// GitHub's tables, and math. Headings, block quotes, code blocks, rules,
+// HTML blocks and autolinks are not parsed: their marks show as typed.
+var markdown = goldmark.New(
+	goldmark.WithParser(parser.NewParser(
+		parser.WithBlockParsers(
+			util.Prioritized(parser.NewListParser(), 300),
+			util.Prioritized(parser.NewListItemParser(), 400),
+			util.Prioritized(parser.NewParagraphParser(), 1000),
+		),
+		parser.WithInlineParsers(
+			util.Prioritized(parser.NewCodeSpanParser(), 100),
+			util.Prioritized(mathParser{}, 150),
+			util.Prioritized(parser.NewLinkParser(), 200),
+			util.Prioritized(parser.NewRawHTMLParser(), 400),
+			util.Prioritized(parser.NewEmphasisParser(), 500),
+		),
+		parser.WithParagraphTransformers(
+			util.Prioritized(extension.NewTableParagraphTransformer(), 200),
+		),
+		parser.WithASTTransformers(
+			util.Prioritized(extension.NewTableASTTransformer(), 0),
+		),
+	)),
+	goldmark.WithRendererOptions(
+		ghtml.WithHardWraps(),
+		renderer.WithNodeRenderers(
+			util.Prioritized(extension.NewTableHTMLRenderer(
+				extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)), 500),
+			util.Prioritized(nodeRenderer{}, 100),
+		),
+	),
+)
+
+// Attributes set on nodes before rendering.
+var (
+	attrHTML = []byte("data-rt-html") // the node's HTML, worked out beforehand
+	attrDir  = []byte("dir")
+)
+
+func renderMarkdown(src string, o Options) (Result, error) {
+	source := []byte(src)
+	doc := markdown.Parser().Parse(text.NewReader(source))
+	var res Result
+	seen := map[string]bool{}
+	err := ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Paragraph, *ast.ListItem, *east.TableCell:
+			n.SetAttribute(attrDir, []byte("auto"))
+		case *mathNode:
+			ml, err := MathML(n.tex, n.display)
+			if err != nil {
+				if me, ok := err.(*MathError); ok {
+					res.Problems = append(res.Problems, Problem{Code: "TEX_ERROR", Message: me.Message, Source: n.tex})
+					n.SetAttribute(attrHTML, []byte(`<code class="tex-error">`+html.EscapeString(n.delim+n.tex+n.delim)+`</code>`))
+					return ast.WalkSkipChildren, nil
+				}
+				return ast.WalkStop, err
+			}
+			n.SetAttribute(attrHTML, []byte(ml))
+		case *ast.Image:
+			alt := strings.TrimSpace(string(nodeText(n, source)))
+			dest := string(n.Destination)
+			h, ok := strings.CutPrefix(dest, "media:")
+			m, found := Media{}, false
+			if ok && sha256Hex.MatchString(h) && o.Media != nil {
+				m, found = o.Media(h)
+			}
+			switch {
+			case !ok:
+				res.Problems = append(res.Problems, Problem{Code: "REMOTE_MEDIA",
+					Message: "only the exam's own media can be shown (media:SHA256); nothing is fetched from the internet", Source: dest})
+			case !found:
+				res.Problems = append(res.Problems, Problem{Code: "MEDIA_NOT_FOUND", Message: "the exam has no media file " + dest, Source: dest})
+			case alt == "":
+				res.Problems = append(res.Problems, Problem{Code: "ALT_TEXT_REQUIRED",
+					Message: "every image and audio needs a description: ![what it shows](" + dest + ")", Source: dest})
+			}
+			if !ok || !found || alt == "" {
+				n.SetAttribute(attrHTML, []byte(html.EscapeString(alt)))
+				return ast.WalkSkipChildren, nil
+			}
+			if !seen[h] {
+				seen[h] = true
+				res.Media = append(res.Media, h)
+			}
+			if m.Audio {
+				n.SetAttribute(attrHTML, []byte(fmt.Sprintf(`<audio controls preload="metadata" src="%s" aria-label="%s" data-media="%s"></audio>`,
+					html.EscapeString(m.URL), html.EscapeString(alt), h)))
+			} else {
+				n.SetAttribute(attrHTML, []byte(fmt.Sprintf(`<img src="%s" alt="%s" loading="lazy" data-media="%s">`,
+					html.EscapeString(m.URL), html.EscapeString(alt), h)))
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.Link:
+			res.Problems = append(res.Problems, Problem{Code: "LINK_NOT_ALLOWED",
+				Message: "links are not shown during an exam (students have no internet); the link's text is", Source: string(n.Destination)})
+		}
+		return ast.WalkContinue, nil
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	var buf bytes.Buffer
+	if err := markdown.Renderer().Render(&buf, source, doc); err != nil {
+		return Result{}, fmt.Errorf("richtext: render: %w", err)
+	}
+	res.HTML = strings.TrimSpace(policy.Sanitize(buf.String()))
+	return res, nil
+}
+
+var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// nodeText is the plain text of n's children (an image's alt text).
+func nodeText(n ast.Node, source []byte) []byte {
+	var b bytes.Buffer
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		if t, ok := c.(*ast.Text); ok {
+			b.Write(t.Segment.Value(source))
+			if t.SoftLineBreak() || t.HardLineBreak() {
+				b.WriteByte(' ')
+			}
+			continue
+		}
+		b.Write(nodeText(c, source))
+	}
+	return b.Bytes()
+}
+
+// nodeRenderer renders what differs from CommonMark's HTML: math, media
+// and inline HTML (from attributes set beforehand), links (as their text).
+type nodeRenderer struct{}
+
+func (nodeRenderer) RegisterFuncs(r renderer.NodeRendererFuncRegisterer) {
+	r.Register(kindMath, renderPrepared)
+	r.Register(ast.KindImage, renderPrepared)
+	r.Register(ast.KindLink, func(util.BufWriter, []byte, ast.Node, bool) (ast.WalkStatus, error) {
+		return ast.WalkContinue, nil // the children only
+	})
+	r.Register(ast.KindRawHTML, renderRawHTML)
+}
+
+func renderPrepared(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if entering {
+		if v, ok := n.AttributeString(string(attrHTML)); ok {
+			w.Write(v.([]byte))
+		}
+	}
+	return ast.WalkSkipChildren, nil
+}
+
+// keptTags are the inline HTML tags kept as markup; any other inline HTML
+// is shown as the text it is.
+var keptTags = map[string]bool{
+	"<u>": true, "</u>": true, "<sub>": true, "</sub>": true, "<sup>": true, "</sup>": true,
+	"<br>": true, "<br/>": true, "<br />": true,
+}
+
+func renderRawHTML(w util.BufWriter, source []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkSkipChildren, nil
+	}
+	raw := n.(*ast.RawHTML)
+	var b bytes.Buffer
+	for i := range raw.Segments.Len() {
+		s := raw.Segments.At(i)
+		b.Write(s.Value(source))
+	}
+	if keptTags[strings.ToLower(b.String())] {
+		w.WriteString(strings.ToLower(b.String()))
+	} else {
+		w.WriteString(html.EscapeString(b.String()))
+	}
+	return ast.WalkSkipChildren, nil
+}
+
+// policy is the allow-list every rendered text passes last: the elements
+// and attributes the renderer writes, MathML Core's elements and the
+// attributes Temml writes, media only from the exam's own files. What the
+// renderer does not write cannot get through, whatever the source was.
+var policy = func() *bluemonday.Policy {
+	p := bluemonday.NewPolicy()
+	p.AllowElements("p", "br", "strong", "em", "u", "sub", "sup", "ul", "ol", "li", "code",
+		"table", "thead", "tbody", "tr", "th", "td")
+	p.AllowAttrs("dir").Matching(regexp.MustCompile(`^auto$`)).OnElements("p", "li", "th", "td")
+	p.AllowAttrs("start").Matching(bluemonday.Integer).OnElements("ol")
+	p.AllowAttrs("align").Matching(regexp.MustCompile(`^(left|center|right)$`)).OnElements("th", "td")
+	p.AllowAttrs("class").Matching(regexp.MustCompile(`^tex-error$`)).OnElements("code")
+
+	mediaURL := regexp.MustCompile(`^media/[0-9a-f]{64}$`)
+	p.AllowAttrs("src").Matching(mediaURL).OnElements("img", "audio")
+	p.AllowAttrs("data-media").Matching(sha256Hex).OnElements("img", "audio")
+	p.AllowAttrs("alt").OnElements("img")
+	p.AllowAttrs("loading").Matching(regexp.MustCompile(`^lazy$`)).OnElements("img")
+	p.AllowAttrs("aria-label").OnElements("audio")
+	p.AllowAttrs("controls").Matching(regexp.MustCompile(`^(controls)?$`)).OnElements("audio")
+	p.AllowAttrs("preload").Matching(regexp.MustCompile(`^metadata$`)).OnElements("audio")
+	p.AllowNoAttrs().OnElements("audio")
+
+	mathElements := []string{"math", "mrow", "mi", "mn", "mo", "mtext", "ms", "mspace", "msub", "msup", "msubsup",
+		"mfrac", "msqrt", "mroot", "mover", "munder", "munderover", "mtable", "mtr", "mtd", "mpadded", "mphantom",
+		"menclose", "mstyle", "merror", "mmultiscripts", "mprescripts", "none", "semantics", "annotation"}
+	p.AllowElements(mathElements...)
+	p.AllowNoAttrs().OnElements(mathElements...)
+	token := regexp.MustCompile(`^[A-Za-z0-9 .+\-#%]*$`)
+	p.AllowAttrs("display").Matching(regexp.MustCompile(`^(block|inline)$`)).OnElements("math")
+	p.AllowAttrs("mathvariant", "stretchy", "fence", "form", "separator", "movablelimits", "largeop", "symmetric",
+		"lspace", "rspace", "width", "height", "depth", "voffset", "columnalign", "rowalign", "columnspacing",
+		"rowspacing", "columnlines", "rowlines", "frame", "displaystyle", "scriptlevel", "accent", "accentunder",
+		"linethickness", "notation", "minsize", "maxsize", "encoding").Matching(token).OnElements(mathElements...)
+	p.AllowAttrs("class").Matching(regexp.MustCompile(`^[a-z0-9 \-]*$`)).OnElements(mathElements...)
+	p.AllowStyles("padding-left", "padding-right", "padding-top", "padding-bottom", "text-align", "border-left",
+		"border-right", "border-top", "border-bottom", "width", "height", "vertical-align").
+		Matching(regexp.MustCompile(`^[0-9a-z .\-%]*$`)).OnElements(mathElements...)
+	return p
+}()
