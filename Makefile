@@ -84,14 +84,25 @@ pgcheck: ## probe the test PostgreSQL; loud when unreachable, fatal when CI=true
 	if [ "$${CI:-}" = true ]; then echo "CI=true: failing."; exit 1; fi
 
 .PHONY: test
-test: lint pgcheck ## lint, then every test with -race (PostgreSQL too when reachable), then the race-free ones, then fuzz-brief
-	$(GO) test -race -count=1 ./...
+# The tests wait on processes, PostgreSQL, disks and a browser for about a
+# third of their time. Lint and the build of the fuzz binaries run beside
+# them at a lower priority (nice 10), in that time, without taking the CPU
+# the tests need; their output follows the tests', and a failure of either
+# fails make test.
+test: pgcheck ## lint and every test with -race (PostgreSQL too when reachable) side by side, then the race-free ones, then fuzz-brief
+	@mkdir -p bin/logs; rm -f bin/logs/lint.rc; \
+	( nice -n 10 $(MAKE) --no-print-directory lint fuzz-build > bin/logs/lint.log 2>&1; echo $$? > bin/logs/lint.rc ) & \
+	echo "$(GO) test -race -count=1 ./...   (make lint fuzz-build beside it, output in bin/logs/lint.log)"; \
+	status=0; $(GO) test -race -count=1 ./... || status=$$?; \
+	wait; echo "== make lint fuzz-build, run beside the tests:"; cat bin/logs/lint.log; \
+	if [ "$$(cat bin/logs/lint.rc 2>/dev/null)" != 0 ]; then echo "make lint fuzz-build FAILED"; status=1; fi; \
+	exit $$status
 	@echo "Tests that the race detector would distort (memory and allocation figures), without -race:"
 	$(GO) test -count=1 -run '^(TestPackageReadersMemory|TestRecordDoesNotAllocate|TestAnswersCSVMemory)$$' -v ./internal/store/postgres ./internal/links/visits ./internal/httpapi
 	@echo "Every fuzz target, briefly:"
 	@$(MAKE) --no-print-directory fuzz-brief
 
-.PHONY: fuzz fuzz-brief
+.PHONY: fuzz fuzz-build fuzz-brief
 FUZZTIME ?= 1m
 # Every fuzz target (func FuzzXxx(f *testing.F) in a _test.go file), found
 # without compiling: one line per package, its directory then its targets.
@@ -104,8 +115,9 @@ FUZZ_TARGETS = grep -ro --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*(' cmd int
 # builds every binary at once, in parallel: go test -fuzz would compile every
 # dependency a third time, instrumented, package by package.
 FUZZ_GCFLAGS = -gcflags='$(shell $(GO) list -m)/...=-d=libfuzzer'
-fuzz: ## run every fuzz target for FUZZTIME each (default 1m); a crasher is kept in the package's testdata/fuzz/ (docs/ARCHITECTURE.md, "Fuzzing")
+fuzz-build: ## build the fuzz binaries into bin/fuzz (part of make fuzz)
 	@mkdir -p bin/fuzz; $(GO) test -c -o bin/fuzz/ $(FUZZ_GCFLAGS) $$($(FUZZ_TARGETS) | cut -d' ' -f1)
+fuzz: fuzz-build ## run every fuzz target for FUZZTIME each (default 1m); a crasher is kept in the package's testdata/fuzz/ (docs/ARCHITECTURE.md, "Fuzzing")
 	@mod=$$($(GO) list -m); cache=$$($(GO) env GOCACHE)/fuzz; \
 	$(FUZZ_TARGETS) | while read -r dir names; do \
 		bin=$(CURDIR)/bin/fuzz/$$(basename $$dir).test; \
