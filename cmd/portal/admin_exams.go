@@ -137,6 +137,13 @@ func examDetail(t *table, e *client.Exam, withQuestions bool) {
 		n = len(e.Questions)
 	}
 	t.Row("questions", n)
+	if len(e.Problems) > 0 {
+		t.Row("")
+		t.Row("PROBLEM", "QUESTION", "FIELD", "SOURCE", "MESSAGE")
+		for _, p := range e.Problems {
+			t.Row(p.Code, p.QuestionID, p.Field, p.Source, p.Message)
+		}
+	}
 	if !withQuestions || len(e.Questions) == 0 {
 		return
 	}

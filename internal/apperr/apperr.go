@@ -29,6 +29,7 @@ const (
 	Unprocessable             // 422: well-formed but fails validation (checksums, counts)
 	RateLimited               // 429: too many requests, or temporarily refused
 	Unavailable               // 503: not ready yet (a lab server without its exam package)
+	NotAcceptable             // 406: no representation the client says it reads
 )
 
 // Error is an application error with a stable code and a user-facing message.
@@ -104,6 +105,8 @@ func (k Kind) Status() int {
 		return http.StatusTooManyRequests
 	case Unavailable:
 		return http.StatusServiceUnavailable
+	case NotAcceptable:
+		return http.StatusNotAcceptable
 	default:
 		return http.StatusInternalServerError
 	}

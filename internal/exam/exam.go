@@ -85,10 +85,13 @@ type Option struct {
 
 // Question is one question of an exam, with its answer key.
 type Question struct {
-	ID      string       `json:"id"`
-	Type    QuestionType `json:"type"`
-	Text    string       `json:"text"`
-	Options []Option     `json:"options,omitempty"`
+	ID   string       `json:"id"`
+	Type QuestionType `json:"type"`
+	// Format is how Text and the options' texts are written
+	// (docs/exam-content.md): "" (plain) or "markdown".
+	Format  string   `json:"format,omitempty"`
+	Text    string   `json:"text"`
+	Options []Option `json:"options,omitempty"`
 	// Answer is the answer key: option ids for choice types ("true"/"false"
 	// for true_false), accepted answers for short_answer, empty for essay.
 	// It never leaves the portal.
@@ -108,6 +111,10 @@ type Exam struct {
 	Questions       []Question // nil in list results; see Store.ListExams
 	QuestionCount   int
 	CreatedAt       time.Time
+	// Problems lists what the questions' texts show otherwise than written
+	// (a formula that does not convert, a missing media file), worked out
+	// when the exam is created or updated; the stores keep none.
+	Problems []ContentProblem
 }
 
 // AcademicYear is a school year such as 2025/2026; exactly one is active.
@@ -262,6 +269,9 @@ type PackageMeta struct {
 	Size        int64  // size of the encrypted bytes
 	Revision    int64  // content revision the package was built from
 	GeneratedAt time.Time
+	// Format is the plaintext's format (PackageFormat): 2 when an exam of
+	// the package has rich content, which labagents before it cannot show.
+	Format int
 }
 
 // Common errors returned by Store implementations. Callers compare with errors.Is.

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/seedhq/portal/internal/richtext"
 )
 
 // ExamInput is the body of POST /api/v1/admin/exams.
@@ -36,6 +38,11 @@ func (s *Service) CreateExam(ctx context.Context, in ExamInput) (Exam, error) {
 	if err := s.store.CreateExam(ctx, e); err != nil {
 		return Exam{}, fmt.Errorf("create exam: %w", err)
 	}
+	problems, err := s.contentProblems(e.Questions)
+	if err != nil {
+		return Exam{}, fmt.Errorf("create exam: %w", err)
+	}
+	e.Problems = problems
 	return e, nil
 }
 
@@ -68,7 +75,14 @@ func (s *Service) UpdateExam(ctx context.Context, id string, in ExamInput) (Exam
 		return Exam{}, fmt.Errorf("update exam: %w", err)
 	}
 	s.examKeys.Delete(id)
-	return s.GetExam(ctx, id)
+	got, err := s.GetExam(ctx, id)
+	if err != nil {
+		return Exam{}, err
+	}
+	if got.Problems, err = s.contentProblems(got.Questions); err != nil {
+		return Exam{}, fmt.Errorf("update exam: %w", err)
+	}
+	return got, nil
 }
 
 // ValidateExam checks an exam's fields and questions and normalises them
@@ -115,11 +129,20 @@ func ValidateExam(e *Exam) error {
 func validateQuestion(q *Question) error {
 	q.ID = strings.TrimSpace(q.ID)
 	q.Text = strings.TrimSpace(q.Text)
+	format, err := richtext.ParseFormat(q.Format)
+	if err != nil {
+		return err
+	}
+	if format == richtext.Plain {
+		q.Format = "" // the default, as every exam written before the formats
+	}
 	switch {
 	case !serverCodePattern.MatchString(q.ID):
 		return fmt.Errorf("id must be 1 to 64 letters, digits, dots, dashes or underscores")
 	case q.Text == "" || len(q.Text) > maxQuestionBytes:
 		return fmt.Errorf("text is required (at most 8 MiB)")
+	case format == richtext.Markdown && len(q.Text) > richtext.MaxSource:
+		return fmt.Errorf("a markdown text is at most %d KiB", richtext.MaxSource>>10)
 	case q.Points < 0 || q.Points > 1000:
 		return fmt.Errorf("points must be between 0 and 1000")
 	}

@@ -11,13 +11,25 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/seedhq/portal/internal/apperr"
 )
 
-// PackageFormat is the format number of the package plaintext.
-const PackageFormat = 1
+// PackageFormat is the newest format of the package plaintext. A package is
+// format 1 while all its questions are plain text, so that labagents that
+// know only format 1 keep working; format 2 adds each question's format and
+// the rendered HTML of its texts, which only labagents that send
+// PackageFormatsHeader can show.
+const PackageFormat = 2
+
+// PackageFormatsHeader is the request header in which a lab server names
+// the package formats it reads ("1, 2"); a labagent without it reads only
+// format 1.
+const PackageFormatsHeader = "X-Package-Formats"
 
 // PackageStudent is a student as shipped in a package: no plaintext password.
 type PackageStudent struct {
@@ -31,11 +43,23 @@ type PackageStudent struct {
 
 // PackageQuestion is a question as shipped in a package: no answer key.
 type PackageQuestion struct {
-	ID      string       `json:"id"`
-	Type    QuestionType `json:"type"`
-	Text    string       `json:"text"`
-	Options []Option     `json:"options,omitempty"`
-	Points  float64      `json:"points"`
+	ID   string       `json:"id"`
+	Type QuestionType `json:"type"`
+	// Format, HTML and the options' HTML are set for a question written in
+	// a rich format (format 2): HTML is the text rendered and sanitised by
+	// internal/richtext, what the student sees.
+	Format  string          `json:"format,omitempty"`
+	Text    string          `json:"text"`
+	HTML    string          `json:"html,omitempty"`
+	Options []PackageOption `json:"options,omitempty"`
+	Points  float64         `json:"points"`
+}
+
+// PackageOption is an option of a question as shipped in a package.
+type PackageOption struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+	HTML string `json:"html,omitempty"`
 }
 
 // PackageExam is an exam as shipped in a package.
@@ -93,11 +117,12 @@ func (s *Service) buildPackage(ctx context.Context, npsn string, rev int64, old 
 	start := time.Now()
 	// Pass 1: the plaintext digest is the version, and seeds the nonce.
 	h := sha256.New()
-	if err := s.writePackage(ctx, h, npsn); err != nil {
+	format, err := s.writePackage(ctx, h, npsn)
+	if err != nil {
 		return PackageMeta{}, err
 	}
 	digest := h.Sum(nil)
-	meta := PackageMeta{NPSN: npsn, Version: hex.EncodeToString(digest), Revision: rev, GeneratedAt: s.now()}
+	meta := PackageMeta{NPSN: npsn, Version: hex.EncodeToString(digest), Revision: rev, GeneratedAt: s.now(), Format: format}
 	if meta.Version == old.Version {
 		old.Revision = rev
 		if err := s.store.SavePackage(ctx, old, strings.NewReader("")); err != nil {
@@ -129,7 +154,7 @@ func (s *Service) buildPackage(ctx context.Context, npsn string, rev int64, old 
 		return PackageMeta{}, err
 	}
 	ph := sha256.New()
-	if err := s.writePackage(ctx, io.MultiWriter(enc, ph), npsn); err != nil {
+	if _, err := s.writePackage(ctx, io.MultiWriter(enc, ph), npsn); err != nil {
 		return PackageMeta{}, err
 	}
 	if err := enc.Close(); err != nil {
@@ -167,17 +192,18 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 
 // writePackage streams the plaintext package JSON of a school to w, one
 // student page and one exam at a time, so that memory stays bounded by the
-// largest exam.
-func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string) error {
+// largest exam, and returns its format. The format is the object's last
+// member, known once every exam is written.
+func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string) (int, error) {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(bw)
 	school := ""
 	if ls, err := s.store.ListLicenses(ctx, LicenseFilter{NPSN: npsn}); err == nil && len(ls) > 0 {
 		school = ls[0].SchoolName
 	} else if err != nil {
-		return err
+		return 0, err
 	}
-	head, _ := json.Marshal(map[string]any{"format": PackageFormat, "npsn": npsn, "school_name": school})
+	head, _ := json.Marshal(map[string]any{"npsn": npsn, "school_name": school})
 	bw.Write(head[:len(head)-1]) // leave the object open
 	bw.WriteString(`,"students":[`)
 	const page = 1000
@@ -185,7 +211,7 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string) er
 	for off := 0; ; off += page {
 		ms, _, err := s.store.ListMembers(ctx, MemberFilter{NPSN: npsn, Role: RoleStudent, Offset: off, Limit: page})
 		if err != nil {
-			return err
+			return 0, err
 		}
 		for _, m := range ms {
 			if !first {
@@ -193,7 +219,7 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string) er
 			}
 			first = false
 			if err := enc.Encode(PackageStudent{ID: m.ID, Username: m.Username, Nama: m.Nama, Kelas: m.Kelas, NISN: m.NISN, PasswordHash: m.ExamPasswordHash}); err != nil {
-				return err
+				return 0, err
 			}
 		}
 		if len(ms) < page {
@@ -203,27 +229,83 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string) er
 	bw.WriteString(`],"exams":[`)
 	exams, err := s.store.ListExams(ctx, ExamFilter{NPSN: npsn})
 	if err != nil {
-		return err
+		return 0, err
 	}
+	format := 1
 	for i, summary := range exams {
 		e, err := s.store.GetExam(ctx, summary.ID)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		pe := PackageExam{ID: e.ID, Title: e.Title, Subject: e.Subject, StartsAt: e.StartsAt, EndsAt: e.EndsAt,
 			DurationMinutes: e.DurationMinutes, Questions: make([]PackageQuestion, len(e.Questions))}
 		for j, q := range e.Questions {
-			pe.Questions[j] = PackageQuestion{ID: q.ID, Type: q.Type, Text: q.Text, Options: q.Options, Points: q.Points}
+			pq, err := s.packageQuestion(q)
+			if err != nil {
+				return 0, err
+			}
+			if pq.Format != "" {
+				format = PackageFormat
+			}
+			pe.Questions[j] = pq
 		}
 		if i > 0 {
 			bw.WriteByte(',')
 		}
 		if err := enc.Encode(pe); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	bw.WriteString(`]}`)
-	return bw.Flush()
+	fmt.Fprintf(bw, `],"format":%d}`, format)
+	return format, bw.Flush()
+}
+
+// packageQuestion is q as a package ships it: no answer key, and for a
+// rich format the rendered HTML of its texts.
+func (s *Service) packageQuestion(q Question) (PackageQuestion, error) {
+	pq := PackageQuestion{ID: q.ID, Type: q.Type, Format: q.Format, Text: q.Text, Points: q.Points}
+	if len(q.Options) > 0 {
+		pq.Options = make([]PackageOption, len(q.Options))
+	}
+	for i, o := range q.Options {
+		pq.Options[i] = PackageOption{ID: o.ID, Text: o.Text}
+	}
+	if q.Format == "" {
+		return pq, nil
+	}
+	res, err := s.renderText(q.Format, q.Text)
+	if err != nil {
+		return PackageQuestion{}, err
+	}
+	pq.HTML = res.HTML
+	for i, o := range q.Options {
+		res, err := s.renderText(q.Format, o.Text)
+		if err != nil {
+			return PackageQuestion{}, err
+		}
+		pq.Options[i].HTML = res.HTML
+	}
+	return pq, nil
+}
+
+// ErrLabagentTooOld answers a pull of a package in a format the lab server
+// does not name in PackageFormatsHeader.
+var ErrLabagentTooOld = apperr.New(apperr.NotAcceptable, "LABAGENT_UPGRADE_REQUIRED",
+	"this school's exam package has content (formulas, formatted text) that this labagent cannot show: upgrade labagent on the lab server, then sync again")
+
+// ReadsPackageFormat reports whether a lab server whose pull named the
+// formats header (PackageFormatsHeader; empty for labagents that read only
+// format 1) reads a package of format.
+func ReadsPackageFormat(header string, format int) bool {
+	if format <= 1 {
+		return true
+	}
+	for _, f := range strings.Split(header, ",") {
+		if strings.TrimSpace(f) == strconv.Itoa(format) {
+			return true
+		}
+	}
+	return false
 }
 
 // OpenPackage opens the encrypted bytes of a package returned by Package.

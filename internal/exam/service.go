@@ -87,6 +87,7 @@ type Service struct {
 	// serverTokens caches verified lab-server tokens (AuthenticateServer).
 	serverTokens serverTokenCache
 	builds       sync.Map // npsn -> *sync.Mutex, serialises package builds per school
+	renderCache
 	// idem keeps the answers of creating calls made with an
 	// Idempotency-Key, for every API of the portal.
 	idem     *idempotency.Keeper

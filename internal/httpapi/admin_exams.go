@@ -19,6 +19,7 @@ type optionJSON struct {
 type questionJSON struct {
 	ID      string       `json:"id"`
 	Type    string       `json:"type"`
+	Format  string       `json:"format,omitempty"` // "" (plain) or "markdown": docs/exam-content.md
 	Text    string       `json:"text"`
 	Options []optionJSON `json:"options"`
 	Answer  []string     `json:"answer"`
@@ -47,13 +48,16 @@ type examView struct {
 	QuestionCount   int            `json:"question_count"` // (ext)
 	CreatedAt       time.Time      `json:"created_at"`     // (ext)
 	Questions       []questionJSON `json:"questions,omitempty"`
+	// Problems are what the texts show otherwise than written, in the
+	// answers of a creation or an update (docs/exam-content.md).
+	Problems []exam.ContentProblem `json:"problems,omitempty"`
 }
 
 func newExamView(e exam.Exam, withQuestions bool) examView {
 	v := examView{
 		ID: e.ID, Title: e.Title, Subject: e.Subject, NPSN: nonNil(e.NPSNs),
 		StartsAt: e.StartsAt.UTC(), EndsAt: e.EndsAt.UTC(), DurationMinutes: e.DurationMinutes,
-		QuestionCount: e.QuestionCount, CreatedAt: e.CreatedAt.UTC(),
+		QuestionCount: e.QuestionCount, CreatedAt: e.CreatedAt.UTC(), Problems: e.Problems,
 	}
 	if withQuestions {
 		v.Questions = make([]questionJSON, len(e.Questions))
@@ -73,7 +77,7 @@ func newQuestionJSON(q exam.Question) questionJSON {
 	for j, o := range q.Options {
 		opts[j] = optionJSON{ID: o.ID, Text: o.Text}
 	}
-	return questionJSON{ID: q.ID, Type: string(q.Type), Text: q.Text, Options: opts, Answer: nonNil(q.Answer), Points: q.Points}
+	return questionJSON{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Options: opts, Answer: nonNil(q.Answer), Points: q.Points}
 }
 
 // nonNil returns s, or an empty slice for nil, so that JSON shows [] not null.
@@ -95,7 +99,7 @@ func (req createExamRequest) input() exam.ExamInput {
 		for _, o := range q.Options {
 			opts = append(opts, exam.Option{ID: o.ID, Text: o.Text})
 		}
-		in.Questions[i] = exam.Question{ID: q.ID, Type: exam.QuestionType(q.Type), Text: q.Text,
+		in.Questions[i] = exam.Question{ID: q.ID, Type: exam.QuestionType(q.Type), Format: q.Format, Text: q.Text,
 			Options: opts, Answer: q.Answer, Points: q.Points}
 	}
 	return in

@@ -107,6 +107,10 @@ func (s *server) pullQuestions(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	if !exam.ReadsPackageFormat(r.Header.Get(exam.PackageFormatsHeader), meta.Format) {
+		s.writeError(w, r, exam.ErrLabagentTooOld)
+		return
+	}
 	etag := `"` + meta.Checksum + `"`
 	h := w.Header()
 	h.Set("ETag", etag)

@@ -119,37 +119,38 @@ var (
 // Error codes of the exam API (docs/api/exam.md, "Errors"), for
 // errors.Is(err, &Error{Code: ...}) and switches on (*Error).Code.
 const (
-	CodeInvalidJSON          = "INVALID_JSON"            // 400
-	CodeValidationFailed     = "VALIDATION_FAILED"       // 400
-	CodeInvalidQuery         = "INVALID_QUERY"           // 400
-	CodeUnauthorized         = "UNAUTHORIZED"            // 401 no or bad credential
-	CodeInvalidCredentials   = "INVALID_CREDENTIALS"     // 401 login
-	CodeTokenExpired         = "TOKEN_EXPIRED"           // 401
-	CodeInvalidAPIKey        = "INVALID_API_KEY"         // 401
-	CodeLicenseInvalid       = "LICENSE_INVALID"         // 401 bad signature or malformed token
-	CodeForbidden            = "FORBIDDEN"               // 403
-	CodeLicenseExpired       = "LICENSE_EXPIRED"         // 403
-	CodeLicenseRevoked       = "LICENSE_REVOKED"         // 403
-	CodeHardwareMismatch     = "HARDWARE_MISMATCH"       // 403
-	CodeNPSNMismatch         = "NPSN_MISMATCH"           // 403
-	CodeServerMismatch       = "SERVER_MISMATCH"         // 403
-	CodeNotFound             = "NOT_FOUND"               // 404
-	CodeNoActiveAcademicYear = "NO_ACTIVE_ACADEMIC_YEAR" // 404
-	CodePackageEmpty         = "PACKAGE_EMPTY"           // 404
-	CodeUsernameTaken        = "USERNAME_TAKEN"          // 409
-	CodeAcademicYearExists   = "ACADEMIC_YEAR_EXISTS"    // 409
-	CodeExamHasAnswers       = "EXAM_HAS_ANSWERS"        // 409
-	CodeIdempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED"  // 409 on a push, 422 on a creating call
-	CodeIdempotencyKeyInUse  = "IDEMPOTENCY_KEY_IN_USE"  // 409, with Retry-After: the first call still runs
-	CodeInvalidIdempotency   = "INVALID_IDEMPOTENCY_KEY" // 400
-	CodeBodyTooLarge         = "BODY_TOO_LARGE"          // 413
-	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"  // 415
-	CodeChecksumMismatch     = "CHECKSUM_MISMATCH"       // 422
-	CodeRecordCountMismatch  = "RECORD_COUNT_MISMATCH"   // 422
-	CodeUnknownExam          = "UNKNOWN_EXAM"            // 422
-	CodeUnknownQuestion      = "UNKNOWN_QUESTION"        // 422
-	CodeTooManyAttempts      = "TOO_MANY_ATTEMPTS"       // 429, with Retry-After
-	CodeInternal             = "INTERNAL"                // 500
+	CodeInvalidJSON          = "INVALID_JSON"              // 400
+	CodeValidationFailed     = "VALIDATION_FAILED"         // 400
+	CodeInvalidQuery         = "INVALID_QUERY"             // 400
+	CodeUnauthorized         = "UNAUTHORIZED"              // 401 no or bad credential
+	CodeInvalidCredentials   = "INVALID_CREDENTIALS"       // 401 login
+	CodeTokenExpired         = "TOKEN_EXPIRED"             // 401
+	CodeInvalidAPIKey        = "INVALID_API_KEY"           // 401
+	CodeLicenseInvalid       = "LICENSE_INVALID"           // 401 bad signature or malformed token
+	CodeForbidden            = "FORBIDDEN"                 // 403
+	CodeLicenseExpired       = "LICENSE_EXPIRED"           // 403
+	CodeLicenseRevoked       = "LICENSE_REVOKED"           // 403
+	CodeHardwareMismatch     = "HARDWARE_MISMATCH"         // 403
+	CodeNPSNMismatch         = "NPSN_MISMATCH"             // 403
+	CodeServerMismatch       = "SERVER_MISMATCH"           // 403
+	CodeNotFound             = "NOT_FOUND"                 // 404
+	CodeNoActiveAcademicYear = "NO_ACTIVE_ACADEMIC_YEAR"   // 404
+	CodePackageEmpty         = "PACKAGE_EMPTY"             // 404
+	CodeUsernameTaken        = "USERNAME_TAKEN"            // 409
+	CodeAcademicYearExists   = "ACADEMIC_YEAR_EXISTS"      // 409
+	CodeExamHasAnswers       = "EXAM_HAS_ANSWERS"          // 409
+	CodeIdempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED"    // 409 on a push, 422 on a creating call
+	CodeIdempotencyKeyInUse  = "IDEMPOTENCY_KEY_IN_USE"    // 409, with Retry-After: the first call still runs
+	CodeLabagentTooOld       = "LABAGENT_UPGRADE_REQUIRED" // 406: the package needs a newer labagent
+	CodeInvalidIdempotency   = "INVALID_IDEMPOTENCY_KEY"   // 400
+	CodeBodyTooLarge         = "BODY_TOO_LARGE"            // 413
+	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"    // 415
+	CodeChecksumMismatch     = "CHECKSUM_MISMATCH"         // 422
+	CodeRecordCountMismatch  = "RECORD_COUNT_MISMATCH"     // 422
+	CodeUnknownExam          = "UNKNOWN_EXAM"              // 422
+	CodeUnknownQuestion      = "UNKNOWN_QUESTION"          // 422
+	CodeTooManyAttempts      = "TOO_MANY_ATTEMPTS"         // 429, with Retry-After
+	CodeInternal             = "INTERNAL"                  // 500
 )
 
 // Error codes of the link-management API (docs/api/links.md) beyond those

@@ -158,6 +158,9 @@ const (
 type QuestionOption struct {
 	ID   string `json:"id"`
 	Text string `json:"text"`
+	// HTML is the option's text rendered, in a package's question of a rich
+	// format (see PackageQuestion.HTML); empty otherwise.
+	HTML string `json:"html,omitempty"`
 }
 
 // Question is one question of an exam, with its answer key as operators
@@ -166,7 +169,10 @@ type Question struct {
 	ID string `json:"id"`
 	// Type is one of SingleChoice, MultipleChoice, TrueFalse, ShortAnswer,
 	// Essay.
-	Type    string           `json:"type"`
+	Type string `json:"type"`
+	// Format is how the texts are written: "" (plain) or "markdown"
+	// (the portal's docs/exam-content.md).
+	Format  string           `json:"format,omitempty"`
 	Text    string           `json:"text"`
 	Options []QuestionOption `json:"options,omitempty"`
 	// Answer is the answer key: option ids for choice types ("true" or
@@ -203,6 +209,22 @@ type Exam struct {
 	// Questions, with the answer key, are set by CreateExam and GetExam,
 	// not by ListExams.
 	Questions []Question `json:"questions,omitempty"`
+	// Problems, set by CreateExam and UpdateExam, are what the questions'
+	// texts show otherwise than written: a formula that does not convert,
+	// a missing media file (the portal's docs/exam-content.md).
+	Problems []ContentProblem `json:"problems,omitempty"`
+}
+
+// ContentProblem is one problem of an exam's texts.
+type ContentProblem struct {
+	QuestionID string `json:"question_id"`
+	// Field is "text" or "options[<id>]".
+	Field string `json:"field"`
+	// Code is TEX_ERROR, MEDIA_NOT_FOUND, ALT_TEXT_REQUIRED, REMOTE_MEDIA or
+	// LINK_NOT_ALLOWED.
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Source  string `json:"source"`
 }
 
 // CreateExam creates an exam (POST /api/v1/admin/exams; body up to 256 MiB).

@@ -114,6 +114,7 @@ func (s *ExamSyncService) PullQuestions(ctx context.Context, serverCode, knownCh
 	if err != nil {
 		return nil, nil, err
 	}
+	req.Header.Set("X-Package-Formats", PackageFormats)
 	if etag := quoteETag(knownChecksum); etag != "" {
 		req.Header.Set("If-None-Match", etag)
 	}
@@ -225,6 +226,7 @@ func (s *ExamSyncService) DownloadPackage(ctx context.Context, serverCode string
 	if err != nil {
 		return nil, nil, err
 	}
+	req.Header.Set("X-Package-Formats", PackageFormats)
 	req.Header.Set("Accept", "application/octet-stream")
 	if o.Offset > 0 {
 		req.Header.Set("Range", "bytes="+strconv.FormatInt(o.Offset, 10)+"-")

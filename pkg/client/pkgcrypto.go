@@ -212,7 +212,8 @@ func (d *PackageDecrypter) next() error {
 // Package is the decrypted content of an exam package. Answer keys never
 // appear in it.
 type Package struct {
-	// Format is the content format, 1.
+	// Format is the content format: 1, or 2 when a question has rich
+	// content (PackageQuestion.HTML).
 	Format      int              `json:"format"`
 	NPSN        string           `json:"npsn"`
 	SchoolName  string           `json:"school_name"`
@@ -254,11 +255,28 @@ type PackageQuestion struct {
 	ID string `json:"id"`
 	// Type is one of SingleChoice, MultipleChoice, TrueFalse, ShortAnswer,
 	// Essay.
-	Type    string           `json:"type"`
-	Text    string           `json:"text"`
+	Type string `json:"type"`
+	// Format is how the texts were written: "" (plain: show Text as text)
+	// or "markdown" (format 2: show HTML).
+	Format string `json:"format,omitempty"`
+	Text   string `json:"text"`
+	// HTML is Text rendered by the portal and sanitised against its
+	// allow-list, for a question of a rich format.
+	HTML    string           `json:"html,omitempty"`
 	Options []QuestionOption `json:"options,omitempty"`
 	Points  float64          `json:"points"`
 }
+
+// PackageFormats are the package formats this package reads, as the pulls
+// name them to the portal in the X-Package-Formats header.
+const PackageFormats = "1, 2"
+
+// maxPackageFormat is the newest package format this package reads.
+const maxPackageFormat = 2
+
+// ErrPackageTooNew: the package is in a format newer than this program
+// reads; upgrade it.
+var ErrPackageTooNew = errors.New("client: the exam package is in a newer format than this program reads; upgrade labagent")
 
 // DecodePackage decrypts the AES-256-GCM-STREAM package read from r with
 // key and decodes its JSON, reading to the end so that the whole package is
@@ -273,6 +291,9 @@ func DecodePackage(r io.Reader, key []byte) (*Package, error) {
 	var p Package
 	if err := dec.Decode(&p); err != nil {
 		return nil, fmt.Errorf("client: decode package: %w", err)
+	}
+	if p.Format > maxPackageFormat {
+		return nil, fmt.Errorf("%w (format %d; this one reads 1 to %d)", ErrPackageTooNew, p.Format, maxPackageFormat)
 	}
 	// Read to the end: the last chunk must authenticate, and nothing but
 	// white space may follow the JSON value.

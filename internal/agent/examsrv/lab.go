@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/richtext/sanitize"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -39,7 +40,18 @@ func newLab(p *client.Package) *lab {
 		l.exams[e.ID] = e
 		qs := make(map[string]*client.PackageQuestion, len(e.Questions))
 		for j := range e.Questions {
-			qs[e.Questions[j].ID] = &e.Questions[j]
+			q := &e.Questions[j]
+			// The portal sanitised the HTML; a lab server checks it
+			// against the same allow-list again before any page shows it.
+			if q.HTML != "" {
+				q.HTML = sanitize.HTML(q.HTML)
+			}
+			for k := range q.Options {
+				if q.Options[k].HTML != "" {
+					q.Options[k].HTML = sanitize.HTML(q.Options[k].HTML)
+				}
+			}
+			qs[q.ID] = q
 		}
 		l.questions[e.ID] = qs
 	}

@@ -314,10 +314,13 @@ func (s *Server) handleAttempt(w http.ResponseWriter, r *http.Request) {
 }
 
 type questionView struct {
-	Number  int                     `json:"number"`
-	ID      string                  `json:"id"`
-	Type    string                  `json:"type"`
-	Text    string                  `json:"text"`
+	Number int    `json:"number"`
+	ID     string `json:"id"`
+	Type   string `json:"type"`
+	Text   string `json:"text"`
+	// HTML is the question's text rendered (a rich format), shown instead
+	// of Text; the options carry theirs.
+	HTML    string                  `json:"html,omitempty"`
 	Options []client.QuestionOption `json:"options"`
 	Answer  string                  `json:"answer"`
 	Flagged bool                    `json:"flagged"`
@@ -349,7 +352,7 @@ func (s *Server) writeAttempt(w http.ResponseWriter, r *http.Request, e *client.
 		if opts == nil {
 			opts = []client.QuestionOption{}
 		}
-		views[i] = questionView{Number: i + 1, ID: q.ID, Type: q.Type, Text: q.Text, Options: opts, Answer: ans.Answer, Flagged: ans.Flagged}
+		views[i] = questionView{Number: i + 1, ID: q.ID, Type: q.Type, Text: q.Text, HTML: q.HTML, Options: opts, Answer: ans.Answer, Flagged: ans.Flagged}
 	}
 	finished := a.Finished() || now.After(a.Deadline)
 	out := map[string]any{

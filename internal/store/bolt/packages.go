@@ -37,11 +37,12 @@ type packageRecord struct {
 	Size        int64     `json:"size"`
 	Revision    int64     `json:"revision"`
 	GeneratedAt time.Time `json:"generated_at"`
+	Format      int       `json:"format,omitempty"` // absent: 1, as every package written before format 2 was
 }
 
 func (r packageRecord) meta() exam.PackageMeta {
 	return exam.PackageMeta{NPSN: r.NPSN, Version: r.Version, Checksum: r.Checksum, Size: r.Size,
-		Revision: r.Revision, GeneratedAt: utc(r.GeneratedAt)}
+		Revision: r.Revision, GeneratedAt: utc(r.GeneratedAt), Format: max(r.Format, 1)}
 }
 
 // validChecksum reports whether c is a lowercase hex SHA-256, and so safe as
@@ -119,7 +120,7 @@ func (s *Store) SavePackage(ctx context.Context, meta exam.PackageMeta, r io.Rea
 			return err
 		}
 		rec := packageRecord{NPSN: meta.NPSN, Version: meta.Version, Checksum: meta.Checksum, Size: meta.Size,
-			Revision: meta.Revision, GeneratedAt: ts(meta.GeneratedAt)}
+			Revision: meta.Revision, GeneratedAt: ts(meta.GeneratedAt), Format: max(meta.Format, 1)}
 		if err := putJSON(b, []byte(meta.NPSN), rec); err != nil {
 			return err
 		}

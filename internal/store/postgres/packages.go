@@ -38,8 +38,8 @@ func (s *Store) ContentRevision(ctx context.Context) (int64, error) {
 // GetPackage returns the meta of the school's current package.
 func (s *Store) GetPackage(ctx context.Context, npsn string) (exam.PackageMeta, error) {
 	var m exam.PackageMeta
-	err := s.pool.QueryRow(ctx, `SELECT npsn, version, checksum, size, revision, generated_at
-		FROM packages WHERE npsn = $1`, npsn).Scan(&m.NPSN, &m.Version, &m.Checksum, &m.Size, &m.Revision, &m.GeneratedAt)
+	err := s.pool.QueryRow(ctx, `SELECT npsn, version, checksum, size, revision, generated_at, format
+		FROM packages WHERE npsn = $1`, npsn).Scan(&m.NPSN, &m.Version, &m.Checksum, &m.Size, &m.Revision, &m.GeneratedAt, &m.Format)
 	if err != nil {
 		return exam.PackageMeta{}, fmt.Errorf("postgres: get package: %w", notFound(err))
 	}
@@ -107,11 +107,12 @@ func (s *Store) SavePackage(ctx context.Context, meta exam.PackageMeta, r io.Rea
 				return err
 			}
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO packages (npsn, version, checksum, size, revision, generated_at)
-			VALUES ($1, $2, $3, $4, $5, $6)
+		if _, err := tx.Exec(ctx, `INSERT INTO packages (npsn, version, checksum, size, revision, generated_at, format)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)
 			ON CONFLICT (npsn) DO UPDATE SET version = excluded.version, checksum = excluded.checksum,
-				size = excluded.size, revision = excluded.revision, generated_at = excluded.generated_at`,
-			meta.NPSN, meta.Version, meta.Checksum, meta.Size, meta.Revision, meta.GeneratedAt); err != nil {
+				size = excluded.size, revision = excluded.revision, generated_at = excluded.generated_at,
+				format = excluded.format`,
+			meta.NPSN, meta.Version, meta.Checksum, meta.Size, meta.Revision, meta.GeneratedAt, max(meta.Format, 1)); err != nil {
 			return fmt.Errorf("write package: %w", err)
 		}
 		if old != "" && old != meta.Checksum {

@@ -72,7 +72,7 @@ func blob(seed uint64, n int) []byte {
 
 func packageMeta(npsn string, data []byte, rev int64, generated time.Time) exam.PackageMeta {
 	return exam.PackageMeta{NPSN: npsn, Version: sum("plaintext of " + checksum(data)), Checksum: checksum(data),
-		Size: int64(len(data)), Revision: rev, GeneratedAt: generated}
+		Size: int64(len(data)), Revision: rev, GeneratedAt: generated, Format: 1}
 }
 
 // forbiddenReader fails the test when read.
@@ -139,9 +139,10 @@ func testPackages(t *testing.T, s exam.Store) {
 	check(t, "GetPackage", MustGetPackage(t, s, npsnA), m1)
 	wantPackageBytes(t, s, m1, d1)
 
-	// A new package replaces the current one.
+	// A new package replaces the current one, its format with it.
 	d2 := blob(2, 70_001)
 	m2 := packageMeta(npsnA, d2, 2, at(time.Hour))
+	m2.Format = 2
 	MustSavePackage(t, s, m2, d2)
 	check(t, "GetPackage after a new package", MustGetPackage(t, s, npsnA), m2)
 	wantPackageBytes(t, s, m2, d2)

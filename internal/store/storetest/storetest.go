@@ -27,6 +27,8 @@
 //     an empty value finds nobody, and empty fields never clash on import.
 //   - SetExamPassword may or may not move UpdatedAt (the call carries no
 //     time); every other field but the generation and hash stays.
+//   - A package's Format is at least 1: a zero is kept as 1, the format of
+//     every package written before formats were recorded.
 //   - SavePackage checks that r yields meta.Size bytes whose SHA-256 is
 //     meta.Checksum and fails, keeping the current package, when it does not.
 package storetest

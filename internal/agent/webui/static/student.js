@@ -63,6 +63,19 @@
     return el;
   }
 
+  // setContent shows a question's or an option's text: its HTML when the
+  // question is of a rich format (rendered and sanitised by the portal,
+  // checked against the same allow-list again by this lab server), else its
+  // text as text.
+  function setContent(el, item) {
+    if (item.html) {
+      el.innerHTML = item.html;
+      el.className += ' rich';
+    } else {
+      setText(el, item.text);
+    }
+  }
+
   function message(el, text) { setText(el, text || ''); show(el, !!text); }
 
   // closest walks up from el to the first element with attribute attr.
@@ -529,7 +542,9 @@
     exam.index = i;
     var q = current();
     setText($('question-number'), 'Soal ' + q.number + ' dari ' + exam.questions.length);
-    setText($('question-text'), q.text);
+    var qt = $('question-text');
+    qt.className = 'q-text';
+    setContent(qt, q);
     renderAnswer(q);
     $('prev-question').disabled = i === 0;
     setText($('next-question'), i === exam.questions.length - 1 ? 'Periksa \u203a' : 'Berikutnya \u203a');
@@ -577,7 +592,9 @@
       b.setAttribute('role', multi ? 'checkbox' : 'radio');
       var mark = q.type === 'true_false' ? '' : String.fromCharCode(65 + i % 26);
       b.appendChild(make('span', 'option-mark', mark));
-      b.appendChild(make('span', 'option-text', o.text));
+      var ot = make('span', 'option-text');
+      setContent(ot, o);
+      b.appendChild(ot);
       area.appendChild(b);
     }
     paintOptions(q);

@@ -1,0 +1,175 @@
+package examsrv_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/seedhq/portal/internal/agent/examsrv"
+	"github.com/seedhq/portal/internal/agent/localdb"
+	"github.com/seedhq/portal/internal/agent/webui"
+	"github.com/seedhq/portal/internal/richtext"
+	"github.com/seedhq/portal/internal/testkit"
+	"github.com/seedhq/portal/pkg/client"
+)
+
+// richXSS are vectors that the portal's renderer turns into text; a
+// package from a compromised portal could still carry them as HTML, which
+// the lab server's second allow-list must strip.
+var richXSS = []string{
+	`<img src=x onerror="window.__xss=1">`, `<svg onload="window.__xss=1"></svg>`, `<script>window.__xss=1</script>`,
+	`<a href="javascript:window.__xss=1">x</a>`, `<math><mtext><img src=x onerror="window.__xss=1"></mtext></math>`,
+	`<iframe src="javascript:window.__xss=1"></iframe>`, `<p style="background:url(javascript:window.__xss=1)">x</p>`,
+}
+
+// richPackage is testPackage with exam e1's questions written in the
+// markdown format: the formula fixture of school papers, a table, Arabic,
+// and the XSS vectors, rendered as the portal renders them.
+func richPackage(t *testing.T) *client.Package {
+	t.Helper()
+	render := func(src string) string {
+		res, err := richtext.Render(richtext.Markdown, src, richtext.Options{})
+		if err != nil || len(res.Problems) > 0 {
+			t.Fatalf("render %q: %v %v", src, err, res.Problems)
+		}
+		return res.HTML
+	}
+	p := testPackage(t, 2)
+	e := &p.Exams[0]
+	texts := []string{
+		"Hitung $\\frac{3}{4} + \\sqrt{16}$ dan $$\\int_0^1 x^2\\,dx$$",
+		"Matriks $A = \\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}$, vektor $\\vec{v}$, $\\lim_{x \\to 0} \\frac{\\sin x}{x}$",
+		"Reaksi $\\ce{H2SO4 + 2NaOH -> Na2SO4 + 2H2O}$, $\\Delta H < 0$, $25^\\circ\\mathrm{C}$",
+		"| Kota | Suhu (°C) |\n|:--|--:|\n| Bandung | 22 |\n| Surabaya | 31 |\n\nKota mana yang **paling panas**?",
+		"ما هو ناتج $2 + 2$؟ (Bahasa Arab)",
+		strings.Join(richXSS, " dan ") + " <u>garis</u> H<sub>2</sub>O",
+	}
+	for i := range e.Questions[:len(texts)] {
+		q := &e.Questions[i]
+		q.Format, q.Text, q.HTML = "markdown", texts[i], render(texts[i])
+		for j := range q.Options {
+			o := &q.Options[j]
+			o.Text = "$x^" + o.ID + "$ dan " + richXSS[j%len(richXSS)]
+			o.HTML = render(o.Text)
+		}
+	}
+	// A package from a compromised portal: raw vectors as HTML.
+	q := &e.Questions[len(texts)]
+	q.Format, q.Text, q.HTML = "markdown", "x", strings.Join(richXSS, "")+"<p>aman</p>"
+	p.Format = 2
+	return p
+}
+
+// TestBrowserRichContent shows exam e1 with rich questions in Chromium at a
+// desktop's and a phone's width: the formulas are MathML drawn with the
+// embedded math font, the table and the Arabic text show, and no vector
+// runs.
+func TestBrowserRichContent(t *testing.T) {
+	execPath := testkit.FindBrowser(t, "the student page")
+	for _, width := range []int{1280, 390} {
+		t.Run(map[int]string{1280: "wide", 390: "phone"}[width], func(t *testing.T) {
+			start := time.Now()
+			now := func() time.Time { return t0.Add(10*time.Minute + time.Since(start)) }
+			l := newLabWith(t, filepath.Join(t.TempDir(), localdb.FileName), 0, testkit.NewClock(t0), 2, localdb.Options{NoSync: true},
+				func(o *examsrv.Options) { o.Static = webui.FS(); o.Now = now })
+			l.srv.SetPackage(richPackage(t))
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+			bctx, cancelBrowser := testkit.NewBrowser(ctx, execPath, width, 900)
+			defer cancelBrowser()
+			p := &studentPage{t: t, ctx: bctx}
+			p.watch()
+			p.do("sign in and start e1",
+				chromedp.Navigate(l.url),
+				chromedp.WaitVisible(chromedp.ID("login-form")),
+				chromedp.SendKeys(chromedp.ID("username"), "s1"),
+				chromedp.SendKeys(chromedp.ID("password"), "PASS-1"),
+				chromedp.SendKeys(chromedp.ID("token"), l.token()),
+				chromedp.Click(chromedp.ID("login-submit")),
+				chromedp.WaitVisible(chromedp.CSS(`.exam-item[data-exam-id="e1"] .start-exam`)),
+				chromedp.Click(chromedp.CSS(`.exam-item[data-exam-id="e1"] .start-exam`)),
+				chromedp.WaitVisible(chromedp.ID("exam-view")),
+			)
+			p.waitTrue("the math font loaded", `document.fonts.check('16px "STIX Two Math"') || (document.fonts.load('16px "STIX Two Math"'), false)`)
+			total := p.count(".nav-item")
+			seen := map[string]bool{}
+			for n := 1; n <= total; n++ {
+				p.goTo(n, total)
+				text := p.eval("the question's text", `document.getElementById('question-text').textContent`, false)
+				switch {
+				case strings.Contains(text, "Hitung"):
+					seen["math"] = true
+					if got := p.count("#question-text math"); got != 2 {
+						t.Errorf("question with two formulas has %d <math>", got)
+					}
+					if got := p.eval("display math", `document.querySelector('#question-text math[display="block"]') ? 'yes' : 'no'`, false); got != "yes" {
+						t.Error("the $$ formula is not display math")
+					}
+					if got := p.eval("the math font", `getComputedStyle(document.querySelector('#question-text math')).fontFamily`, false); !strings.Contains(got, "STIX Two Math") {
+						t.Errorf("math font-family %q", got)
+					}
+					if got := p.eval("the fraction is drawn", `String(document.querySelector('#question-text mfrac').getBoundingClientRect().height > 20)`, false); got != "true" {
+						t.Error("the fraction is not drawn as a fraction (MathML not laid out)")
+					}
+					if width == 1280 {
+						p.shot("student-rich-math")
+					}
+				case strings.Contains(text, "Matriks"):
+					seen["matrix"] = true
+					if p.count("#question-text mtable mtr") != 2 || p.count("#question-text mover") < 1 {
+						t.Error("the matrix or the vector is not MathML")
+					}
+				case strings.Contains(text, "Bandung"):
+					seen["table"] = true
+					if p.count("#question-text table td") != 4 || p.count("#question-text strong") != 1 {
+						t.Error("the table or the bold text is missing")
+					}
+					p.shot(map[int]string{1280: "student-rich-table", 390: "student-rich-phone"}[width])
+				case strings.Contains(text, "Bahasa Arab"):
+					seen["arabic"] = true
+					if got := p.eval("direction", `getComputedStyle(document.querySelector('#question-text p')).direction`, false); got != "rtl" {
+						t.Errorf("the Arabic paragraph runs %q, want rtl", got)
+					}
+				case strings.Contains(text, "aman"):
+					seen["compromised"] = true
+				}
+				// Whatever the question, nothing ran and nothing unsafe is in the DOM.
+				if got := p.count("#question-panel script, #question-panel iframe, #question-panel svg, #question-panel a, #question-panel [onerror], #question-panel [onload], #question-panel [style*=url]"); got != 0 {
+					t.Errorf("question %d holds %d unsafe elements", n, got)
+				}
+			}
+			if got := p.eval("no vector ran", `String(window.__xss === undefined)`, false); got != "true" {
+				t.Error("an XSS vector ran")
+			}
+			for _, k := range []string{"math", "matrix", "table", "arabic", "compromised"} {
+				if !seen[k] {
+					t.Errorf("no question showed the %s content", k)
+				}
+			}
+			if got := p.eval("fits", `String(document.documentElement.scrollWidth <= window.innerWidth)`, false); got != "true" {
+				t.Errorf("the page scrolls sideways at %d px", width)
+			}
+			p.checkClean()
+		})
+	}
+}
+
+// shot saves the page as docs/labagent/<name>.png when UPDATE_SCREENSHOTS=1.
+func (p *studentPage) shot(name string) {
+	p.t.Helper()
+	if os.Getenv("UPDATE_SCREENSHOTS") != "1" {
+		return
+	}
+	png, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("..", "..", "..", "docs", "labagent", name+".png"), png, 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+}

@@ -1,0 +1,95 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/seedhq/portal/pkg/client"
+)
+
+// TestRichContentExam: an exam written in the markdown format is created
+// with the problems of its texts reported (never refused for them), ships
+// in a format-2 package with every text rendered, and is refused to a
+// labagent that does not read format 2, with the advice to upgrade.
+func TestRichContentExam(t *testing.T) {
+	forEachStore(t, func(t *testing.T, h *harness) {
+		lab := h.newLabServer("LAB-01", npsnA)
+		const pull = "/api/v1/sync/pull-questions?serverCode=LAB-01"
+		h.createExam(npsnA)
+		// Plain exams keep format 1: every labagent reads them.
+		h.as(lab, "GET", pull, nil).expect(200)
+
+		fixture := examFixture(npsnA)
+		qs := fixture["questions"].([]map[string]any)
+		qs[0]["format"] = "markdown"
+		qs[0]["text"] = "Hitung $\\frac{1}{2} + \\frac{1}{3}$ dan $\\frac{1}{$. <script>alert(1)</script>"
+		qs[0]["options"] = []map[string]any{{"id": "a", "text": "$\\frac{5}{6}$"}, {"id": "b", "text": "**1**"}}
+		qs[0]["answer"] = []string{"a"}
+		qs[1]["format"] = "plain"
+		qs[2]["format"] = "latex"
+		h.op("POST", "/api/v1/admin/exams", fixture).expectError(400, "VALIDATION_FAILED")
+		delete(qs[2], "format")
+		var created struct {
+			Data struct {
+				ID        string `json:"id"`
+				Questions []struct {
+					Format string `json:"format"`
+				} `json:"questions"`
+				Problems []struct {
+					QuestionID string `json:"question_id"`
+					Field      string `json:"field"`
+					Code       string `json:"code"`
+					Source     string `json:"source"`
+				} `json:"problems"`
+			} `json:"data"`
+		}
+		h.op("POST", "/api/v1/admin/exams", fixture).expect(201).decode(&created)
+		p := created.Data.Problems
+		if len(p) != 1 || p[0].QuestionID != "q1" || p[0].Field != "text" || p[0].Code != "TEX_ERROR" || p[0].Source != `\frac{1}{` {
+			t.Fatalf("problems = %+v", p)
+		}
+		if created.Data.Questions[0].Format != "markdown" || created.Data.Questions[1].Format != "" {
+			t.Fatalf("formats = %+v (plain is stored as the default)", created.Data.Questions)
+		}
+		var got struct {
+			Data struct {
+				Problems []any `json:"problems"`
+			} `json:"data"`
+		}
+		h.op("GET", "/api/v1/admin/exams/"+created.Data.ID, nil).expect(200).decode(&got)
+		if got.Data.Problems != nil {
+			t.Fatalf("a read carries problems: %v", got.Data.Problems)
+		}
+
+		// A labagent that names no formats (one from before format 2) is
+		// told to upgrade; one that reads format 2 gets the package.
+		h.as(lab, "GET", pull, nil).expectError(406, "LABAGENT_UPGRADE_REQUIRED")
+		h.as(lab, "GET", pull+"&format=binary", nil, "X-Package-Formats", "1").expectError(406, "LABAGENT_UPGRADE_REQUIRED")
+		var res pullJSON
+		h.as(lab, "GET", pull, nil, "X-Package-Formats", client.PackageFormats).expect(200).decode(&res)
+		pkg, err := client.DecodePackage(bytes.NewReader(res.Package), lab.packageKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pkg.Format != 2 || len(pkg.Exams) != 2 {
+			t.Fatalf("package format %d with %d exams", pkg.Format, len(pkg.Exams))
+		}
+		for _, e := range pkg.Exams {
+			for _, q := range e.Questions {
+				switch {
+				case e.ID == created.Data.ID && q.ID == "q1":
+					if q.Format != "markdown" || strings.Count(q.HTML, "<math") != 1 || !strings.Contains(q.HTML, `<code class="tex-error">`) ||
+						strings.Contains(q.HTML, "<script") || !strings.Contains(q.HTML, "&lt;script&gt;") {
+						t.Errorf("q1's html = %q", q.HTML)
+					}
+					if !strings.Contains(q.Options[0].HTML, "<mfrac>") || q.Options[1].HTML != `<p dir="auto"><strong>1</strong></p>` {
+						t.Errorf("q1's options = %+v", q.Options)
+					}
+				case q.HTML != "" || q.Format != "":
+					t.Errorf("exam %s question %s is plain but has format %q, html %q", e.ID, q.ID, q.Format, q.HTML)
+				}
+			}
+		}
+	})
+}
