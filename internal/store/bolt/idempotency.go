@@ -78,21 +78,12 @@ func (s *Store) ReleaseIdempotencyKey(ctx context.Context, id, token string) err
 func (s *Store) PruneIdempotencyKeys(ctx context.Context, now time.Time) (int, error) {
 	n := 0
 	err := s.update(ctx, "prune idempotency keys", func(tx *bbolt.Tx) error {
-		n = 0
-		c := tx.Bucket(bucketIdempotency).Cursor()
-		for k, v := c.First(); k != nil; {
+		var err error
+		n, err = deleteWhere(tx.Bucket(bucketIdempotency), func(k, v []byte) bool {
 			var r idempotency.Receipt
-			if err := decodeJSON(k, v, &r); err != nil || !now.Before(r.ExpiresAt) {
-				if err := c.Delete(); err != nil {
-					return err
-				}
-				n++
-				k, v = c.Seek(k)
-				continue
-			}
-			k, v = c.Next()
-		}
-		return nil
+			return decodeJSON(k, v, &r) != nil || !now.Before(r.ExpiresAt)
+		})
+		return err
 	})
 	return n, err
 }

@@ -66,20 +66,33 @@ func (s *Store) ClearFailures(ctx context.Context, key string) error {
 func (s *Store) PruneFailures(ctx context.Context, before time.Time) (int, error) {
 	n := 0
 	err := s.update(ctx, "prune failures", func(tx *bbolt.Tx) error {
-		n = 0
-		c := tx.Bucket(bucketFailures).Cursor()
-		for k, v := c.First(); k != nil; {
-			if w, ok := decodeWindow(v); !ok || w.Start.Before(before) {
-				if err := c.Delete(); err != nil {
-					return err
-				}
-				n++
-				k, v = c.Seek(k)
-				continue
-			}
-			k, v = c.Next()
-		}
-		return nil
+		var err error
+		n, err = deleteWhere(tx.Bucket(bucketFailures), func(_, v []byte) bool {
+			w, ok := decodeWindow(v)
+			return !ok || w.Start.Before(before)
+		})
+		return err
 	})
 	return n, err
+}
+
+// deleteWhere deletes the records of b that drop reports, and returns how
+// many.
+func deleteWhere(b *bbolt.Bucket, drop func(k, v []byte) bool) (int, error) {
+	n := 0
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; {
+		if !drop(k, v) {
+			k, v = c.Next()
+			continue
+		}
+		if err := c.Delete(); err != nil {
+			return n, err
+		}
+		n++
+		// Seek again after Delete: Next may skip the key that moved into
+		// the deleted one's place.
+		k, v = c.Seek(k)
+	}
+	return n, nil
 }
