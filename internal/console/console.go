@@ -33,6 +33,7 @@ import (
 
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/richtext/mathfont"
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	"github.com/seedhq/portal/internal/httpapi/respond"
 	"github.com/seedhq/portal/internal/links"
@@ -124,6 +125,7 @@ func New(o Options) http.Handler {
 	}
 	r := chi.NewRouter()
 	r.Use(securityHeaders)
+	r.Handle("/static/"+mathfont.File, http.StripPrefix("/console/static/", http.FileServerFS(mathfont.FS)))
 	r.Handle("/static/*", http.StripPrefix("/console/static/", http.FileServerFS(static)))
 	r.Get("/", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/console/fleet", http.StatusSeeOther)

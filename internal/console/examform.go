@@ -2,6 +2,7 @@ package console
 
 import (
 	"errors"
+	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/richtext"
 )
 
 // The editor's time zones: Indonesia's three and UTC. Times are entered in
@@ -42,7 +44,24 @@ type examForm struct {
 // "id: text"; Answer is the option ids (comma-separated), true or false,
 // or the accepted answers (one per line), by Type.
 type questionForm struct {
-	ID, Type, Text, Options, Answer, Points string
+	ID, Type, Format, Text, Options, Answer, Points string
+	// Preview is set after "Preview" or a save with problems: the texts as
+	// a student's page shows them (the same renderer, the same allow-list),
+	// and what renders otherwise than written.
+	Preview *questionPreview
+}
+
+// questionPreview is a question's texts rendered.
+type questionPreview struct {
+	Text     template.HTML
+	Options  []optionPreview
+	Problems []exam.ContentProblem
+}
+
+// optionPreview is an option's text rendered.
+type optionPreview struct {
+	ID   string
+	Text template.HTML
 }
 
 // examFormView is the editor page's data.
@@ -51,6 +70,9 @@ type examFormView struct {
 	Zones     []string
 	Types     []exam.QuestionType
 	HasAnswer bool // the exam has stored answers and cannot be edited
+	// Saved is set when the exam was saved but its texts have problems:
+	// the editor stays open on them.
+	Saved bool
 }
 
 // newExamForm is the editor of a new exam: starting tomorrow at 07:30 WIB,
@@ -81,7 +103,7 @@ func formOfExam(e exam.Exam) examForm {
 		Starts: e.StartsAt.In(zone("WIB")).Format(localLayout), Ends: e.EndsAt.In(zone("WIB")).Format(localLayout),
 		Duration: strconv.Itoa(e.DurationMinutes)}
 	for _, q := range e.Questions {
-		qf := questionForm{ID: q.ID, Type: string(q.Type), Text: q.Text, Points: strconv.FormatFloat(q.Points, 'f', -1, 64)}
+		qf := questionForm{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Points: strconv.FormatFloat(q.Points, 'f', -1, 64)}
 		var opts []string
 		for _, o := range q.Options {
 			opts = append(opts, o.ID+": "+o.Text)
@@ -111,7 +133,7 @@ func parseExamForm(r *http.Request) examForm {
 		if r.PostFormValue(p+"remove") != "" {
 			continue
 		}
-		f.Questions = append(f.Questions, questionForm{ID: v(p + "id"), Type: v(p + "type"), Text: v(p + "text"),
+		f.Questions = append(f.Questions, questionForm{ID: v(p + "id"), Type: v(p + "type"), Format: v(p + "format"), Text: v(p + "text"),
 			Options: v(p + "options"), Answer: v(p + "answer"), Points: v(p + "points")})
 	}
 	return f
@@ -140,18 +162,14 @@ func (f examForm) input() (exam.ExamInput, error) {
 		return in, errForm("the duration must be a whole number of minutes")
 	}
 	for i, qf := range f.Questions {
-		q := exam.Question{ID: qf.ID, Type: exam.QuestionType(qf.Type), Text: qf.Text}
+		q, err := qf.question(i)
+		if err != nil {
+			return in, err
+		}
 		if qf.Points != "" {
 			if q.Points, err = strconv.ParseFloat(qf.Points, 64); err != nil {
 				return in, errForm("question %d: the points must be a number", i+1)
 			}
-		}
-		for _, line := range lines(qf.Options) {
-			id, text, ok := strings.Cut(line, ":")
-			if !ok {
-				return in, errForm("question %d: write each option as \"id: text\" (%q)", i+1, line)
-			}
-			q.Options = append(q.Options, exam.Option{ID: strings.TrimSpace(id), Text: strings.TrimSpace(text)})
 		}
 		if q.Type == exam.ShortAnswer {
 			q.Answer = lines(qf.Answer)
@@ -167,6 +185,48 @@ func (f examForm) input() (exam.ExamInput, error) {
 	return in, nil
 }
 
+// question is the question of the form's texts: its id, type, format, text
+// and options (not yet validated); i numbers it in errors.
+func (qf questionForm) question(i int) (exam.Question, error) {
+	q := exam.Question{ID: qf.ID, Type: exam.QuestionType(qf.Type), Format: qf.Format, Text: qf.Text}
+	if q.Format == string(richtext.Plain) {
+		q.Format = ""
+	}
+	for _, line := range lines(qf.Options) {
+		id, text, ok := strings.Cut(line, ":")
+		if !ok {
+			return q, errForm("question %d: write each option as \"id: text\" (%q)", i+1, line)
+		}
+		q.Options = append(q.Options, exam.Option{ID: strings.TrimSpace(id), Text: strings.TrimSpace(text)})
+	}
+	return q, nil
+}
+
+// preview renders every question of f whose texts can be read, as a
+// student's page will show them, with their problems.
+func (c *console) preview(f *examForm) error {
+	for i := range f.Questions {
+		qf := &f.Questions[i]
+		q, err := qf.question(i)
+		if err != nil {
+			continue // the form says what is wrong with it
+		}
+		if _, err := richtext.ParseFormat(q.Format); err != nil {
+			continue
+		}
+		pq, ps, err := c.exam.RenderQuestion(q)
+		if err != nil {
+			return err
+		}
+		p := &questionPreview{Text: template.HTML(pq.HTML), Problems: ps} // sanitised by internal/richtext
+		for _, o := range pq.Options {
+			p.Options = append(p.Options, optionPreview{ID: o.ID, Text: template.HTML(o.HTML)})
+		}
+		qf.Preview = p
+	}
+	return nil
+}
+
 // lines returns the non-blank lines of s, trimmed.
 func lines(s string) []string {
 	var out []string
@@ -180,11 +240,21 @@ func lines(s string) []string {
 
 // renderExamForm renders the editor with f; err, when set, is shown.
 func (c *console) renderExamForm(w http.ResponseWriter, r *http.Request, status int, f examForm, hasAnswers bool, err error) {
+	c.renderExamFormView(w, r, status, f, hasAnswers, false, err)
+}
+
+// renderExamFormSaved renders the editor of an exam just saved whose texts
+// have problems.
+func (c *console) renderExamFormSaved(w http.ResponseWriter, r *http.Request, f examForm, err error) {
+	c.renderExamFormView(w, r, http.StatusOK, f, false, true, err)
+}
+
+func (c *console) renderExamFormView(w http.ResponseWriter, r *http.Request, status int, f examForm, hasAnswers, saved bool, err error) {
 	v := c.examView(r)
 	if err != nil {
 		status = c.showError(&v, err)
 	}
-	fv := examFormView{Form: f, HasAnswer: hasAnswers,
+	fv := examFormView{Form: f, HasAnswer: hasAnswers, Saved: saved,
 		Types: []exam.QuestionType{exam.SingleChoice, exam.MultipleChoice, exam.TrueFalse, exam.ShortAnswer, exam.Essay}}
 	for _, z := range examZones {
 		fv.Zones = append(fv.Zones, z.Name)
@@ -224,6 +294,11 @@ func (c *console) saveExam(w http.ResponseWriter, r *http.Request) {
 		c.renderExamForm(w, r, http.StatusOK, f, false, nil)
 		return
 	}
+	if r.PostFormValue("action") == "preview" {
+		err := c.preview(&f)
+		c.renderExamForm(w, r, http.StatusOK, f, false, err)
+		return
+	}
 	in, err := f.input()
 	var e exam.Exam
 	if err == nil {
@@ -237,7 +312,15 @@ func (c *console) saveExam(w http.ResponseWriter, r *http.Request) {
 		c.renderExamForm(w, r, http.StatusBadRequest, f, errors.Is(err, exam.ErrExamHasAnswers), err)
 		return
 	}
-	c.log.Info("console: exam saved", "exam", e.ID, "questions", e.QuestionCount, "by", operatorFrom(r).Username)
+	c.log.Info("console: exam saved", "exam", e.ID, "questions", e.QuestionCount, "problems", len(e.Problems), "by", operatorFrom(r).Username)
+	if len(e.Problems) > 0 {
+		// Saved, but a text renders otherwise than written: stay on the
+		// editor, with the previews and the problems.
+		f = formOfExam(e)
+		err := c.preview(&f)
+		c.renderExamFormSaved(w, r, f, err)
+		return
+	}
 	http.Redirect(w, r, "/console/exams?saved="+url.QueryEscape(e.ID), http.StatusSeeOther)
 }
 

@@ -75,3 +75,32 @@ func (s *Service) contentProblems(qs []Question) ([]ContentProblem, error) {
 	}
 	return out, nil
 }
+
+// RenderQuestion renders q's texts as a student's page shows them, with
+// their problems: the console's preview, by the same renderer as the
+// packages. A plain question's HTML is its text as text.
+func (s *Service) RenderQuestion(q Question) (PackageQuestion, []ContentProblem, error) {
+	pq, err := s.packageQuestion(q)
+	if err != nil {
+		return PackageQuestion{}, nil, err
+	}
+	if q.Format == "" {
+		res, err := s.renderText("", q.Text)
+		if err != nil {
+			return PackageQuestion{}, nil, err
+		}
+		pq.HTML = res.HTML
+		for i, o := range q.Options {
+			res, err := s.renderText("", o.Text)
+			if err != nil {
+				return PackageQuestion{}, nil, err
+			}
+			pq.Options[i].HTML = res.HTML
+		}
+	}
+	problems, err := s.contentProblems([]Question{q})
+	if err != nil {
+		return PackageQuestion{}, nil, err
+	}
+	return pq, problems, nil
+}

@@ -12,15 +12,28 @@ package webui
 import (
 	"embed"
 	"io/fs"
+
+	"github.com/seedhq/portal/internal/richtext/mathfont"
 )
 
 //go:embed static
 var static embed.FS
 
 // FS returns the page files (index.html, proctor.html, app.css, student.js,
-// proctor.js) at its root, ready for http.FileServerFS or fs.ReadFile.
+// proctor.js, and the math font of exam content, mathfont.File) at its
+// root, ready for http.FileServerFS or fs.ReadFile.
 func FS() fs.FS {
-	return must(fs.Sub(static, "static"))
+	return withFont{must(fs.Sub(static, "static"))}
+}
+
+// withFont is the page files with the math font beside them.
+type withFont struct{ fs.FS }
+
+func (f withFont) Open(name string) (fs.File, error) {
+	if name == mathfont.File {
+		return mathfont.FS.Open(name)
+	}
+	return f.FS.Open(name)
 }
 
 // must unwraps fs.Sub, which fails only for an invalid directory name: the
