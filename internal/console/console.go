@@ -33,10 +33,10 @@ import (
 
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/exam"
-	"github.com/seedhq/portal/internal/richtext/mathfont"
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	"github.com/seedhq/portal/internal/httpapi/respond"
 	"github.com/seedhq/portal/internal/links"
+	"github.com/seedhq/portal/internal/richtext/mathfont"
 )
 
 //go:embed templates/*.html

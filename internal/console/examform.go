@@ -45,6 +45,9 @@ type examForm struct {
 // or the accepted answers (one per line), by Type.
 type questionForm struct {
 	ID, Type, Format, Text, Options, Answer, Points string
+	// Statements and Columns are a statement grid's, one "id: text" a
+	// line; Scoring is "" or "partial".
+	Statements, Columns, Scoring string
 	// Preview is set after "Preview" or a save with problems: the texts as
 	// a student's page shows them (the same renderer, the same allow-list),
 	// and what renders otherwise than written.
@@ -53,9 +56,9 @@ type questionForm struct {
 
 // questionPreview is a question's texts rendered.
 type questionPreview struct {
-	Text     template.HTML
-	Options  []optionPreview
-	Problems []exam.ContentProblem
+	Text                         template.HTML
+	Options, Statements, Columns []optionPreview
+	Problems                     []exam.ContentProblem
 }
 
 // optionPreview is an option's text rendered.
@@ -104,13 +107,12 @@ func formOfExam(e exam.Exam) examForm {
 		Duration: strconv.Itoa(e.DurationMinutes)}
 	for _, q := range e.Questions {
 		qf := questionForm{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Points: strconv.FormatFloat(q.Points, 'f', -1, 64)}
-		var opts []string
-		for _, o := range q.Options {
-			opts = append(opts, o.ID+": "+o.Text)
+		qf.Options, qf.Statements, qf.Scoring = optionLines(q.Options), optionLines(q.Statements), q.Scoring
+		if q.Type == exam.StatementGrid {
+			qf.Columns = optionLines(q.Columns)
 		}
-		qf.Options = strings.Join(opts, "\n")
 		sep := ","
-		if q.Type == exam.ShortAnswer {
+		if q.Type == exam.ShortAnswer || q.Type == exam.StatementGrid {
 			sep = "\n"
 		}
 		qf.Answer = strings.Join(q.Answer, sep)
@@ -134,7 +136,8 @@ func parseExamForm(r *http.Request) examForm {
 			continue
 		}
 		f.Questions = append(f.Questions, questionForm{ID: v(p + "id"), Type: v(p + "type"), Format: v(p + "format"), Text: v(p + "text"),
-			Options: v(p + "options"), Answer: v(p + "answer"), Points: v(p + "points")})
+			Options: v(p + "options"), Answer: v(p + "answer"), Points: v(p + "points"),
+			Statements: v(p + "statements"), Columns: v(p + "columns"), Scoring: v(p + "scoring")})
 	}
 	return f
 }
@@ -171,8 +174,11 @@ func (f examForm) input() (exam.ExamInput, error) {
 				return in, errForm("question %d: the points must be a number", i+1)
 			}
 		}
-		if q.Type == exam.ShortAnswer {
-			q.Answer = lines(qf.Answer)
+		if q.Type == exam.ShortAnswer || q.Type == exam.StatementGrid {
+			q.Answer = lines(strings.ReplaceAll(qf.Answer, ",", "\n"))
+			if q.Type == exam.ShortAnswer {
+				q.Answer = lines(qf.Answer)
+			}
 		} else {
 			for _, a := range strings.Split(qf.Answer, ",") {
 				if a = strings.TrimSpace(a); a != "" {
@@ -188,18 +194,33 @@ func (f examForm) input() (exam.ExamInput, error) {
 // question is the question of the form's texts: its id, type, format, text
 // and options (not yet validated); i numbers it in errors.
 func (qf questionForm) question(i int) (exam.Question, error) {
-	q := exam.Question{ID: qf.ID, Type: exam.QuestionType(qf.Type), Format: qf.Format, Text: qf.Text}
+	q := exam.Question{ID: qf.ID, Type: exam.QuestionType(qf.Type), Format: qf.Format, Text: qf.Text, Scoring: qf.Scoring}
 	if q.Format == string(richtext.Plain) {
 		q.Format = ""
 	}
-	for _, line := range lines(qf.Options) {
-		id, text, ok := strings.Cut(line, ":")
-		if !ok {
-			return q, errForm("question %d: write each option as \"id: text\" (%q)", i+1, line)
+	for _, part := range []struct {
+		name  string
+		lines string
+		to    *[]exam.Option
+	}{{"option", qf.Options, &q.Options}, {"statement", qf.Statements, &q.Statements}, {"column", qf.Columns, &q.Columns}} {
+		for _, line := range lines(part.lines) {
+			id, text, ok := strings.Cut(line, ":")
+			if !ok {
+				return q, errForm("question %d: write each %s as \"id: text\" (%q)", i+1, part.name, line)
+			}
+			*part.to = append(*part.to, exam.Option{ID: strings.TrimSpace(id), Text: strings.TrimSpace(text)})
 		}
-		q.Options = append(q.Options, exam.Option{ID: strings.TrimSpace(id), Text: strings.TrimSpace(text)})
 	}
 	return q, nil
+}
+
+// optionLines is opts as the editor shows them, one "id: text" a line.
+func optionLines(opts []exam.Option) string {
+	var out []string
+	for _, o := range opts {
+		out = append(out, o.ID+": "+o.Text)
+	}
+	return strings.Join(out, "\n")
 }
 
 // preview renders every question of f whose texts can be read, as a
@@ -219,8 +240,13 @@ func (c *console) preview(f *examForm) error {
 			return err
 		}
 		p := &questionPreview{Text: template.HTML(pq.HTML), Problems: ps} // sanitised by internal/richtext
-		for _, o := range pq.Options {
-			p.Options = append(p.Options, optionPreview{ID: o.ID, Text: template.HTML(o.HTML)})
+		for _, part := range []struct {
+			from []exam.PackageOption
+			to   *[]optionPreview
+		}{{pq.Options, &p.Options}, {pq.Statements, &p.Statements}, {pq.Columns, &p.Columns}} {
+			for _, o := range part.from {
+				*part.to = append(*part.to, optionPreview{ID: o.ID, Text: template.HTML(o.HTML)})
+			}
 		}
 		qf.Preview = p
 	}
@@ -255,7 +281,7 @@ func (c *console) renderExamFormView(w http.ResponseWriter, r *http.Request, sta
 		status = c.showError(&v, err)
 	}
 	fv := examFormView{Form: f, HasAnswer: hasAnswers, Saved: saved,
-		Types: []exam.QuestionType{exam.SingleChoice, exam.MultipleChoice, exam.TrueFalse, exam.ShortAnswer, exam.Essay}}
+		Types: []exam.QuestionType{exam.SingleChoice, exam.MultipleChoice, exam.TrueFalse, exam.ShortAnswer, exam.Essay, exam.StatementGrid}}
 	for _, z := range examZones {
 		fv.Zones = append(fv.Zones, z.Name)
 	}

@@ -112,3 +112,62 @@ func TestExamEditor(t *testing.T) {
 		t.Fatalf("editor of a deleted exam: %d, want 404", resp.StatusCode)
 	}
 }
+
+// TestExamEditorStatementGrid: a statement grid written in the editor is
+// stored with its statements, columns, key and scoring, and an exam
+// opened and saved again in the editor keeps them.
+func TestExamEditorStatementGrid(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	c := browser(t)
+	csrf := p.signIn(t, c)
+	f := examFormValues(csrf)
+	f.Set("q.0.type", "statement_grid")
+	f.Set("q.0.format", "markdown")
+	f.Set("q.0.text", "Benar atau salah?")
+	f.Del("q.0.options")
+	f.Set("q.0.statements", "s1: $2$ prima\ns2: 9 prima")
+	f.Set("q.0.scoring", "partial")
+	f.Set("q.0.answer", "s1=true\ns2=false")
+	if resp, body := post(t, c, p.srv.URL+"/console/exams/new", f); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save a grid: %d\n%s", resp.StatusCode, body)
+	}
+	es, _ := p.exam.ListExams(ctx, "")
+	if len(es) != 1 {
+		t.Fatalf("%d exams", len(es))
+	}
+	check := func(when string) {
+		t.Helper()
+		e, err := p.exam.GetExam(ctx, es[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := e.Questions[0]
+		if q.Type != exam.StatementGrid || q.Format != "markdown" || len(q.Statements) != 2 || q.Statements[0].Text != "$2$ prima" ||
+			len(q.Columns) != 2 || q.Scoring != exam.ScoringPartial || strings.Join(q.Answer, ",") != "s1=true,s2=false" {
+			t.Fatalf("%s: %+v", when, q)
+		}
+	}
+	check("created")
+	// Opened and saved again as the editor shows it.
+	_, body := get(t, c, p.srv.URL+"/console/exams/"+es[0].ID+"/edit")
+	for _, want := range []string{`name="q.0.statements"`, "s1: $2$ prima", `value="partial" selected`, "s1=true\ns2=false"} {
+		if !strings.Contains(body, want) {
+			t.Fatalf("the editor of a grid lacks %q", want)
+		}
+	}
+	g := examFormValues(csrf)
+	g.Set("title", "Matematika Akhir")
+	g.Set("q.0.type", "statement_grid")
+	g.Set("q.0.format", "markdown")
+	g.Set("q.0.text", "Benar atau salah?")
+	g.Del("q.0.options")
+	g.Set("q.0.statements", "s1: $2$ prima\ns2: 9 prima")
+	g.Set("q.0.columns", "true: Benar\nfalse: Salah")
+	g.Set("q.0.scoring", "partial")
+	g.Set("q.0.answer", "s1=true\ns2=false")
+	if resp, body := post(t, c, p.srv.URL+"/console/exams/"+es[0].ID+"/edit", g); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save again: %d\n%s", resp.StatusCode, body)
+	}
+	check("saved again")
+}

@@ -175,8 +175,8 @@ func (s *Service) AnswerSheet(ctx context.Context, examID, memberID string) (Ans
 			}
 			if a.Correct {
 				sheet.Correct++
-				sheet.Score += a.Points
 			}
+			sheet.Score += a.Points
 		}
 	}
 	return sheet, nil

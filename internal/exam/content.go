@@ -50,30 +50,39 @@ type renderCache struct {
 // contentProblems renders every text of qs and lists its problems.
 func (s *Service) contentProblems(qs []Question) ([]ContentProblem, error) {
 	var out []ContentProblem
-	add := func(q Question, field, text string) error {
-		res, err := s.renderText(q.Format, text)
-		if err != nil {
-			return err
-		}
-		for _, p := range res.Problems {
-			out = append(out, ContentProblem{QuestionID: q.ID, Field: field, Problem: p})
-		}
-		return nil
-	}
 	for _, q := range qs {
 		if q.Format == "" {
 			continue // plain text renders as typed
 		}
-		if err := add(q, "text", q.Text); err != nil {
-			return nil, err
-		}
-		for _, o := range q.Options {
-			if err := add(q, "options["+o.ID+"]", o.Text); err != nil {
+		for _, t := range questionTexts(q) {
+			res, err := s.renderText(q.Format, t.text)
+			if err != nil {
 				return nil, err
+			}
+			for _, p := range res.Problems {
+				out = append(out, ContentProblem{QuestionID: q.ID, Field: t.field, Problem: p})
 			}
 		}
 	}
 	return out, nil
+}
+
+// questionText is one text of a question and where it is.
+type questionText struct{ field, text string }
+
+// questionTexts lists q's texts: its text, then its options', statements'
+// and columns'.
+func questionTexts(q Question) []questionText {
+	out := []questionText{{"text", q.Text}}
+	for _, part := range []struct {
+		name string
+		opts []Option
+	}{{"options", q.Options}, {"statements", q.Statements}, {"columns", q.Columns}} {
+		for _, o := range part.opts {
+			out = append(out, questionText{part.name + "[" + o.ID + "]", o.Text})
+		}
+	}
+	return out
 }
 
 // RenderQuestion renders q's texts as a student's page shows them, with
@@ -85,17 +94,15 @@ func (s *Service) RenderQuestion(q Question) (PackageQuestion, []ContentProblem,
 		return PackageQuestion{}, nil, err
 	}
 	if q.Format == "" {
-		res, err := s.renderText("", q.Text)
-		if err != nil {
-			return PackageQuestion{}, nil, err
+		plain := func(t string) string {
+			res, _ := richtext.Render(richtext.Plain, t, richtext.Options{})
+			return res.HTML
 		}
-		pq.HTML = res.HTML
-		for i, o := range q.Options {
-			res, err := s.renderText("", o.Text)
-			if err != nil {
-				return PackageQuestion{}, nil, err
+		pq.HTML = plain(q.Text)
+		for _, part := range [][]PackageOption{pq.Options, pq.Statements, pq.Columns} {
+			for i := range part {
+				part[i].HTML = plain(part[i].Text)
 			}
-			pq.Options[i].HTML = res.HTML
 		}
 	}
 	problems, err := s.contentProblems([]Question{q})

@@ -75,6 +75,20 @@ const (
 	TrueFalse      QuestionType = "true_false"
 	ShortAnswer    QuestionType = "short_answer"
 	Essay          QuestionType = "essay"
+	// StatementGrid (pilihan ganda kompleks) is several statements, each
+	// answered with one of the question's columns (by default "true" and
+	// "false"). The key names each statement's column, "s1=true"; an
+	// answer is such pairs joined by ",".
+	StatementGrid QuestionType = "statement_grid"
+)
+
+// Scoring of a question with several parts (a statement grid).
+const (
+	// ScoringAll (the default, "") gives the points only when every part
+	// is right.
+	ScoringAll = ""
+	// ScoringPartial gives each right part its share of the points.
+	ScoringPartial = "partial"
 )
 
 // Option is one choice of a choice question.
@@ -92,6 +106,12 @@ type Question struct {
 	Format  string   `json:"format,omitempty"`
 	Text    string   `json:"text"`
 	Options []Option `json:"options,omitempty"`
+	// Statements and Columns are a statement grid's rows and its answer
+	// columns (Columns empty: "true" Benar and "false" Salah).
+	Statements []Option `json:"statements,omitempty"`
+	Columns    []Option `json:"columns,omitempty"`
+	// Scoring is ScoringAll or ScoringPartial.
+	Scoring string `json:"scoring,omitempty"`
 	// Answer is the answer key: option ids for choice types ("true"/"false"
 	// for true_false), accepted answers for short_answer, empty for essay.
 	// It never leaves the portal.

@@ -149,6 +149,9 @@ func validateQuestion(q *Question) error {
 	if q.Points == 0 && q.Type != Essay {
 		q.Points = 1
 	}
+	if q.Type != StatementGrid && (len(q.Statements) != 0 || len(q.Columns) != 0 || q.Scoring != ScoringAll) {
+		return fmt.Errorf("only a statement_grid has statements, columns and a scoring")
+	}
 	optionIDs := map[string]bool{}
 	for _, o := range q.Options {
 		if !serverCodePattern.MatchString(o.ID) || strings.Contains(o.ID, ",") {
@@ -195,8 +198,10 @@ func validateQuestion(q *Question) error {
 		if len(q.Options) != 0 || len(q.Answer) != 0 {
 			return fmt.Errorf("essay takes no options and no answer key")
 		}
+	case StatementGrid:
+		return validateStatementGrid(q)
 	default:
-		return fmt.Errorf("type must be single_choice, multiple_choice, true_false, short_answer or essay")
+		return fmt.Errorf("type must be single_choice, multiple_choice, true_false, short_answer, essay or statement_grid")
 	}
 	return nil
 }

@@ -52,7 +52,10 @@ type PackageQuestion struct {
 	Text    string          `json:"text"`
 	HTML    string          `json:"html,omitempty"`
 	Options []PackageOption `json:"options,omitempty"`
-	Points  float64         `json:"points"`
+	// Statements and Columns are a statement grid's (format 2).
+	Statements []PackageOption `json:"statements,omitempty"`
+	Columns    []PackageOption `json:"columns,omitempty"`
+	Points     float64         `json:"points"`
 }
 
 // PackageOption is an option of a question as shipped in a package.
@@ -244,7 +247,7 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string) (i
 			if err != nil {
 				return 0, err
 			}
-			if pq.Format != "" {
+			if pq.Format != "" || pq.Type == StatementGrid {
 				format = PackageFormat
 			}
 			pe.Questions[j] = pq
@@ -264,28 +267,33 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string) (i
 // rich format the rendered HTML of its texts.
 func (s *Service) packageQuestion(q Question) (PackageQuestion, error) {
 	pq := PackageQuestion{ID: q.ID, Type: q.Type, Format: q.Format, Text: q.Text, Points: q.Points}
-	if len(q.Options) > 0 {
-		pq.Options = make([]PackageOption, len(q.Options))
-	}
-	for i, o := range q.Options {
-		pq.Options[i] = PackageOption{ID: o.ID, Text: o.Text}
-	}
-	if q.Format == "" {
-		return pq, nil
-	}
-	res, err := s.renderText(q.Format, q.Text)
-	if err != nil {
+	var err error
+	if pq.HTML, err = s.packageHTML(q.Format, q.Text); err != nil {
 		return PackageQuestion{}, err
 	}
-	pq.HTML = res.HTML
-	for i, o := range q.Options {
-		res, err := s.renderText(q.Format, o.Text)
-		if err != nil {
-			return PackageQuestion{}, err
+	for _, part := range []struct {
+		from []Option
+		to   *[]PackageOption
+	}{{q.Options, &pq.Options}, {q.Statements, &pq.Statements}, {q.Columns, &pq.Columns}} {
+		for _, o := range part.from {
+			h, err := s.packageHTML(q.Format, o.Text)
+			if err != nil {
+				return PackageQuestion{}, err
+			}
+			*part.to = append(*part.to, PackageOption{ID: o.ID, Text: o.Text, HTML: h})
 		}
-		pq.Options[i].HTML = res.HTML
 	}
 	return pq, nil
+}
+
+// packageHTML is text rendered for a package: "" for plain text (a lab
+// server shows the text as text).
+func (s *Service) packageHTML(format, text string) (string, error) {
+	if format == "" {
+		return "", nil
+	}
+	res, err := s.renderText(format, text)
+	return res.HTML, err
 }
 
 // ErrLabagentTooOld answers a pull of a package in a format the lab server

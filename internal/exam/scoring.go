@@ -28,8 +28,9 @@ type ExamResults struct {
 	AnswerRows int
 }
 
-// Score reports whether answer is correct for q and the points it earns.
-// Essays are never auto-scored.
+// Score reports whether answer is correct for q and the points it earns: all
+// of them when correct, a share of them for a statement grid scored
+// "partial", none otherwise. Essays are never auto-scored.
 func Score(q Question, answer string) (correct bool, points float64) {
 	switch q.Type {
 	case SingleChoice, TrueFalse:
@@ -44,6 +45,8 @@ func Score(q Question, answer string) (correct bool, points float64) {
 	case ShortAnswer:
 		norm := normaliseText(answer)
 		correct = slices.ContainsFunc(q.Answer, func(a string) bool { return normaliseText(a) == norm })
+	case StatementGrid:
+		return scoreGrid(q, answer)
 	}
 	if correct {
 		points = q.Points
@@ -76,10 +79,11 @@ func (s *Service) Results(ctx context.Context, examID string) (ExamResults, erro
 			return nil // a cleared answer is no answer
 		}
 		m.Answered++
-		if sa := key.score(a); sa.Correct {
+		sa := key.score(a)
+		if sa.Correct {
 			m.Correct++
-			m.Score += sa.Points
 		}
+		m.Score += sa.Points // partial credit counts without the whole being correct
 		return nil
 	})
 	if err != nil {

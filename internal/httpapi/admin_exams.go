@@ -22,8 +22,30 @@ type questionJSON struct {
 	Format  string       `json:"format,omitempty"` // "" (plain) or "markdown": docs/exam-content.md
 	Text    string       `json:"text"`
 	Options []optionJSON `json:"options"`
-	Answer  []string     `json:"answer"`
-	Points  float64      `json:"points"`
+	// Statements, Columns and Scoring are a statement_grid's.
+	Statements []optionJSON `json:"statements,omitempty"`
+	Columns    []optionJSON `json:"columns,omitempty"`
+	Scoring    string       `json:"scoring,omitempty"`
+	Answer     []string     `json:"answer"`
+	Points     float64      `json:"points"`
+}
+
+// optionsJSON is opts as operators read them.
+func optionsJSON(opts []exam.Option) []optionJSON {
+	out := make([]optionJSON, len(opts))
+	for i, o := range opts {
+		out[i] = optionJSON{ID: o.ID, Text: o.Text}
+	}
+	return out
+}
+
+// examOptions is opts as the exam service takes them.
+func examOptions(opts []optionJSON) []exam.Option {
+	var out []exam.Option
+	for _, o := range opts {
+		out = append(out, exam.Option{ID: o.ID, Text: o.Text})
+	}
+	return out
 }
 
 type createExamRequest struct {
@@ -73,11 +95,12 @@ func newExamView(e exam.Exam, withQuestions bool) examView {
 
 // newQuestionJSON is q as operators read it, with its answer key.
 func newQuestionJSON(q exam.Question) questionJSON {
-	opts := make([]optionJSON, len(q.Options))
-	for j, o := range q.Options {
-		opts[j] = optionJSON{ID: o.ID, Text: o.Text}
+	qj := questionJSON{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Options: optionsJSON(q.Options),
+		Scoring: q.Scoring, Answer: nonNil(q.Answer), Points: q.Points}
+	if q.Type == exam.StatementGrid {
+		qj.Statements, qj.Columns = optionsJSON(q.Statements), optionsJSON(q.Columns)
 	}
-	return questionJSON{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Options: opts, Answer: nonNil(q.Answer), Points: q.Points}
+	return qj
 }
 
 // nonNil returns s, or an empty slice for nil, so that JSON shows [] not null.
@@ -95,12 +118,9 @@ func (req createExamRequest) input() exam.ExamInput {
 		DurationMinutes: req.DurationMinutes, Questions: make([]exam.Question, len(req.Questions)),
 	}
 	for i, q := range req.Questions {
-		var opts []exam.Option
-		for _, o := range q.Options {
-			opts = append(opts, exam.Option{ID: o.ID, Text: o.Text})
-		}
 		in.Questions[i] = exam.Question{ID: q.ID, Type: exam.QuestionType(q.Type), Format: q.Format, Text: q.Text,
-			Options: opts, Answer: q.Answer, Points: q.Points}
+			Options: examOptions(q.Options), Statements: examOptions(q.Statements), Columns: examOptions(q.Columns),
+			Scoring: q.Scoring, Answer: q.Answer, Points: q.Points}
 	}
 	return in
 }

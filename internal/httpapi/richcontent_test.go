@@ -93,3 +93,65 @@ func TestRichContentExam(t *testing.T) {
 		}
 	})
 }
+
+// TestStatementGridExam: a statement grid (pilihan ganda kompleks) scored
+// "partial" is created through the API, shipped in a format-2 package with
+// its statements and columns, and a pushed answer earns its share of the
+// points in the results.
+func TestStatementGridExam(t *testing.T) {
+	forEachStore(t, func(t *testing.T, h *harness) {
+		students := h.importStudents(npsnA, "Ani Lestari", "Budi Santoso")
+		lab := h.newLabServer("LAB-01", npsnA)
+		fixture := examFixture(npsnA)
+		fixture["questions"] = []map[string]any{{"id": "g1", "type": "statement_grid", "format": "markdown", "points": 4,
+			"scoring": "partial", "text": "Benar atau salah?",
+			"statements": []map[string]any{{"id": "s1", "text": "$2$ prima"}, {"id": "s2", "text": "9 prima"},
+				{"id": "s3", "text": "1 prima"}, {"id": "s4", "text": "11 prima"}},
+			"answer": []string{"s1=true", "s2=false", "s3=false", "s4=true"}}}
+		var created struct {
+			Data struct {
+				ID        string `json:"id"`
+				Questions []struct {
+					Columns []struct{ ID, Text string } `json:"columns"`
+					Answer  []string                    `json:"answer"`
+				} `json:"questions"`
+			} `json:"data"`
+		}
+		h.op("POST", "/api/v1/admin/exams", fixture).expect(201).decode(&created)
+		if q := created.Data.Questions[0]; len(q.Columns) != 2 || q.Columns[0].ID != "true" || len(q.Answer) != 4 {
+			t.Fatalf("created grid = %+v", q)
+		}
+		bad := examFixture(npsnA)
+		bad["questions"] = []map[string]any{{"id": "g1", "type": "statement_grid", "text": "?",
+			"statements": []map[string]any{{"id": "s1", "text": "a"}}, "answer": []string{"s1=maybe"}}}
+		h.op("POST", "/api/v1/admin/exams", bad).expectError(400, "VALIDATION_FAILED")
+
+		// The package ships the grid, which only format 2 carries.
+		h.as(lab, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-01", nil).expectError(406, "LABAGENT_UPGRADE_REQUIRED")
+		var res pullJSON
+		h.as(lab, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-01", nil, "X-Package-Formats", client.PackageFormats).expect(200).decode(&res)
+		pkg, err := client.DecodePackage(bytes.NewReader(res.Package), lab.packageKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := pkg.Exams[0].Questions[0]
+		if pkg.Format != 2 || g.Type != client.StatementGrid || len(g.Statements) != 4 || len(g.Columns) != 2 ||
+			!strings.Contains(g.Statements[0].HTML, "<math") || g.Columns[1].HTML != `<p dir="auto">Salah</p>` {
+			t.Fatalf("packaged grid = %+v", g)
+		}
+
+		at := "2026-12-01T08:00:00Z"
+		raw := answersJSON(
+			answerRec{created.Data.ID, students["ani.lestari"], "g1", "s1=true,s2=false,s3=false,s4=true", at}, // all right: 4
+			answerRec{created.Data.ID, students["budi.santoso"], "g1", "s1=true,s2=true,s4=true", at},          // 2 of 4: 2
+		)
+		h.as(lab, "POST", "/api/v1/sync/push-answers", encodePush(newPush(lab, raw, 2))).expect(200)
+		r := h.results(created.Data.ID)
+		if r.MaxScore != 4 || len(r.Results) != 2 {
+			t.Fatalf("results = %+v", r)
+		}
+		if a, b := r.Results[0], r.Results[1]; a.Score != 4 || a.Correct != 1 || b.Score != 2 || b.Correct != 0 || b.Answered != 1 {
+			t.Fatalf("scores: ani %+v, budi %+v", a, b)
+		}
+	})
+}

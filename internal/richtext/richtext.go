@@ -41,7 +41,7 @@ const (
 	Markdown Format = "markdown"
 )
 
-// MaxSource is the longest text accepted, in bytes.
+// MaxSource is the longest markdown text accepted, in bytes.
 const MaxSource = 64 << 10
 
 // Media is one file of an exam's media, as a text refers to it.
@@ -96,13 +96,13 @@ func ParseFormat(s string) (Format, error) {
 
 // Render renders src written in format f.
 func Render(f Format, src string, o Options) (Result, error) {
-	if len(src) > MaxSource {
-		return Result{}, fmt.Errorf("the text is longer than %d KiB", MaxSource>>10)
-	}
 	switch f {
 	case "", Plain:
 		return Result{HTML: plainHTML(src)}, nil
 	case Markdown:
+		if len(src) > MaxSource {
+			return Result{}, fmt.Errorf("a markdown text is longer than %d KiB", MaxSource>>10)
+		}
 		return renderMarkdown(src, o)
 	}
 	return Result{}, fmt.Errorf("format %q is not one of plain, markdown", f)

@@ -152,6 +152,10 @@ const (
 	TrueFalse      = "true_false"
 	ShortAnswer    = "short_answer"
 	Essay          = "essay"
+	// StatementGrid (pilihan ganda kompleks): statements, each answered
+	// with a column; answers and keys are "statement=column" pairs joined
+	// by ",".
+	StatementGrid = "statement_grid"
 )
 
 // QuestionOption is one choice of a choice question.
@@ -175,6 +179,12 @@ type Question struct {
 	Format  string           `json:"format,omitempty"`
 	Text    string           `json:"text"`
 	Options []QuestionOption `json:"options,omitempty"`
+	// Statements and Columns are a StatementGrid's rows and answer columns
+	// (Columns empty: "true" Benar and "false" Salah); Scoring "partial"
+	// gives each right statement its share of the points.
+	Statements []QuestionOption `json:"statements,omitempty"`
+	Columns    []QuestionOption `json:"columns,omitempty"`
+	Scoring    string           `json:"scoring,omitempty"`
 	// Answer is the answer key: option ids for choice types ("true" or
 	// "false" for true_false), accepted answers for short_answer, empty for
 	// essay.

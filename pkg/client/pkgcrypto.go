@@ -264,7 +264,10 @@ type PackageQuestion struct {
 	// allow-list, for a question of a rich format.
 	HTML    string           `json:"html,omitempty"`
 	Options []QuestionOption `json:"options,omitempty"`
-	Points  float64          `json:"points"`
+	// Statements and Columns are a StatementGrid's (format 2).
+	Statements []QuestionOption `json:"statements,omitempty"`
+	Columns    []QuestionOption `json:"columns,omitempty"`
+	Points     float64          `json:"points"`
 }
 
 // PackageFormats are the package formats this package reads, as the pulls

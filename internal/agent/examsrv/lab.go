@@ -46,9 +46,11 @@ func newLab(p *client.Package) *lab {
 			if q.HTML != "" {
 				q.HTML = sanitize.HTML(q.HTML)
 			}
-			for k := range q.Options {
-				if q.Options[k].HTML != "" {
-					q.Options[k].HTML = sanitize.HTML(q.Options[k].HTML)
+			for _, part := range [][]client.QuestionOption{q.Options, q.Statements, q.Columns} {
+				for k := range part {
+					if part[k].HTML != "" {
+						part[k].HTML = sanitize.HTML(part[k].HTML)
+					}
 				}
 			}
 			qs[q.ID] = q
@@ -63,6 +65,7 @@ const (
 	singleChoice   = "single_choice"
 	multipleChoice = "multiple_choice"
 	trueFalse      = "true_false"
+	statementGrid  = "statement_grid"
 )
 
 // maxTextAnswer bounds a short_answer or essay, in characters.
@@ -101,6 +104,8 @@ func normaliseAnswer(q *client.PackageQuestion, answer string) (string, error) {
 			return "", invalid(`the answer of a true/false question is "true" or "false"`)
 		}
 		return answer, nil
+	case statementGrid:
+		return normaliseGridAnswer(q, answer, invalid)
 	default:
 		if utf8.RuneCountInString(answer) > maxTextAnswer || !utf8.ValidString(answer) {
 			return "", invalid("the answer is longer than 10,000 characters or not valid UTF-8")
@@ -110,6 +115,34 @@ func normaliseAnswer(q *client.PackageQuestion, answer string) (string, error) {
 		// batch carrying it would never be accepted.
 		return strings.ReplaceAll(answer, "\x00", ""), nil
 	}
+}
+
+// normaliseGridAnswer checks a statement grid's answer, "statement=column"
+// pairs joined by ",", each statement at most once (a student may leave
+// some unanswered), and returns it in the statements' order.
+func normaliseGridAnswer(q *client.PackageQuestion, answer string, invalid func(string) error) (string, error) {
+	given := map[string]string{}
+	for _, pair := range strings.Split(answer, ",") {
+		sid, cid, ok := strings.Cut(pair, "=")
+		switch {
+		case !ok || !hasID(q.Statements, sid) || !hasID(q.Columns, cid):
+			return "", invalid("the answer names a statement or a column the question does not have")
+		case given[sid] != "":
+			return "", invalid("the answer names a statement twice")
+		}
+		given[sid] = cid
+	}
+	var out []string
+	for _, s := range q.Statements {
+		if c := given[s.ID]; c != "" {
+			out = append(out, s.ID+"="+c)
+		}
+	}
+	return strings.Join(out, ","), nil
+}
+
+func hasID(opts []client.QuestionOption, id string) bool {
+	return slices.ContainsFunc(opts, func(o client.QuestionOption) bool { return o.ID == id })
 }
 
 func hasOption(q *client.PackageQuestion, id string) bool {

@@ -61,9 +61,20 @@ func richPackage(t *testing.T) *client.Package {
 	// A package from a compromised portal: raw vectors as HTML.
 	q := &e.Questions[len(texts)]
 	q.Format, q.Text, q.HTML = "markdown", "x", strings.Join(richXSS, "")+"<p>aman</p>"
+	// A statement grid (pilihan ganda kompleks), one statement with a formula.
+	g := &e.Questions[len(texts)+1]
+	g.Type, g.Format, g.Options = "statement_grid", "markdown", nil
+	g.Text, g.HTML = "Benar atau salah?", render("Benar atau salah?")
+	g.Statements = []client.QuestionOption{{ID: "s1", Text: "$2$ bilangan prima", HTML: render("$2$ bilangan prima")},
+		{ID: "s2", Text: "9 bilangan prima", HTML: render("9 bilangan prima")}}
+	g.Columns = []client.QuestionOption{{ID: "true", Text: "Benar", HTML: render("Benar")}, {ID: "false", Text: "Salah", HTML: render("Salah")}}
 	p.Format = 2
 	return p
 }
+
+// e1Grid is the id of richPackage's statement grid (testPackage's eighth
+// question).
+const e1Grid = "q8"
 
 // TestBrowserRichContent shows exam e1 with rich questions in Chromium at a
 // desktop's and a phone's width: the formulas are MathML drawn with the
@@ -137,6 +148,28 @@ func TestBrowserRichContent(t *testing.T) {
 					}
 				case strings.Contains(text, "aman"):
 					seen["compromised"] = true
+				case strings.Contains(text, "Benar atau salah"):
+					seen["grid"] = true
+					if p.count("#answer-area table.grid tbody tr") != 2 || p.count("#answer-area .grid-statement math") != 1 {
+						t.Error("the statement grid does not show its two statements with the formula")
+					}
+					p.do("answer the grid",
+						chromedp.Click(chromedp.CSS(`[data-grid-statement="s2"][data-grid-column="false"]`)),
+						chromedp.Click(chromedp.CSS(`[data-grid-statement="s1"][data-grid-column="true"]`)))
+					p.waitTrue("the grid's answer is saved", `document.getElementById('save-status').textContent === 'Tersimpan'`)
+					got, err := l.db.Answers("e1", "m1")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if a := got[e1Grid].Answer; a != "s1=true,s2=false" {
+						t.Errorf("the grid's stored answer = %q, want s1=true,s2=false", a)
+					}
+					if p.count(`#answer-area .grid-choice.selected[aria-checked="true"]`) != 2 {
+						t.Error("the chosen cells are not marked")
+					}
+					if width == 1280 {
+						p.shot("student-statement-grid")
+					}
 				}
 				// Whatever the question, nothing ran and nothing unsafe is in the DOM.
 				if got := p.count("#question-panel script, #question-panel iframe, #question-panel svg, #question-panel a, #question-panel [onerror], #question-panel [onload], #question-panel [style*=url]"); got != 0 {
@@ -146,7 +179,7 @@ func TestBrowserRichContent(t *testing.T) {
 			if got := p.eval("no vector ran", `String(window.__xss === undefined)`, false); got != "true" {
 				t.Error("an XSS vector ran")
 			}
-			for _, k := range []string{"math", "matrix", "table", "arabic", "compromised"} {
+			for _, k := range []string{"math", "matrix", "table", "arabic", "compromised", "grid"} {
 				if !seen[k] {
 					t.Errorf("no question showed the %s content", k)
 				}

@@ -320,10 +320,13 @@ type questionView struct {
 	Text   string `json:"text"`
 	// HTML is the question's text rendered (a rich format), shown instead
 	// of Text; the options carry theirs.
-	HTML    string                  `json:"html,omitempty"`
-	Options []client.QuestionOption `json:"options"`
-	Answer  string                  `json:"answer"`
-	Flagged bool                    `json:"flagged"`
+	HTML string `json:"html,omitempty"`
+	// Statements and Columns are a statement grid's rows and columns.
+	Statements []client.QuestionOption `json:"statements,omitempty"`
+	Columns    []client.QuestionOption `json:"columns,omitempty"`
+	Options    []client.QuestionOption `json:"options"`
+	Answer     string                  `json:"answer"`
+	Flagged    bool                    `json:"flagged"`
 }
 
 func (s *Server) writeAttempt(w http.ResponseWriter, r *http.Request, e *client.PackageExam, memberID string) {
@@ -352,7 +355,8 @@ func (s *Server) writeAttempt(w http.ResponseWriter, r *http.Request, e *client.
 		if opts == nil {
 			opts = []client.QuestionOption{}
 		}
-		views[i] = questionView{Number: i + 1, ID: q.ID, Type: q.Type, Text: q.Text, HTML: q.HTML, Options: opts, Answer: ans.Answer, Flagged: ans.Flagged}
+		views[i] = questionView{Number: i + 1, ID: q.ID, Type: q.Type, Text: q.Text, HTML: q.HTML, Options: opts,
+			Statements: q.Statements, Columns: q.Columns, Answer: ans.Answer, Flagged: ans.Flagged}
 	}
 	finished := a.Finished() || now.After(a.Deadline)
 	out := map[string]any{

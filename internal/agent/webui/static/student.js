@@ -577,6 +577,10 @@
       area.appendChild(ta);
       return;
     }
+    if (q.type === 'statement_grid') {
+      renderGrid(area, q);
+      return;
+    }
     if (q.type !== 'single_choice' && q.type !== 'multiple_choice' && q.type !== 'true_false') {
       area.appendChild(make('p', 'msg msg-error', 'Jenis soal tidak dikenal. Beri tahu pengawas.'));
       return;
@@ -600,6 +604,71 @@
     paintOptions(q);
   }
 
+  // A statement grid (pilihan ganda kompleks): one row per statement, one
+  // button per column; the answer is "statement=column" pairs joined by ",".
+  function renderGrid(area, q) {
+    area.appendChild(make('p', 'hint', 'Pilih satu jawaban untuk setiap pernyataan.'));
+    var table = make('table', 'grid');
+    var head = make('tr');
+    head.appendChild(make('th', 'grid-statement', 'Pernyataan'));
+    var cols = q.columns || [];
+    for (var c = 0; c < cols.length; c++) {
+      var th = make('th', 'grid-column');
+      setContent(th, cols[c]);
+      head.appendChild(th);
+    }
+    var thead = make('thead');
+    thead.appendChild(head);
+    table.appendChild(thead);
+    var tbody = make('tbody');
+    var st = q.statements || [];
+    for (var i = 0; i < st.length; i++) {
+      var tr = make('tr');
+      tr.setAttribute('role', 'radiogroup');
+      var label = make('td', 'grid-statement');
+      label.id = 'grid-s-' + i;
+      setContent(label, st[i]);
+      tr.setAttribute('aria-labelledby', label.id);
+      tr.appendChild(label);
+      for (var j = 0; j < cols.length; j++) {
+        var td = make('td', 'grid-cell');
+        var b = make('button', 'grid-choice');
+        b.type = 'button';
+        b.setAttribute('role', 'radio');
+        b.setAttribute('data-grid-statement', String(st[i].id));
+        b.setAttribute('data-grid-column', String(cols[j].id));
+        b.setAttribute('aria-label', cols[j].text);
+        td.appendChild(b);
+        tr.appendChild(td);
+      }
+      tbody.appendChild(tr);
+    }
+    table.appendChild(tbody);
+    area.appendChild(table);
+    paintGrid(q);
+  }
+
+  // gridAnswer reads a grid's answer into statement id -> column id.
+  function gridAnswer(q) {
+    var out = {};
+    var parts = q.answer === '' ? [] : q.answer.split(',');
+    for (var i = 0; i < parts.length; i++) {
+      var kv = parts[i].split('=');
+      if (kv.length === 2) { out[kv[0]] = kv[1]; }
+    }
+    return out;
+  }
+
+  function paintGrid(q) {
+    var given = gridAnswer(q);
+    var btns = $('answer-area').getElementsByTagName('button');
+    for (var i = 0; i < btns.length; i++) {
+      var sel = given[btns[i].getAttribute('data-grid-statement')] === btns[i].getAttribute('data-grid-column');
+      setClass(btns[i], 'selected', sel);
+      btns[i].setAttribute('aria-checked', sel ? 'true' : 'false');
+    }
+  }
+
   function selectedSet(q) {
     var set = {};
     if (q.answer === '') { return set; }
@@ -619,6 +688,20 @@
   }
 
   on($('answer-area'), 'click', function (e) {
+    var g = closest(e.target, 'data-grid-statement');
+    if (g && exam) {
+      var gq = current();
+      var given = gridAnswer(gq);
+      given[g.getAttribute('data-grid-statement')] = g.getAttribute('data-grid-column');
+      var pairs = [];
+      var st = gq.statements || [];
+      for (var k = 0; k < st.length; k++) {
+        if (given[st[k].id]) { pairs.push(st[k].id + '=' + given[st[k].id]); }
+      }
+      setAnswer(gq, pairs.join(','));
+      paintGrid(gq);
+      return;
+    }
     var b = closest(e.target, 'data-option-id');
     if (!b || !exam) { return; }
     var q = current();
