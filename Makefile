@@ -84,23 +84,21 @@ pgcheck: ## probe the test PostgreSQL; loud when unreachable, fatal when CI=true
 	if [ "$${CI:-}" = true ]; then echo "CI=true: failing."; exit 1; fi
 
 .PHONY: test
-# The tests wait on processes, PostgreSQL, disks and a browser for about a
-# third of their time. Lint and the build of the fuzz binaries run beside
-# them at a lower priority (nice 10), in that time, without taking the CPU
-# the tests need; their output follows the tests', and a failure of either
-# fails make test.
-test: pgcheck ## lint and every test with -race (PostgreSQL too when reachable) side by side, then the race-free ones, then fuzz-brief
+# The race tests wait on processes, PostgreSQL, disks and a browser for
+# about a third of their time. Lint, then every fuzz target for 2,000 inputs
+# (make fuzz-brief), run beside them at a lower priority (nice 10), in that
+# time, without taking the CPU the tests need; their output follows the
+# tests', and a failure of either fails make test.
+test: pgcheck ## every test with -race (PostgreSQL too when reachable), with lint and fuzz-brief beside it; then the race-free ones
 	@mkdir -p bin/logs; rm -f bin/logs/lint.rc; \
-	( nice -n 10 $(MAKE) --no-print-directory lint fuzz-build > bin/logs/lint.log 2>&1; echo $$? > bin/logs/lint.rc ) & \
-	echo "$(GO) test -race -count=1 ./...   (make lint fuzz-build beside it, output in bin/logs/lint.log)"; \
+	( nice -n 10 $(MAKE) --no-print-directory lint fuzz-brief > bin/logs/lint.log 2>&1; echo $$? > bin/logs/lint.rc ) & \
+	echo "$(GO) test -race -count=1 ./...   (make lint fuzz-brief beside it, output in bin/logs/lint.log)"; \
 	status=0; $(GO) test -race -count=1 ./... || status=$$?; \
-	wait; echo "== make lint fuzz-build, run beside the tests:"; cat bin/logs/lint.log; \
-	if [ "$$(cat bin/logs/lint.rc 2>/dev/null)" != 0 ]; then echo "make lint fuzz-build FAILED"; status=1; fi; \
+	wait; echo "== make lint fuzz-brief, run beside the tests:"; cat bin/logs/lint.log; \
+	if [ "$$(cat bin/logs/lint.rc 2>/dev/null)" != 0 ]; then echo "make lint fuzz-brief FAILED"; status=1; fi; \
 	exit $$status
 	@echo "Tests that the race detector would distort (memory and allocation figures), without -race:"
 	$(GO) test -count=1 -run '^(TestPackageReadersMemory|TestRecordDoesNotAllocate|TestAnswersCSVMemory)$$' -v ./internal/store/postgres ./internal/links/visits ./internal/httpapi
-	@echo "Every fuzz target, briefly:"
-	@$(MAKE) --no-print-directory fuzz-brief
 
 .PHONY: fuzz fuzz-build fuzz-brief
 FUZZTIME ?= 1m
