@@ -85,19 +85,22 @@ pgcheck: ## probe the test PostgreSQL; loud when unreachable, fatal when CI=true
 
 .PHONY: test
 # The race tests wait on processes, PostgreSQL, disks and a browser for
-# about a third of their time. Lint, then every fuzz target for 2,000 inputs
-# (make fuzz-brief), run beside them at a lower priority (nice 10), in that
-# time, without taking the CPU the tests need; their output follows the
-# tests', and a failure of either fails make test.
-test: pgcheck ## every test with -race (PostgreSQL too when reachable), with lint and fuzz-brief beside it; then the race-free ones
-	@mkdir -p bin/logs; rm -f bin/logs/lint.rc; \
-	( nice -n 10 $(MAKE) --no-print-directory lint fuzz-brief > bin/logs/lint.log 2>&1; echo $$? > bin/logs/lint.rc ) & \
-	echo "$(GO) test -race -count=1 ./...   (make lint fuzz-brief beside it, output in bin/logs/lint.log)"; \
+# about a third of their time. Lint, the race-free tests and every fuzz
+# target for 2,000 inputs (make fuzz-brief) run beside them at a lower
+# priority (nice 10), in that time, without taking the CPU the tests need;
+# their output follows the tests', and a failure of any fails make test.
+BESIDE := lint test-norace fuzz-brief
+test: pgcheck ## every test with -race (PostgreSQL too when reachable), with lint, the race-free tests and fuzz-brief beside it
+	@mkdir -p bin/logs; rm -f bin/logs/beside.rc; \
+	( nice -n 10 $(MAKE) --no-print-directory $(BESIDE) > bin/logs/beside.log 2>&1; echo $$? > bin/logs/beside.rc ) & \
+	echo "$(GO) test -race -count=1 ./...   (make $(BESIDE) beside it, output in bin/logs/beside.log)"; \
 	status=0; $(GO) test -race -count=1 ./... || status=$$?; \
-	wait; echo "== make lint fuzz-brief, run beside the tests:"; cat bin/logs/lint.log; \
-	if [ "$$(cat bin/logs/lint.rc 2>/dev/null)" != 0 ]; then echo "make lint fuzz-brief FAILED"; status=1; fi; \
+	wait; echo "== make $(BESIDE), run beside the tests:"; cat bin/logs/beside.log; \
+	if [ "$$(cat bin/logs/beside.rc 2>/dev/null)" != 0 ]; then echo "make $(BESIDE) FAILED"; status=1; fi; \
 	exit $$status
-	@echo "Tests that the race detector would distort (memory and allocation figures), without -race:"
+
+.PHONY: test-norace
+test-norace: ## the tests that the race detector would distort (memory and allocation figures), without -race (part of make test)
 	$(GO) test -count=1 -run '^(TestPackageReadersMemory|TestRecordDoesNotAllocate|TestAnswersCSVMemory)$$' -v ./internal/store/postgres ./internal/links/visits ./internal/httpapi
 
 .PHONY: fuzz fuzz-build fuzz-brief
