@@ -51,15 +51,7 @@ func TestBrowserStudentFlow(t *testing.T) {
 	p := &studentPage{t: t, ctx: bctx}
 	p.watch()
 
-	// Sign in.
-	p.do("open the page and sign in",
-		chromedp.Navigate(l.url),
-		chromedp.WaitVisible(chromedp.ID("login-form")),
-		chromedp.SendKeys(chromedp.ID("username"), "s1"),
-		chromedp.SendKeys(chromedp.ID("password"), "PASS-1"),
-		chromedp.SendKeys(chromedp.ID("token"), token),
-		chromedp.Click(chromedp.ID("login-submit")),
-	)
+	p.signIn(l.url, token)
 	startButton := chromedp.CSS(`.exam-item[data-exam-id="e1"] .start-exam`)
 	p.do("the exam list shows e1", chromedp.WaitVisible(startButton))
 	if got := p.text(`.exam-item[data-exam-id="e1"] .start-exam`); got != "Mulai" {
@@ -300,6 +292,20 @@ func (p *studentPage) watch() {
 	if err != nil {
 		p.t.Fatalf("start the browser: %v", err)
 	}
+}
+
+// signIn opens the page at url and signs in as student s1 with the
+// session token.
+func (p *studentPage) signIn(url, token string) {
+	p.t.Helper()
+	p.do("open the page and sign in",
+		chromedp.Navigate(url),
+		chromedp.WaitVisible(chromedp.ID("login-form")),
+		chromedp.SendKeys(chromedp.ID("username"), "s1"),
+		chromedp.SendKeys(chromedp.ID("password"), "PASS-1"),
+		chromedp.SendKeys(chromedp.ID("token"), token),
+		chromedp.Click(chromedp.ID("login-submit")),
+	)
 }
 
 func (p *studentPage) problem(s string) {

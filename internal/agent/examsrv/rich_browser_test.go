@@ -95,13 +95,8 @@ func TestBrowserRichContent(t *testing.T) {
 			defer cancelBrowser()
 			p := &studentPage{t: t, ctx: bctx}
 			p.watch()
-			p.do("sign in and start e1",
-				chromedp.Navigate(l.url),
-				chromedp.WaitVisible(chromedp.ID("login-form")),
-				chromedp.SendKeys(chromedp.ID("username"), "s1"),
-				chromedp.SendKeys(chromedp.ID("password"), "PASS-1"),
-				chromedp.SendKeys(chromedp.ID("token"), l.token()),
-				chromedp.Click(chromedp.ID("login-submit")),
+			p.signIn(l.url, l.token())
+			p.do("start e1",
 				chromedp.WaitVisible(chromedp.CSS(`.exam-item[data-exam-id="e1"] .start-exam`)),
 				chromedp.Click(chromedp.CSS(`.exam-item[data-exam-id="e1"] .start-exam`)),
 				chromedp.WaitVisible(chromedp.ID("exam-view")),
