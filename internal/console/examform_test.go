@@ -113,6 +113,20 @@ func TestExamEditor(t *testing.T) {
 	}
 }
 
+// gridFormValues is examFormValues with its question a statement grid in
+// the markdown format, scored "partial".
+func gridFormValues(csrf string) url.Values {
+	f := examFormValues(csrf)
+	f.Del("q.0.options")
+	f.Set("q.0.type", "statement_grid")
+	f.Set("q.0.format", "markdown")
+	f.Set("q.0.text", "Benar atau salah?")
+	f.Set("q.0.statements", "s1: $2$ prima\ns2: 9 prima")
+	f.Set("q.0.scoring", "partial")
+	f.Set("q.0.answer", "s1=true\ns2=false")
+	return f
+}
+
 // TestExamEditorStatementGrid: a statement grid written in the editor is
 // stored with its statements, columns, key and scoring, and an exam
 // opened and saved again in the editor keeps them.
@@ -121,15 +135,7 @@ func TestExamEditorStatementGrid(t *testing.T) {
 	ctx := context.Background()
 	c := browser(t)
 	csrf := p.signIn(t, c)
-	f := examFormValues(csrf)
-	f.Set("q.0.type", "statement_grid")
-	f.Set("q.0.format", "markdown")
-	f.Set("q.0.text", "Benar atau salah?")
-	f.Del("q.0.options")
-	f.Set("q.0.statements", "s1: $2$ prima\ns2: 9 prima")
-	f.Set("q.0.scoring", "partial")
-	f.Set("q.0.answer", "s1=true\ns2=false")
-	if resp, body := post(t, c, p.srv.URL+"/console/exams/new", f); resp.StatusCode != http.StatusSeeOther {
+	if resp, body := post(t, c, p.srv.URL+"/console/exams/new", gridFormValues(csrf)); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("save a grid: %d\n%s", resp.StatusCode, body)
 	}
 	es, _ := p.exam.ListExams(ctx, "")
@@ -156,16 +162,8 @@ func TestExamEditorStatementGrid(t *testing.T) {
 			t.Fatalf("the editor of a grid lacks %q", want)
 		}
 	}
-	g := examFormValues(csrf)
-	g.Set("title", "Matematika Akhir")
-	g.Set("q.0.type", "statement_grid")
-	g.Set("q.0.format", "markdown")
-	g.Set("q.0.text", "Benar atau salah?")
-	g.Del("q.0.options")
-	g.Set("q.0.statements", "s1: $2$ prima\ns2: 9 prima")
-	g.Set("q.0.columns", "true: Benar\nfalse: Salah")
-	g.Set("q.0.scoring", "partial")
-	g.Set("q.0.answer", "s1=true\ns2=false")
+	g := gridFormValues(csrf)
+	g.Set("q.0.columns", "true: Benar\nfalse: Salah") // as the editor shows the stored grid
 	if resp, body := post(t, c, p.srv.URL+"/console/exams/"+es[0].ID+"/edit", g); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("save again: %d\n%s", resp.StatusCode, body)
 	}
