@@ -30,6 +30,7 @@ const (
 	RateLimited               // 429: too many requests, or temporarily refused
 	Unavailable               // 503: not ready yet (a lab server without its exam package)
 	NotAcceptable             // 406: no representation the client says it reads
+	UnsupportedMedia          // 415: a body or upload of a type that is not accepted
 )
 
 // Error is an application error with a stable code and a user-facing message.
@@ -107,6 +108,8 @@ func (k Kind) Status() int {
 		return http.StatusServiceUnavailable
 	case NotAcceptable:
 		return http.StatusNotAcceptable
+	case UnsupportedMedia:
+		return http.StatusUnsupportedMediaType
 	default:
 		return http.StatusInternalServerError
 	}

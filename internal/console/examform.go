@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"errors"
 	"html/template"
 	"net/http"
@@ -225,7 +226,7 @@ func optionLines(opts []exam.Option) string {
 
 // preview renders every question of f whose texts can be read, as a
 // student's page will show them, with their problems.
-func (c *console) preview(f *examForm) error {
+func (c *console) preview(ctx context.Context, f *examForm) error {
 	for i := range f.Questions {
 		qf := &f.Questions[i]
 		q, err := qf.question(i)
@@ -235,7 +236,7 @@ func (c *console) preview(f *examForm) error {
 		if _, err := richtext.ParseFormat(q.Format); err != nil {
 			continue
 		}
-		pq, ps, err := c.exam.RenderQuestion(q)
+		pq, ps, err := c.exam.RenderQuestion(ctx, q)
 		if err != nil {
 			return err
 		}
@@ -321,7 +322,7 @@ func (c *console) saveExam(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.PostFormValue("action") == "preview" {
-		err := c.preview(&f)
+		err := c.preview(r.Context(), &f)
 		c.renderExamForm(w, r, http.StatusOK, f, false, err)
 		return
 	}
@@ -343,7 +344,7 @@ func (c *console) saveExam(w http.ResponseWriter, r *http.Request) {
 		// Saved, but a text renders otherwise than written: stay on the
 		// editor, with the previews and the problems.
 		f = formOfExam(e)
-		err := c.preview(&f)
+		err := c.preview(r.Context(), &f)
 		c.renderExamFormSaved(w, r, f, err)
 		return
 	}

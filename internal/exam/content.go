@@ -1,11 +1,14 @@
 package exam
 
 import (
+	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 
+	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/richtext"
 )
 
@@ -20,15 +23,36 @@ type ContentProblem struct {
 
 // renderText renders one text of a question in the question's format,
 // from the service's cache: a package build renders every question of every
-// exam of a school, twice, and schools share exams.
-func (s *Service) renderText(format, text string) (richtext.Result, error) {
+// exam of a school, twice, and schools share exams. A text that refers to
+// media not stored yet is rendered again next time, when they may be.
+func (s *Service) renderText(ctx context.Context, format, text string) (richtext.Result, error) {
 	key := sha256.Sum256([]byte(format + "\x00" + text))
 	if v, ok := s.rendered.Load(key); ok {
 		return v.(richtext.Result), nil
 	}
-	res, err := richtext.Render(richtext.Format(format), text, richtext.Options{})
+	var lookupErr error
+	res, err := richtext.Render(richtext.Format(format), text, richtext.Options{
+		Media: func(sha string) (richtext.Media, bool) {
+			m, err := s.GetMedia(ctx, sha)
+			if err != nil {
+				if !errors.Is(err, ErrNotFound) {
+					lookupErr = err
+				}
+				return richtext.Media{}, false
+			}
+			return richtext.Media{URL: "media/" + sha, Audio: m.Kind == MediaAudio}, true
+		},
+	})
+	if err == nil {
+		err = lookupErr
+	}
 	if err != nil {
 		return richtext.Result{}, fmt.Errorf("render question text: %w", err)
+	}
+	for _, p := range res.Problems {
+		if p.Code == "MEDIA_NOT_FOUND" {
+			return res, nil
+		}
 	}
 	if s.renderedCount.Add(1) > maxRendered {
 		s.rendered.Clear()
@@ -41,30 +65,69 @@ func (s *Service) renderText(format, text string) (richtext.Result, error) {
 // maxRendered bounds the cache of rendered texts (a few MiB).
 const maxRendered = 20000
 
-// renderCache is the cache of renderText.
+// renderCache is the cache of renderText, and of the media it looks up.
 type renderCache struct {
 	rendered      sync.Map // sha256 of format and text -> richtext.Result
 	renderedCount atomic.Int64
+	mediaInfo     sync.Map // media sha256 -> Media, which never change
 }
 
-// contentProblems renders every text of qs and lists its problems.
-func (s *Service) contentProblems(qs []Question) ([]ContentProblem, error) {
-	var out []ContentProblem
+// contentReport is what rendering an exam's texts found.
+type contentReport struct {
+	Problems []ContentProblem
+	// Media lists the media the texts show, each once, in order.
+	Media []Media
+}
+
+// checkContent renders every text of qs and reports their problems and
+// media.
+func (s *Service) checkContent(ctx context.Context, qs []Question) (contentReport, error) {
+	var rep contentReport
+	seen := map[string]bool{}
 	for _, q := range qs {
 		if q.Format == "" {
 			continue // plain text renders as typed
 		}
 		for _, t := range questionTexts(q) {
-			res, err := s.renderText(q.Format, t.text)
+			res, err := s.renderText(ctx, q.Format, t.text)
 			if err != nil {
-				return nil, err
+				return contentReport{}, err
 			}
 			for _, p := range res.Problems {
-				out = append(out, ContentProblem{QuestionID: q.ID, Field: t.field, Problem: p})
+				rep.Problems = append(rep.Problems, ContentProblem{QuestionID: q.ID, Field: t.field, Problem: p})
+			}
+			for _, sha := range res.Media {
+				if seen[sha] {
+					continue
+				}
+				seen[sha] = true
+				m, err := s.GetMedia(ctx, sha)
+				if err != nil {
+					return contentReport{}, err
+				}
+				rep.Media = append(rep.Media, m)
 			}
 		}
 	}
-	return out, nil
+	return rep, nil
+}
+
+// checkExamContent is checkContent for an exam being saved: it refuses
+// media over MaxExamMedia in total.
+func (s *Service) checkExamContent(ctx context.Context, qs []Question) (contentReport, error) {
+	rep, err := s.checkContent(ctx, qs)
+	if err != nil {
+		return contentReport{}, err
+	}
+	var total int64
+	for _, m := range rep.Media {
+		total += m.Size
+	}
+	if total > MaxExamMedia {
+		return contentReport{}, apperr.Errorf(apperr.TooLarge, "MEDIA_TOO_LARGE",
+			"the exam shows %d MiB of media; an exam shows at most %d MiB", total>>20, MaxExamMedia>>20)
+	}
+	return rep, nil
 }
 
 // questionText is one text of a question and where it is.
@@ -88,8 +151,8 @@ func questionTexts(q Question) []questionText {
 // RenderQuestion renders q's texts as a student's page shows them, with
 // their problems: the console's preview, by the same renderer as the
 // packages. A plain question's HTML is its text as text.
-func (s *Service) RenderQuestion(q Question) (PackageQuestion, []ContentProblem, error) {
-	pq, err := s.packageQuestion(q)
+func (s *Service) RenderQuestion(ctx context.Context, q Question) (PackageQuestion, []ContentProblem, error) {
+	pq, err := s.packageQuestion(ctx, q)
 	if err != nil {
 		return PackageQuestion{}, nil, err
 	}
@@ -105,9 +168,9 @@ func (s *Service) RenderQuestion(q Question) (PackageQuestion, []ContentProblem,
 			}
 		}
 	}
-	problems, err := s.contentProblems([]Question{q})
+	rep, err := s.checkContent(ctx, []Question{q})
 	if err != nil {
 		return PackageQuestion{}, nil, err
 	}
-	return pq, problems, nil
+	return pq, rep.Problems, nil
 }

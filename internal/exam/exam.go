@@ -112,6 +112,9 @@ type Question struct {
 	Columns    []Option `json:"columns,omitempty"`
 	// Scoring is ScoringAll or ScoringPartial.
 	Scoring string `json:"scoring,omitempty"`
+	// PlayLimit is how many times each student may play the audio the
+	// question shows (a listening item); 0 is no limit.
+	PlayLimit int `json:"play_limit,omitempty"`
 	// Answer is the answer key: option ids for choice types ("true"/"false"
 	// for true_false), accepted answers for short_answer, empty for essay.
 	// It never leaves the portal.

@@ -26,6 +26,7 @@ const (
 	maxQuestions     = 1000
 	maxOptions       = 26
 	maxQuestionBytes = 8 << 20 // a question may embed images as data URIs
+	maxPlayLimit     = 10
 )
 
 // CreateExam validates in and stores a new exam.
@@ -35,14 +36,14 @@ func (s *Service) CreateExam(ctx context.Context, in ExamInput) (Exam, error) {
 	if err := ValidateExam(&e); err != nil {
 		return Exam{}, err
 	}
-	if err := s.store.CreateExam(ctx, e); err != nil {
-		return Exam{}, fmt.Errorf("create exam: %w", err)
-	}
-	problems, err := s.contentProblems(e.Questions)
+	rep, err := s.checkExamContent(ctx, e.Questions)
 	if err != nil {
 		return Exam{}, fmt.Errorf("create exam: %w", err)
 	}
-	e.Problems = problems
+	if err := s.store.CreateExam(ctx, e); err != nil {
+		return Exam{}, fmt.Errorf("create exam: %w", err)
+	}
+	e.Problems = rep.Problems
 	return e, nil
 }
 
@@ -71,6 +72,9 @@ func (s *Service) UpdateExam(ctx context.Context, id string, in ExamInput) (Exam
 	if err := ValidateExam(&e); err != nil {
 		return Exam{}, err
 	}
+	if _, err := s.checkExamContent(ctx, e.Questions); err != nil {
+		return Exam{}, fmt.Errorf("update exam: %w", err)
+	}
 	if err := s.store.UpdateExam(ctx, e); err != nil {
 		return Exam{}, fmt.Errorf("update exam: %w", err)
 	}
@@ -79,9 +83,11 @@ func (s *Service) UpdateExam(ctx context.Context, id string, in ExamInput) (Exam
 	if err != nil {
 		return Exam{}, err
 	}
-	if got.Problems, err = s.contentProblems(got.Questions); err != nil {
+	rep, err := s.checkContent(ctx, got.Questions)
+	if err != nil {
 		return Exam{}, fmt.Errorf("update exam: %w", err)
 	}
+	got.Problems = rep.Problems
 	return got, nil
 }
 
@@ -145,6 +151,10 @@ func validateQuestion(q *Question) error {
 		return fmt.Errorf("a markdown text is at most %d KiB", richtext.MaxSource>>10)
 	case q.Points < 0 || q.Points > 1000:
 		return fmt.Errorf("points must be between 0 and 1000")
+	case q.PlayLimit < 0 || q.PlayLimit > maxPlayLimit:
+		return fmt.Errorf("play_limit must be between 0 (no limit) and %d", maxPlayLimit)
+	case q.PlayLimit > 0 && format != richtext.Markdown:
+		return fmt.Errorf("play_limit needs a markdown question, whose text shows an audio")
 	}
 	if q.Points == 0 && q.Type != Essay {
 		q.Points = 1

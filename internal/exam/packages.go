@@ -55,7 +55,20 @@ type PackageQuestion struct {
 	// Statements and Columns are a statement grid's (format 2).
 	Statements []PackageOption `json:"statements,omitempty"`
 	Columns    []PackageOption `json:"columns,omitempty"`
-	Points     float64         `json:"points"`
+	// PlayLimit is how many times each student may play the question's
+	// audio (format 2); 0 is no limit.
+	PlayLimit int     `json:"play_limit,omitempty"`
+	Points    float64 `json:"points"`
+}
+
+// PackageMedia is a media file an exam shows (format 2). Its bytes are not
+// in the package: a lab server fetches each once, encrypted with the
+// school's package key, from the media route (docs/api/exam.md).
+type PackageMedia struct {
+	SHA256 string    `json:"sha256"`
+	Type   string    `json:"type"`
+	Kind   MediaKind `json:"kind"`
+	Size   int64     `json:"size"`
 }
 
 // PackageOption is an option of a question as shipped in a package.
@@ -74,6 +87,7 @@ type PackageExam struct {
 	EndsAt          time.Time         `json:"ends_at"`
 	DurationMinutes int               `json:"duration_minutes"`
 	Questions       []PackageQuestion `json:"questions"`
+	Media           []PackageMedia    `json:"media,omitempty"`
 }
 
 // Package is the decrypted content of an exam package. The portal writes it
@@ -243,7 +257,7 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string) (i
 		pe := PackageExam{ID: e.ID, Title: e.Title, Subject: e.Subject, StartsAt: e.StartsAt, EndsAt: e.EndsAt,
 			DurationMinutes: e.DurationMinutes, Questions: make([]PackageQuestion, len(e.Questions))}
 		for j, q := range e.Questions {
-			pq, err := s.packageQuestion(q)
+			pq, err := s.packageQuestion(ctx, q)
 			if err != nil {
 				return 0, err
 			}
@@ -251,6 +265,13 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string) (i
 				format = PackageFormat
 			}
 			pe.Questions[j] = pq
+		}
+		rep, err := s.checkContent(ctx, e.Questions)
+		if err != nil {
+			return 0, err
+		}
+		for _, m := range rep.Media {
+			pe.Media = append(pe.Media, PackageMedia{SHA256: m.SHA256, Type: m.Type, Kind: m.Kind, Size: m.Size})
 		}
 		if i > 0 {
 			bw.WriteByte(',')
@@ -265,10 +286,10 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string) (i
 
 // packageQuestion is q as a package ships it: no answer key, and for a
 // rich format the rendered HTML of its texts.
-func (s *Service) packageQuestion(q Question) (PackageQuestion, error) {
-	pq := PackageQuestion{ID: q.ID, Type: q.Type, Format: q.Format, Text: q.Text, Points: q.Points}
+func (s *Service) packageQuestion(ctx context.Context, q Question) (PackageQuestion, error) {
+	pq := PackageQuestion{ID: q.ID, Type: q.Type, Format: q.Format, Text: q.Text, PlayLimit: q.PlayLimit, Points: q.Points}
 	var err error
-	if pq.HTML, err = s.packageHTML(q.Format, q.Text); err != nil {
+	if pq.HTML, err = s.packageHTML(ctx, q.Format, q.Text); err != nil {
 		return PackageQuestion{}, err
 	}
 	for _, part := range []struct {
@@ -276,7 +297,7 @@ func (s *Service) packageQuestion(q Question) (PackageQuestion, error) {
 		to   *[]PackageOption
 	}{{q.Options, &pq.Options}, {q.Statements, &pq.Statements}, {q.Columns, &pq.Columns}} {
 		for _, o := range part.from {
-			h, err := s.packageHTML(q.Format, o.Text)
+			h, err := s.packageHTML(ctx, q.Format, o.Text)
 			if err != nil {
 				return PackageQuestion{}, err
 			}
@@ -288,11 +309,11 @@ func (s *Service) packageQuestion(q Question) (PackageQuestion, error) {
 
 // packageHTML is text rendered for a package: "" for plain text (a lab
 // server shows the text as text).
-func (s *Service) packageHTML(format, text string) (string, error) {
+func (s *Service) packageHTML(ctx context.Context, format, text string) (string, error) {
 	if format == "" {
 		return "", nil
 	}
-	res, err := s.renderText(format, text)
+	res, err := s.renderText(ctx, format, text)
 	return res.HTML, err
 }
 

@@ -41,6 +41,7 @@ type Store interface {
 	SyncStore
 	MonitorStore
 	PackageStore
+	MediaStore
 	// Failed sign-ins, counted in the store so that every instance counts
 	// the same ones.
 	throttle.Store

@@ -87,6 +87,8 @@ var (
 	bucketPackages        = []byte("packages")
 	bucketFailures        = []byte("login_failures") // key -> throttle window
 	bucketIdempotency     = []byte("idempotency")    // receipt id -> idempotency.Receipt (JSON)
+	bucketMedia           = []byte("media")          // sha256 -> mediaRecord (JSON)
+	bucketMediaChunks     = []byte("media_chunks")   // (sha256, uint32 BE seq) -> bytes
 )
 
 var allBuckets = [][]byte{
@@ -94,7 +96,7 @@ var allBuckets = [][]byte{
 	bucketExams, bucketExamQuestions, bucketMembers, bucketMembersByName, bucketMembersBySchool,
 	bucketYears, bucketYearsByName, bucketAPIKeys, bucketAPIKeysByHash, bucketAnswers,
 	bucketPushesByKey, bucketPushesBySum, bucketSyncLogs, bucketMonitors, bucketPackages, bucketFailures,
-	bucketIdempotency,
+	bucketIdempotency, bucketMedia, bucketMediaChunks,
 }
 
 func init() {
@@ -144,6 +146,10 @@ func Open(path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}
 	if err := s.removeStrayBlobs(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+	}
+	if err := s.removeStrayMediaChunks(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}

@@ -10,11 +10,11 @@ import (
 	"hash"
 	"io"
 	"slices"
-	"sync"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/store/chunkio"
 )
 
 // chunkSize is the size of the chunks package blobs are stored in (the last
@@ -103,7 +103,7 @@ func (s *Store) SavePackage(ctx context.Context, meta exam.PackageMeta, r io.Rea
 			}
 		}
 		if inserted {
-			if err := writeChunks(ctx, tx, meta, r); err != nil {
+			if err := writeChunks(ctx, tx, "package_chunks", "checksum", meta.Checksum, meta.Size, r); err != nil {
 				return err
 			}
 		}
@@ -138,12 +138,12 @@ func (s *Store) SavePackage(ctx context.Context, meta exam.PackageMeta, r io.Rea
 	return nil
 }
 
-// writeChunks streams the meta.Size bytes of r into package_chunks with one
-// COPY, checking their size and SHA-256 against meta. A mismatch aborts the
-// COPY, and so the transaction.
-func writeChunks(ctx context.Context, tx pgx.Tx, meta exam.PackageMeta, r io.Reader) error {
-	src := &chunkSource{r: r, checksum: meta.Checksum, remaining: meta.Size, h: sha256.New()}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"package_chunks"}, []string{"checksum", "seq", "data"}, src); err != nil {
+// writeChunks streams the size bytes of r into table (columns keyColumn,
+// seq, data) with one COPY, checking their size and that their SHA-256 is
+// sum, the rows' key. A mismatch aborts the COPY, and so the transaction.
+func writeChunks(ctx context.Context, tx pgx.Tx, table, keyColumn, sum string, size int64, r io.Reader) error {
+	src := &chunkSource{r: r, checksum: sum, remaining: size, h: sha256.New()}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{table}, []string{keyColumn, "seq", "data"}, src); err != nil {
 		return fmt.Errorf("write blob: %w", err)
 	}
 	if !src.done {
@@ -181,7 +181,7 @@ func (c *chunkSource) Next() bool {
 	}
 	if _, err := io.ReadFull(c.r, c.buf[:n]); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			err = errors.New("package is shorter than its size")
+			err = errors.New("blob is shorter than its size")
 		}
 		c.err = err
 		return false
@@ -198,11 +198,11 @@ func (c *chunkSource) finish() {
 	n, err := io.ReadFull(c.r, one[:])
 	switch {
 	case n > 0:
-		c.err = errors.New("package is longer than its size")
+		c.err = errors.New("blob is longer than its size")
 	case err != nil && !errors.Is(err, io.EOF):
 		c.err = err
 	case hex.EncodeToString(c.h.Sum(nil)) != c.checksum:
-		c.err = errors.New("package does not match its checksum")
+		c.err = errors.New("blob does not match its checksum")
 	default:
 		c.done = true
 	}
@@ -231,69 +231,28 @@ func (s *Store) OpenPackage(ctx context.Context, meta exam.PackageMeta) (exam.Pa
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open package %s: %w", meta.Checksum, notFound(err))
 	}
-	return &packageReader{ctx: ctx, s: s, checksum: meta.Checksum, size: size, chunk: -1}, nil
+	return s.chunkReader(ctx, "package_chunks", "checksum", meta.Checksum, size), nil
 }
 
-// packageReader is the lazy exam.PackageReader of OpenPackage.
-type packageReader struct {
-	ctx      context.Context
-	s        *Store
-	checksum string
-	size     int64
-
-	mu     sync.Mutex
-	off    int64
-	chunk  int64  // seq of the chunk in buf, -1 when none
-	buf    []byte // the current chunk
-	closed bool
-}
-
-// Read implements io.Reader.
-func (p *packageReader) Read(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return 0, errors.New("postgres: package reader is closed")
-	}
-	if p.off >= p.size {
-		return 0, io.EOF
-	}
-	if len(b) == 0 {
-		return 0, nil
-	}
-	seq := p.off / chunkSize
-	if seq != p.chunk {
-		if err := p.fetch(seq); err != nil {
-			return 0, err
+// chunkReader reads the blob whose chunks are the rows of table with
+// keyColumn = key, one chunk per query.
+func (s *Store) chunkReader(ctx context.Context, table, keyColumn, key string, size int64) *chunkio.Reader {
+	query := `SELECT data FROM ` + table + ` WHERE ` + keyColumn + ` = $1 AND seq = $2`
+	return chunkio.NewReader(size, chunkSize, func(seq int64, buf []byte) ([]byte, error) {
+		into := chunkBuffer{buf: &buf}
+		err := s.pool.QueryRow(ctx, query, key, int32(seq)).Scan(&into)
+		if errors.Is(err, pgx.ErrNoRows) {
+			err = errors.New("chunk missing: the blob was removed")
 		}
-	}
-	n := copy(b, p.buf[p.off-seq*chunkSize:])
-	p.off += int64(n)
-	return n, nil
-}
-
-// fetch loads chunk seq into buf.
-func (p *packageReader) fetch(seq int64) error {
-	p.chunk = -1
-	into := chunkBuffer{buf: &p.buf}
-	err := p.s.pool.QueryRow(p.ctx, `SELECT data FROM package_chunks WHERE checksum = $1 AND seq = $2`,
-		p.checksum, int32(seq)).Scan(&into)
-	if errors.Is(err, pgx.ErrNoRows) {
-		err = errors.New("chunk missing: the package was removed")
-	}
-	if err != nil {
-		return fmt.Errorf("postgres: read package %s chunk %d: %w", p.checksum, seq, err)
-	}
-	want := min(p.size-seq*chunkSize, chunkSize)
-	if int64(len(p.buf)) != want {
-		return fmt.Errorf("postgres: read package %s chunk %d: %d bytes, want %d", p.checksum, seq, len(p.buf), want)
-	}
-	p.chunk = seq
-	return nil
+		if err != nil {
+			return nil, fmt.Errorf("postgres: read %s %s: %w", table, key, err)
+		}
+		return buf, nil
+	})
 }
 
 // chunkBuffer scans a bytea into a reused buffer (pgtype.BytesScanner), so
-// that reading a package allocates one chunk buffer, not one per chunk.
+// that reading a blob allocates one chunk buffer, not one per chunk.
 type chunkBuffer struct{ buf *[]byte }
 
 // ScanBytes implements pgtype.BytesScanner.
@@ -302,36 +261,5 @@ func (c chunkBuffer) ScanBytes(v []byte) error {
 		return errors.New("NULL chunk")
 	}
 	*c.buf = append((*c.buf)[:0], v...)
-	return nil
-}
-
-// Seek implements io.Seeker. Seeking past the end is allowed; reads there
-// return io.EOF.
-func (p *packageReader) Seek(offset int64, whence int) (int64, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var abs int64
-	switch whence {
-	case io.SeekStart:
-		abs = offset
-	case io.SeekCurrent:
-		abs = p.off + offset
-	case io.SeekEnd:
-		abs = p.size + offset
-	default:
-		return 0, errors.New("postgres: package reader: invalid whence")
-	}
-	if abs < 0 {
-		return 0, errors.New("postgres: package reader: negative position")
-	}
-	p.off = abs
-	return abs, nil
-}
-
-// Close releases the chunk buffer. Reading after Close fails.
-func (p *packageReader) Close() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.closed, p.buf, p.chunk = true, nil, -1
 	return nil
 }

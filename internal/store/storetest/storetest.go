@@ -31,6 +31,8 @@
 //     every package written before formats were recorded.
 //   - SavePackage checks that r yields meta.Size bytes whose SHA-256 is
 //     meta.Checksum and fails, keeping the current package, when it does not.
+//   - SaveMedia of a SHA-256 stored already keeps the first record (its name
+//     and time) and need not read r; a failed SaveMedia leaves nothing.
 package storetest
 
 import (
@@ -106,6 +108,9 @@ var suite = []test{
 	{"Packages", testPackages},
 	{"PackageSharedBlob", testPackageSharedBlob},
 	{"PackageChecksumMismatch", testPackageChecksumMismatch},
+
+	{"Media", testMedia},
+	{"MediaRefused", testMediaRefused},
 
 	{"FailuresWriteNothing", testFailuresWriteNothing},
 }
