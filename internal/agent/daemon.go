@@ -19,6 +19,7 @@ import (
 
 	"github.com/seedhq/portal/internal/agent/examsrv"
 	"github.com/seedhq/portal/internal/agent/localdb"
+	"github.com/seedhq/portal/internal/agent/mediastore"
 	"github.com/seedhq/portal/internal/agent/webui"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/pkg/client"
@@ -98,8 +99,12 @@ func Run(ctx context.Context, o RunOptions) error {
 	var srv *examsrv.Server
 	var pkgMu sync.Mutex
 	var current *client.Package
+	media, err := mediastore.Open(mediastore.Dir(o.DataDir))
+	if err != nil {
+		return err
+	}
 	so := o.Sync
-	so.Logger, so.Version = log, o.Version
+	so.Logger, so.Version, so.Media = log, o.Version, media
 	so.OnPackage = func(p *client.Package, meta localdb.PackageMeta) {
 		pkgMu.Lock()
 		current = p
@@ -113,7 +118,7 @@ func Run(ctx context.Context, o RunOptions) error {
 	srv, err = examsrv.New(ctx, examsrv.Options{
 		DB: db, Now: syncer.Now, MaxStudents: cfg.MaxStudents, SchoolName: cfg.SchoolName, ServerCode: cfg.ServerCode,
 		ProctorPassword: proctorPassword, SyncStatus: func() any { return syncer.Status() },
-		OnSave: syncer.Kick, Static: webui.FS(), Logger: log.With("component", "examsrv"),
+		OnSave: syncer.Kick, Static: webui.FS(), Media: media, Logger: log.With("component", "examsrv"),
 	})
 	if err != nil {
 		return err

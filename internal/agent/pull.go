@@ -165,6 +165,12 @@ func (s *Syncer) install(ctx context.Context) error {
 	if err != nil {
 		return s.refusePackage(ctx, fmt.Errorf("cannot be decrypted or decoded: %w", err))
 	}
+	// The package is swapped in only with every image and audio it shows:
+	// the completed download stays recorded meanwhile, and the next pull
+	// installs it without moving it again.
+	if err := s.fetchMedia(ctx, p, key); err != nil {
+		return fmt.Errorf("fetch the exam media: %w", err)
+	}
 	meta := localdb.PackageMeta{ChecksumSHA256: strings.ToLower(dl.ChecksumSHA256), Version: p.Version, Size: int64(len(data)), PulledAt: s.Now()}
 	if err := s.db.SwapPackage(context.WithoutCancel(ctx), meta, data); err != nil {
 		return fmt.Errorf("store the new package: %w", err)
@@ -177,6 +183,7 @@ func (s *Syncer) install(ctx context.Context) error {
 	if s.o.OnPackage != nil {
 		s.o.OnPackage(p, meta)
 	}
+	s.pruneMedia(ctx, p)
 	return nil
 }
 

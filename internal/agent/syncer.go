@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/agent/localdb"
+	"github.com/seedhq/portal/internal/agent/mediastore"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -93,6 +94,9 @@ type SyncerOptions struct {
 	OnPackage func(p *client.Package, meta localdb.PackageMeta)
 	// Lab gives the heartbeat's figures; nil reports zeros until SetLab.
 	Lab LabStats
+	// Media holds the exams' images and audio; nil: a package that shows
+	// any is refused.
+	Media *mediastore.Store
 
 	// PushInterval is how often pending answers are pushed without a Kick;
 	// default 30 seconds.

@@ -19,18 +19,18 @@ type Kind int
 
 // The kinds of application errors.
 const (
-	Internal      Kind = iota // 500: a bug or an unavailable dependency
-	Invalid                   // 400: malformed or missing input
-	Unauthorized              // 401: no credential or a bad one
-	Forbidden                 // 403: a valid credential that may not do this
-	NotFound                  // 404: missing, or belonging to someone else
-	Conflict                  // 409: clashes with existing state
-	TooLarge                  // 413: body or upload over the limit
-	Unprocessable             // 422: well-formed but fails validation (checksums, counts)
-	RateLimited               // 429: too many requests, or temporarily refused
-	Unavailable               // 503: not ready yet (a lab server without its exam package)
-	NotAcceptable             // 406: no representation the client says it reads
-	UnsupportedMedia          // 415: a body or upload of a type that is not accepted
+	Internal         Kind = iota // 500: a bug or an unavailable dependency
+	Invalid                      // 400: malformed or missing input
+	Unauthorized                 // 401: no credential or a bad one
+	Forbidden                    // 403: a valid credential that may not do this
+	NotFound                     // 404: missing, or belonging to someone else
+	Conflict                     // 409: clashes with existing state
+	TooLarge                     // 413: body or upload over the limit
+	Unprocessable                // 422: well-formed but fails validation (checksums, counts)
+	RateLimited                  // 429: too many requests, or temporarily refused
+	Unavailable                  // 503: not ready yet (a lab server without its exam package)
+	NotAcceptable                // 406: no representation the client says it reads
+	UnsupportedMedia             // 415: a body or upload of a type that is not accepted
 )
 
 // Error is an application error with a stable code and a user-facing message.

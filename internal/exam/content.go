@@ -70,6 +70,7 @@ type renderCache struct {
 	rendered      sync.Map // sha256 of format and text -> richtext.Result
 	renderedCount atomic.Int64
 	mediaInfo     sync.Map // media sha256 -> Media, which never change
+	schoolMedia   sync.Map // npsn -> schoolMediaSet
 }
 
 // contentReport is what rendering an exam's texts found.

@@ -68,6 +68,8 @@ var (
 	ErrUnsupportedMedia = apperr.New(apperr.UnsupportedMedia, "UNSUPPORTED_MEDIA",
 		"the file is not an accepted image (PNG, JPEG, WebP) or audio (MP3, Ogg Vorbis or Opus, M4A/AAC); the type is read from the bytes, not the name")
 	ErrEmptyMedia = apperr.New(apperr.Invalid, "EMPTY_MEDIA", "the upload has no bytes")
+	// ErrMediaTooLarge refuses an upload over the largest accepted file.
+	ErrMediaTooLarge = mediaTooLarge("a media file", MaxAudioSize)
 )
 
 // mediaTooLarge is the refusal of a file over its kind's limit.
@@ -105,13 +107,13 @@ func (s *Service) UploadMedia(ctx context.Context, name string, r io.Reader) (Me
 	var tooLarge interface{ MaxBytes() int64 }
 	switch {
 	case err != nil && errors.As(err, &tooLarge):
-		return Media{}, mediaTooLarge("the file", MaxAudioSize)
+		return Media{}, ErrMediaTooLarge
 	case err != nil:
 		return Media{}, fmt.Errorf("upload media: read: %w", err)
 	case n == 0:
 		return Media{}, ErrEmptyMedia
 	case n > MaxAudioSize:
-		return Media{}, mediaTooLarge("an audio file", MaxAudioSize)
+		return Media{}, ErrMediaTooLarge
 	}
 	typ, kind, err := SniffMedia(io.NewSectionReader(f, 0, n))
 	if err != nil {

@@ -26,8 +26,10 @@ type questionJSON struct {
 	Statements []optionJSON `json:"statements,omitempty"`
 	Columns    []optionJSON `json:"columns,omitempty"`
 	Scoring    string       `json:"scoring,omitempty"`
-	Answer     []string     `json:"answer"`
-	Points     float64      `json:"points"`
+	// PlayLimit bounds the plays of the question's audio per student.
+	PlayLimit int      `json:"play_limit,omitempty"`
+	Answer    []string `json:"answer"`
+	Points    float64  `json:"points"`
 }
 
 // optionsJSON is opts as operators read them.
@@ -96,7 +98,7 @@ func newExamView(e exam.Exam, withQuestions bool) examView {
 // newQuestionJSON is q as operators read it, with its answer key.
 func newQuestionJSON(q exam.Question) questionJSON {
 	qj := questionJSON{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Options: optionsJSON(q.Options),
-		Scoring: q.Scoring, Answer: nonNil(q.Answer), Points: q.Points}
+		Scoring: q.Scoring, PlayLimit: q.PlayLimit, Answer: nonNil(q.Answer), Points: q.Points}
 	if q.Type == exam.StatementGrid {
 		qj.Statements, qj.Columns = optionsJSON(q.Statements), optionsJSON(q.Columns)
 	}
@@ -120,7 +122,7 @@ func (req createExamRequest) input() exam.ExamInput {
 	for i, q := range req.Questions {
 		in.Questions[i] = exam.Question{ID: q.ID, Type: exam.QuestionType(q.Type), Format: q.Format, Text: q.Text,
 			Options: examOptions(q.Options), Statements: examOptions(q.Statements), Columns: examOptions(q.Columns),
-			Scoring: q.Scoring, Answer: q.Answer, Points: q.Points}
+			Scoring: q.Scoring, PlayLimit: q.PlayLimit, Answer: q.Answer, Points: q.Points}
 	}
 	return in
 }

@@ -34,6 +34,7 @@ var postsWithoutKeys = map[string]string{
 	"/api/v1/sync/push-answers":                       "honours Idempotency-Key itself, stored with the answers in one transaction",
 	"/api/v1/sync/heartbeat":                          "the latest heartbeat replaces the previous one",
 	"/api/v1/admin/answers/import":                    "each batch carries its own idempotency key, stored with its answers",
+	"/api/v1/admin/media":                             "media are stored by their SHA-256: the same bytes again are the same media",
 	"/api/v1/licenses/{id}/revoke":                    "revoking twice is revoking once",
 	"/api/v1/admin/members/{id}/reset-exam-password":  "each call is meant to issue a new password",
 	"/api/v1/admin/academic-years/{id}/activate":      "activating twice is activating once",

@@ -5,6 +5,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/seedhq/portal/internal/exam"
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	"github.com/seedhq/portal/internal/httpapi/respond"
 )
@@ -104,6 +105,8 @@ func (s *server) examRoutes(r chi.Router) {
 		r.Get(v1+"/admin/exams/{id}/results", s.examResults)
 		r.Get(v1+"/admin/exams/{id}/results/{member_id}", s.answerSheet)
 		r.Get(v1+"/admin/exams/{id}/answers", s.examAnswers)
+		r.With(respond.RouteBodyLimit(exam.MaxAudioSize)).Post(v1+"/admin/media", s.uploadMedia)
+		r.Get(v1+"/admin/media/{sha256}", s.getMedia)
 
 		r.Get(v1+"/admin/login-cards", s.loginCards)
 		r.Post(v1+"/admin/members/{id}/reset-exam-password", s.resetExamPassword)
@@ -124,6 +127,7 @@ func (s *server) examRoutes(r chi.Router) {
 		r.Use(s.requireServer)
 
 		r.Get(v1+"/sync/pull-questions", s.pullQuestions)
+		r.Get(v1+"/sync/media/{sha256}", s.syncMedia)
 		r.With(respond.RouteBodyLimit(largeBodyLimit)).Post(v1+"/sync/push-answers", s.pushAnswers)
 		r.Post(v1+"/sync/heartbeat", s.heartbeat)
 	})

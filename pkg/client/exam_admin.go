@@ -185,6 +185,9 @@ type Question struct {
 	Statements []QuestionOption `json:"statements,omitempty"`
 	Columns    []QuestionOption `json:"columns,omitempty"`
 	Scoring    string           `json:"scoring,omitempty"`
+	// PlayLimit is how many times each student may play the audio the
+	// question shows (a listening item); 0 is no limit.
+	PlayLimit int `json:"play_limit,omitempty"`
 	// Answer is the answer key: option ids for choice types ("true" or
 	// "false" for true_false), accepted answers for short_answer, empty for
 	// essay.

@@ -211,18 +211,40 @@ func (d *PackageDownload) Complete() bool {
 // still tells how much was written, and the error says why; call again
 // with Offset+Written and the same IfRange.
 func (s *ExamSyncService) DownloadPackage(ctx context.Context, serverCode string, w io.Writer, opts *DownloadOptions) (*PackageDownload, *Response, error) {
+	q := url.Values{"serverCode": {serverCode}, "format": {"binary"}}
+	return s.download(ctx, "package", "sync/pull-questions", q, w, opts, true)
+}
+
+// DownloadMedia streams one media file of the school's exams (a
+// PackageMedia), encrypted with the school's package key, to w (GET
+// /api/v1/sync/media/{sha256}, lab-server JWT): the same results and
+// resumption as DownloadPackage, except that the encrypted bytes have no
+// announced checksum (Verified stays false). Decrypt them with
+// NewPackageDecrypter and check the plaintext's SHA-256 against sha256.
+func (s *ExamSyncService) DownloadMedia(ctx context.Context, serverCode, sha256 string, w io.Writer, opts *DownloadOptions) (*PackageDownload, *Response, error) {
+	sum, err := segment("media sha256", sha256)
+	if err != nil {
+		return nil, nil, err
+	}
+	q := url.Values{"serverCode": {serverCode}}
+	return s.download(ctx, "media", "sync/media/"+sum, q, w, opts, false)
+}
+
+// download runs a resumable binary download of what from path. With
+// checksummed, the ETag (or X-Checksum-SHA256) is the SHA-256 of the
+// bytes, checked on a whole download.
+func (s *ExamSyncService) download(ctx context.Context, what, path string, q url.Values, w io.Writer, opts *DownloadOptions, checksummed bool) (*PackageDownload, *Response, error) {
 	var o DownloadOptions
 	if opts != nil {
 		o = *opts
 	}
 	if o.Offset < 0 {
-		return nil, nil, errorf("download package: negative offset %d", o.Offset)
+		return nil, nil, errorf("download %s: negative offset %d", what, o.Offset)
 	}
 	if w == nil {
-		return nil, nil, errorf("download package: nil writer")
+		return nil, nil, errorf("download %s: nil writer", what)
 	}
-	q := url.Values{"serverCode": {serverCode}, "format": {"binary"}}
-	req, err := s.client.newRequest(ctx, http.MethodGet, examPrefix+"sync/pull-questions", q, nil, credBearer)
+	req, err := s.client.newRequest(ctx, http.MethodGet, examPrefix+path, q, nil, credBearer)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -244,13 +266,15 @@ func (s *ExamSyncService) DownloadPackage(ctx context.Context, serverCode string
 	defer hr.Body.Close()
 	resp := newResponse(hr)
 	d := &PackageDownload{
-		Status:         hr.StatusCode,
-		ETag:           hr.Header.Get("ETag"),
-		ChecksumSHA256: strings.ToLower(hr.Header.Get("X-Checksum-SHA256")),
-		Version:        hr.Header.Get("X-Package-Version"),
+		Status:  hr.StatusCode,
+		ETag:    hr.Header.Get("ETag"),
+		Version: hr.Header.Get("X-Package-Version"),
 	}
-	if d.ChecksumSHA256 == "" {
-		d.ChecksumSHA256 = unquoteETag(d.ETag)
+	if checksummed {
+		d.ChecksumSHA256 = strings.ToLower(hr.Header.Get("X-Checksum-SHA256"))
+		if d.ChecksumSHA256 == "" {
+			d.ChecksumSHA256 = unquoteETag(d.ETag)
+		}
 	}
 
 	switch hr.StatusCode {
@@ -268,12 +292,12 @@ func (s *ExamSyncService) DownloadPackage(ctx context.Context, serverCode string
 		n, err := io.Copy(io.MultiWriter(w, h), hr.Body)
 		d.Written = n
 		if err != nil {
-			return d, resp, fmt.Errorf("client: download package: cut after %d bytes: %w", n, err)
+			return d, resp, fmt.Errorf("client: download %s: cut after %d bytes: %w", what, n, err)
 		}
 		if d.Size < 0 {
 			d.Size = n
 		} else if n != d.Size {
-			return d, resp, fmt.Errorf("client: download package: cut after %d of %d bytes: %w", n, d.Size, io.ErrUnexpectedEOF)
+			return d, resp, fmt.Errorf("client: download %s: cut after %d of %d bytes: %w", what, n, d.Size, io.ErrUnexpectedEOF)
 		}
 		if d.ChecksumSHA256 != "" {
 			if got := hex.EncodeToString(h.Sum(nil)); got != d.ChecksumSHA256 {
@@ -286,17 +310,17 @@ func (s *ExamSyncService) DownloadPackage(ctx context.Context, serverCode string
 	case http.StatusPartialContent:
 		first, last, size, ok := parseContentRange(hr.Header.Get("Content-Range"))
 		if !ok || first != o.Offset || last < first {
-			return d, resp, errorf("download package: asked for bytes from %d, got Content-Range %q", o.Offset, hr.Header.Get("Content-Range"))
+			return d, resp, errorf("download %s: asked for bytes from %d, got Content-Range %q", what, o.Offset, hr.Header.Get("Content-Range"))
 		}
 		d.Offset, d.Size = first, size
 		want := last - first + 1
 		n, err := io.Copy(w, io.LimitReader(hr.Body, want))
 		d.Written = n
 		if err != nil {
-			return d, resp, fmt.Errorf("client: download package: cut after %d bytes: %w", n, err)
+			return d, resp, fmt.Errorf("client: download %s: cut after %d bytes: %w", what, n, err)
 		}
 		if n != want {
-			return d, resp, fmt.Errorf("client: download package: cut after %d of %d bytes: %w", n, want, io.ErrUnexpectedEOF)
+			return d, resp, fmt.Errorf("client: download %s: cut after %d of %d bytes: %w", what, n, want, io.ErrUnexpectedEOF)
 		}
 		return d, resp, nil
 

@@ -248,6 +248,22 @@ type PackageExam struct {
 	EndsAt          time.Time         `json:"ends_at"`
 	DurationMinutes int               `json:"duration_minutes"`
 	Questions       []PackageQuestion `json:"questions"`
+	// Media lists the images and audio the exam's questions show (format
+	// 2); fetch each with ExamSyncService.DownloadMedia.
+	Media []PackageMedia `json:"media,omitempty"`
+}
+
+// PackageMedia is an image or audio file an exam shows, referred to in the
+// questions' HTML as media/<SHA256>.
+type PackageMedia struct {
+	SHA256 string `json:"sha256"`
+	// Type is the MIME type: image/png, image/jpeg, image/webp, audio/mpeg,
+	// audio/ogg, audio/mp4 or audio/aac.
+	Type string `json:"type"`
+	// Kind is "image" or "audio".
+	Kind string `json:"kind"`
+	// Size is the size of the plaintext file.
+	Size int64 `json:"size"`
 }
 
 // PackageQuestion is a question as a package ships it, without its answer.
@@ -267,7 +283,10 @@ type PackageQuestion struct {
 	// Statements and Columns are a StatementGrid's (format 2).
 	Statements []QuestionOption `json:"statements,omitempty"`
 	Columns    []QuestionOption `json:"columns,omitempty"`
-	Points     float64          `json:"points"`
+	// PlayLimit is how many times each student may play the question's
+	// audio; 0 is no limit.
+	PlayLimit int     `json:"play_limit,omitempty"`
+	Points    float64 `json:"points"`
 }
 
 // PackageFormats are the package formats this package reads, as the pulls

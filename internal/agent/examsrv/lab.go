@@ -20,6 +20,7 @@ type lab struct {
 	byID       map[string]*client.PackageStudent
 	exams      map[string]*client.PackageExam
 	questions  map[string]map[string]*client.PackageQuestion // exam id -> question id
+	media      map[string]labMedia                           // exam id -> its media
 }
 
 func newLab(p *client.Package) *lab {
@@ -29,6 +30,7 @@ func newLab(p *client.Package) *lab {
 		byID:       make(map[string]*client.PackageStudent, len(p.Students)),
 		exams:      make(map[string]*client.PackageExam, len(p.Exams)),
 		questions:  make(map[string]map[string]*client.PackageQuestion, len(p.Exams)),
+		media:      make(map[string]labMedia, len(p.Exams)),
 	}
 	for i := range p.Students {
 		st := &p.Students[i]
@@ -56,6 +58,7 @@ func newLab(p *client.Package) *lab {
 			qs[q.ID] = q
 		}
 		l.questions[e.ID] = qs
+		l.media[e.ID] = indexMedia(e)
 	}
 	return l
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/seedhq/portal/internal/agent/localdb"
+	"github.com/seedhq/portal/internal/agent/mediastore"
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/pkg/client"
 )
@@ -51,6 +52,8 @@ type Options struct {
 	OnSave func()
 	// Static holds index.html, proctor.html and the assets under /static/.
 	Static fs.FS
+	// Media holds the exams' images and audio.
+	Media  *mediastore.Store
 	Logger *slog.Logger
 }
 
@@ -73,6 +76,7 @@ type Server struct {
 	lastSeen    map[string]time.Time            // member id -> last request
 	proctorSess map[string]time.Time            // SHA-256 of proctor token -> expiry
 	memberLocks map[string]*sync.Mutex          // serialises one student's writes
+	plays       map[playKey]time.Time           // started plays of limited audio -> end of their window
 }
 
 type attemptKey struct{ exam, member string }
@@ -117,6 +121,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		lastSeen:    make(map[string]time.Time),
 		proctorSess: make(map[string]time.Time),
 		memberLocks: make(map[string]*sync.Mutex),
+		plays:       make(map[playKey]time.Time),
 	}
 	var err error
 	if s.tokens, err = loadSessionTokens(ctx, o.DB, o.TokenPeriod, o.Now); err != nil {
@@ -281,8 +286,12 @@ func (s *Server) Handler() http.Handler {
 			r.Put("/exams/{exam}/answers/{question}", s.handleSaveAnswer)
 			r.Put("/exams/{exam}/flags/{question}", s.handleFlag)
 			r.Post("/exams/{exam}/finish", s.handleFinish)
+			r.Post("/exams/{exam}/plays/{question}", s.handlePlay)
 		})
 	})
+	if s.o.Media != nil {
+		r.With(s.requireStudent).Get("/media/{sha256}", s.handleMedia)
+	}
 	r.Route("/api/proctor", func(r chi.Router) {
 		r.Post("/login", s.handleProctorLogin)
 		r.Group(func(r chi.Router) {
@@ -291,6 +300,7 @@ func (s *Server) Handler() http.Handler {
 			r.Post("/token/rotate", s.handleRotateToken)
 			r.Post("/students/{member}/reset", s.handleResetStudent)
 			r.Post("/students/{member}/extend", s.handleExtend)
+			r.Post("/students/{member}/plays", s.handleGrantPlay)
 			r.Post("/locks/lift", s.handleLiftLock)
 		})
 	})

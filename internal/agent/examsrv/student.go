@@ -327,6 +327,8 @@ type questionView struct {
 	Options    []client.QuestionOption `json:"options"`
 	Answer     string                  `json:"answer"`
 	Flagged    bool                    `json:"flagged"`
+	// Plays counts the plays of the question's audio, when it has a limit.
+	Plays *playsView `json:"plays,omitempty"`
 }
 
 func (s *Server) writeAttempt(w http.ResponseWriter, r *http.Request, e *client.PackageExam, memberID string) {
@@ -346,6 +348,11 @@ func (s *Server) writeAttempt(w http.ResponseWriter, r *http.Request, e *client.
 		s.fail(w, r, fmt.Errorf("read answers: %w", err))
 		return
 	}
+	plays, err := s.db.Plays(e.ID, memberID)
+	if err != nil {
+		s.fail(w, r, fmt.Errorf("read plays: %w", err))
+		return
+	}
 	now := s.now()
 	qs := order(e, memberID)
 	views := make([]questionView, len(qs))
@@ -357,6 +364,10 @@ func (s *Server) writeAttempt(w http.ResponseWriter, r *http.Request, e *client.
 		}
 		views[i] = questionView{Number: i + 1, ID: q.ID, Type: q.Type, Text: q.Text, HTML: q.HTML, Options: opts,
 			Statements: q.Statements, Columns: q.Columns, Answer: ans.Answer, Flagged: ans.Flagged}
+		if q.PlayLimit > 0 {
+			p := newPlaysView(q.PlayLimit, plays[q.ID])
+			views[i].Plays = &p
+		}
 	}
 	finished := a.Finished() || now.After(a.Deadline)
 	out := map[string]any{

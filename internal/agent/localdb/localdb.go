@@ -45,8 +45,9 @@ var (
 	bucketOutbox     = []byte("outbox")     // sequence (8 bytes) -> client.Answer
 	bucketBatches    = []byte("batches")    // sequence (8 bytes) -> batchRecord
 	bucketExtensions = []byte("extensions") // sequence (8 bytes) -> Extension
+	bucketPlays      = []byte("plays")      // exam id \0 member id \0 question id -> Plays
 	allBuckets       = [][]byte{bucketMeta, bucketPackage, bucketDownload, bucketSessions,
-		bucketAttempts, bucketAnswers, bucketFlags, bucketOutbox, bucketBatches, bucketExtensions}
+		bucketAttempts, bucketAnswers, bucketFlags, bucketOutbox, bucketBatches, bucketExtensions, bucketPlays}
 )
 
 // initialMmapSize is the address space mapped at open: 512 MiB, virtual

@@ -102,7 +102,9 @@ func testMedia(t *testing.T, s exam.Store) {
 // bytes it holds already.
 type failingReader struct{}
 
-func (failingReader) Read([]byte) (int, error) { return 0, errors.New("read of a stored media's bytes") }
+func (failingReader) Read([]byte) (int, error) {
+	return 0, errors.New("read of a stored media's bytes")
+}
 
 func testMediaRefused(t *testing.T, s exam.Store) {
 	ctx := t.Context()

@@ -1,0 +1,98 @@
+package httpapi
+
+import (
+	"mime"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/seedhq/portal/internal/exam"
+)
+
+// mediaView is a media file as operators read it.
+type mediaView struct {
+	SHA256    string         `json:"sha256"`
+	Type      string         `json:"type"`
+	Kind      exam.MediaKind `json:"kind"`
+	Size      int64          `json:"size"`
+	Name      string         `json:"name"`
+	CreatedAt time.Time      `json:"created_at"`
+	// Reference is what a markdown text writes to show the file:
+	// ![description](media:SHA256).
+	Reference string `json:"reference"`
+}
+
+func newMediaView(m exam.Media) mediaView {
+	return mediaView{SHA256: m.SHA256, Type: m.Type, Kind: m.Kind, Size: m.Size, Name: m.Name,
+		CreatedAt: m.CreatedAt.UTC(), Reference: "media:" + m.SHA256}
+}
+
+// uploadMedia handles POST /api/v1/admin/media: the body is one image or
+// audio file, of any Content-Type (the type is read from the bytes); its
+// name is the query's name, or the filename of a Content-Disposition.
+// 201 with the media, also when the same bytes were stored already.
+func (s *server) uploadMedia(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength > exam.MaxAudioSize {
+		s.writeError(w, r, exam.ErrMediaTooLarge)
+		return
+	}
+	name := r.URL.Query().Get("name")
+	if _, params, err := mime.ParseMediaType(r.Header.Get("Content-Disposition")); name == "" && err == nil {
+		name = params["filename"]
+	}
+	m, err := s.exam.UploadMedia(r.Context(), name, r.Body)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeData(w, http.StatusCreated, newMediaView(m))
+}
+
+// getMedia handles GET /api/v1/admin/media/{sha256}: the file's bytes, for
+// operators (Range and conditional requests answered).
+func (s *server) getMedia(w http.ResponseWriter, r *http.Request) {
+	m, body, err := s.exam.OpenMedia(r.Context(), chi.URLParam(r, "sha256"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer body.Close()
+	h := w.Header()
+	h.Set("Content-Type", m.Type)
+	h.Set("ETag", `"`+m.SHA256+`"`)
+	h.Set("Cache-Control", "private, max-age=31536000, immutable")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	http.ServeContent(w, r, "", m.CreatedAt, body)
+}
+
+// syncMedia handles GET /api/v1/sync/media/{sha256} (lab-server JWT): a
+// media file of the school's exams, encrypted with its package key
+// (docs/api/exam.md, "Media"). Range and If-Range resume a cut download.
+func (s *server) syncMedia(w http.ResponseWriter, r *http.Request) {
+	id := serverFrom(r.Context())
+	if err := exam.CheckServer(id, r.URL.Query().Get("serverCode"), ""); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	sm, err := s.exam.OpenSchoolMedia(r.Context(), id.NPSN, chi.URLParam(r, "sha256"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	body, err := sm.Open()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer body.Close()
+	h := w.Header()
+	h.Set("Content-Type", "application/octet-stream")
+	h.Set("ETag", sm.ETag)
+	h.Set("Cache-Control", "private, no-cache")
+	h.Set("X-Media-SHA256", sm.SHA256)
+	h.Set("X-Media-Size", strconv.FormatInt(sm.Media.Size, 10))
+	http.ServeContent(w, r, "", time.Time{}, body)
+}
