@@ -122,4 +122,3 @@ func (s *Syncer) pruneMedia(ctx context.Context, p *client.Package) {
 		s.log.WarnContext(ctx, "remove unused media", "err", err)
 	}
 }
-

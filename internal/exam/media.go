@@ -73,7 +73,7 @@ var (
 )
 
 // mediaTooLarge is the refusal of a file over its kind's limit.
-func mediaTooLarge(what string, limit int64) error {
+func mediaTooLarge(what string, limit int64) *apperr.Error {
 	return apperr.Errorf(apperr.TooLarge, "MEDIA_TOO_LARGE", "%s is larger than %d MiB", what, limit>>20)
 }
 

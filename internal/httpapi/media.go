@@ -29,15 +29,12 @@ func newMediaView(m exam.Media) mediaView {
 		CreatedAt: m.CreatedAt.UTC(), Reference: "media:" + m.SHA256}
 }
 
-// uploadMedia handles POST /api/v1/admin/media: the body is one image or
+// uploadMedia handles POST /api/v1/admin/media (body up to
+// exam.MaxAudioSize, else 413 MEDIA_TOO_LARGE): the body is one image or
 // audio file, of any Content-Type (the type is read from the bytes); its
 // name is the query's name, or the filename of a Content-Disposition.
 // 201 with the media, also when the same bytes were stored already.
 func (s *server) uploadMedia(w http.ResponseWriter, r *http.Request) {
-	if r.ContentLength > exam.MaxAudioSize {
-		s.writeError(w, r, exam.ErrMediaTooLarge)
-		return
-	}
 	name := r.URL.Query().Get("name")
 	if _, params, err := mime.ParseMediaType(r.Header.Get("Content-Disposition")); name == "" && err == nil {
 		name = params["filename"]

@@ -105,7 +105,7 @@ func (s *server) examRoutes(r chi.Router) {
 		r.Get(v1+"/admin/exams/{id}/results", s.examResults)
 		r.Get(v1+"/admin/exams/{id}/results/{member_id}", s.answerSheet)
 		r.Get(v1+"/admin/exams/{id}/answers", s.examAnswers)
-		r.With(respond.RouteBodyLimit(exam.MaxAudioSize)).Post(v1+"/admin/media", s.uploadMedia)
+		r.With(respond.RouteBodyLimitCode(exam.MaxAudioSize, exam.ErrMediaTooLarge.Code, exam.ErrMediaTooLarge.Message)).Post(v1+"/admin/media", s.uploadMedia)
 		r.Get(v1+"/admin/media/{sha256}", s.getMedia)
 
 		r.Get(v1+"/admin/login-cards", s.loginCards)

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"net/http"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -205,4 +206,28 @@ func (s *Server) handleGrantPlay(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.InfoContext(r.Context(), "play granted", "exam", in.ExamID, "member", member, "question", in.QuestionID)
 	writeJSON(w, http.StatusOK, newPlaysView(q.PlayLimit, p))
+}
+
+// listeningItem is a question with a play limit, as the proctor picks it to
+// grant a play: its id and the start of its text (students see the
+// questions in their own orders, so numbers would differ).
+type listeningItem struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+	Limit int    `json:"limit"`
+}
+
+// listeningItems lists e's questions with a play limit.
+func listeningItems(e *client.PackageExam) []listeningItem {
+	out := []listeningItem{}
+	for _, q := range e.Questions {
+		if q.PlayLimit > 0 {
+			label := strings.Join(strings.Fields(q.Text), " ")
+			if r := []rune(label); len(r) > 60 {
+				label = string(r[:60]) + "…"
+			}
+			out = append(out, listeningItem{ID: q.ID, Label: label, Limit: q.PlayLimit})
+		}
+	}
+	return out
 }

@@ -118,7 +118,8 @@ func (s *Server) handleProctorState(w http.ResponseWriter, _ *http.Request) {
 	exams := make([]map[string]any, 0, len(s.pkg.pkg.Exams))
 	for _, e := range s.pkg.pkg.Exams {
 		exams = append(exams, map[string]any{"id": e.ID, "title": e.Title, "subject": e.Subject, "starts_at": e.StartsAt,
-			"ends_at": e.EndsAt, "duration_minutes": e.DurationMinutes, "question_count": len(e.Questions)})
+			"ends_at": e.EndsAt, "duration_minutes": e.DurationMinutes, "question_count": len(e.Questions),
+			"listening": listeningItems(&e)})
 	}
 	out["exams"] = exams
 

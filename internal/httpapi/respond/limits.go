@@ -62,11 +62,18 @@ func LimitBody(n int64) func(http.Handler) http.Handler {
 // declared Content-Length over n is answered 413 at once, before the body is
 // read.
 func RouteBodyLimit(n int64) func(http.Handler) http.Handler {
+	return RouteBodyLimitCode(n, CodeBodyTooLarge, "request body is larger than the limit of "+ByteSize(n))
+}
+
+// RouteBodyLimitCode is RouteBodyLimit answering a declared Content-Length
+// over n with the route's own code and message (an upload's
+// MEDIA_TOO_LARGE, say); the handler answers a longer body that declared no
+// length, when reading fails with *http.MaxBytesError.
+func RouteBodyLimitCode(n int64, code, message string) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.ContentLength > n {
-				ErrorStatus(w, http.StatusRequestEntityTooLarge, CodeBodyTooLarge,
-					"request body is larger than the limit of "+ByteSize(n))
+				ErrorStatus(w, http.StatusRequestEntityTooLarge, code, message)
 				return
 			}
 			setBodyLimit(w, r, n)

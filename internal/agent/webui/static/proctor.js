@@ -17,6 +17,7 @@
  *   #locks, #locks-list                             computers locked after too many wrong passwords
  *     .lift-lock[data-address]                      "Buka kunci"
  *     .extend-time[data-student-id][data-exam-id]   "Tambah waktu" (asks minutes and reason)
+ *     .grant-play[data-student-id][data-exam-id]    "Tambah putar audio" (one more play of a listening item)
  *   #proctor-message                                result of the last action
  *   #poll-status                                    last refresh / connection problem
  */
@@ -341,6 +342,13 @@
       x.setAttribute('data-student-id', String(s.id));
       x.setAttribute('data-exam-id', String(a.exam_id));
       td.appendChild(x);
+      if (listening(a.exam_id).length) {
+        var p = make('button', 'btn btn-small btn-light grant-play', 'Tambah putar audio');
+        p.type = 'button';
+        p.setAttribute('data-student-id', String(s.id));
+        p.setAttribute('data-exam-id', String(a.exam_id));
+        td.appendChild(p);
+      }
     }
     return tr;
   }
@@ -379,7 +387,44 @@
     var s = findStudent(id);
     if (hasClass(b, 'reset-login')) { resetLogin(b, id, s); }
     if (hasClass(b, 'extend-time')) { extendTime(b, id, s, b.getAttribute('data-exam-id')); }
+    if (hasClass(b, 'grant-play')) { grantPlay(b, id, s, b.getAttribute('data-exam-id')); }
   });
+
+  // listening returns the questions of an exam whose audio has a play limit.
+  function listening(examId) {
+    var es = (last && last.exams) || [];
+    for (var i = 0; i < es.length; i++) {
+      if (String(es[i].id) === String(examId)) { return es[i].listening || []; }
+    }
+    return [];
+  }
+
+  function grantPlay(b, id, s, examId) {
+    var items = listening(examId);
+    var pick = 0;
+    if (items.length > 1) {
+      var lines = [];
+      for (var i = 0; i < items.length; i++) { lines.push((i + 1) + ') ' + items[i].id + ': ' + items[i].label); }
+      var n = window.prompt('Tambah satu kali putar audio untuk ' + who(s, id) + '.\n\nSoal yang mana?\n' +
+        lines.join('\n'), '1');
+      if (n === null) { return; }
+      pick = parseInt(n, 10) - 1;
+      if (!/^\s*\d+\s*$/.test(n) || pick < 0 || pick >= items.length) {
+        message($('proctor-message'), 'Pilih nomor 1 sampai ' + items.length + '.');
+        return;
+      }
+    } else if (!window.confirm('Tambah satu kali putar audio soal ' + items[0].id + ' untuk ' + who(s, id) + '?')) {
+      return;
+    }
+    b.disabled = true;
+    api('POST', '/api/proctor/students/' + encodeURIComponent(id) + '/plays',
+      { exam_id: examId, question_id: items[pick].id }, function (err, p) {
+        b.disabled = false;
+        if (err) { message($('proctor-message'), 'Tambah putar gagal: ' + err.message); return; }
+        message($('proctor-message'), who(s, id) + ' dapat memutar audio soal ' + items[pick].id + ' ' +
+          p.left + ' kali lagi.');
+      });
+  }
 
   function resetLogin(b, id, s) {
     if (!window.confirm('Reset login ' + who(s, id) + '?\n\nSesi siswa ini diakhiri sehingga ia bisa masuk ' +

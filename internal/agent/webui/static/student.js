@@ -545,6 +545,7 @@
     var qt = $('question-text');
     qt.className = 'q-text';
     setContent(qt, q);
+    if (q.plays) { limitAudio(qt, q); }
     renderAnswer(q);
     $('prev-question').disabled = i === 0;
     setText($('next-question'), i === exam.questions.length - 1 ? 'Periksa \u203a' : 'Berikutnya \u203a');
@@ -553,6 +554,71 @@
     updateSaveStatus();
     remember();
     if (window.scrollTo) { window.scrollTo(0, 0); }
+  }
+
+  // limitAudio replaces the players of a listening item (an audio with a
+  // play limit) by a play button: the lab server counts each play, and
+  // serves the audio only during a play it counted.
+  function limitAudio(area, q) {
+    var players = area.getElementsByTagName('audio');
+    for (var i = 0; i < players.length; i++) {
+      var audio = players[i];
+      var src = audio.getAttribute('src');
+      audio.removeAttribute('src');
+      audio.removeAttribute('controls');
+      audio.setAttribute('preload', 'none');
+      var box = make('div', 'play-box');
+      var button = make('button', 'btn play-button');
+      button.type = 'button';
+      var note = make('span', 'play-note');
+      note.setAttribute('aria-live', 'polite');
+      box.appendChild(button);
+      box.appendChild(note);
+      audio.parentNode.insertBefore(box, audio.nextSibling);
+      wirePlay(q, audio, src, button, note);
+    }
+  }
+
+  function wirePlay(q, audio, src, button, note) {
+    var g = gen;
+    var playing = false;
+    function paint() {
+      var label = audio.getAttribute('aria-label') || 'audio';
+      setText(button, (playing ? 'Sedang diputar: ' : '\u25b6 Putar: ') + label);
+      button.disabled = playing || q.plays.left <= 0;
+      setText(note, q.plays.left > 0 ?
+        'Sisa ' + q.plays.left + ' dari ' + q.plays.limit + ' kali putar.' :
+        'Audio ini sudah diputar ' + q.plays.used + ' kali (batasnya ' + q.plays.limit + '). Minta pengawas jika perlu satu kali lagi.');
+    }
+    on(audio, 'ended', function () { playing = false; paint(); });
+    on(audio, 'error', function () {
+      if (!playing) { return; }
+      playing = false;
+      paint();
+      setText(note, 'Audio tidak dapat diputar. Beri tahu pengawas.');
+    });
+    on(button, 'click', function () {
+      if (playing || q.plays.left <= 0) { return; }
+      button.disabled = true;
+      api('POST', examPath(exam.id, '/plays/' + encodeURIComponent(q.id)), null, function (err, p) {
+        if (g !== gen) { return; }
+        if (err) {
+          if (err.code === 'NO_PLAYS_LEFT') { q.plays.left = 0; }
+          paint();
+          setText(note, err.message || 'Audio tidak dapat diputar.');
+          return;
+        }
+        q.plays = p;
+        playing = true;
+        paint();
+        audio.setAttribute('src', src + '?play=' + p.used);
+        var started = audio.play();
+        if (started && started['catch']) {
+          started['catch'](function () { playing = false; paint(); });
+        }
+      });
+    });
+    paint();
   }
 
   function optionsOf(q) {
