@@ -30,6 +30,7 @@ const (
 	pathVerify    = "/api/v1/sync/verify-server"
 	pathPull      = "/api/v1/sync/pull-questions"
 	pathPush      = "/api/v1/sync/push-answers"
+	pathMedia     = "/api/v1/sync/media/"
 	pathHeartbeat = "/api/v1/sync/heartbeat"
 )
 
@@ -285,6 +286,7 @@ type testTransport struct {
 
 	down         atomic.Bool  // every request fails as if the network were down
 	cutAt        atomic.Int64 // the next package body is cut after this many bytes (once)
+	cutMediaAt   atomic.Int64 // the next media body is cut after this many bytes (once)
 	downAfterCut atomic.Bool  // ... and the network goes down then
 	corrupt      atomic.Bool  // one byte of every whole package body is flipped
 	dropPushes   atomic.Int32 // the answers of this many pushes (stored by the portal) are lost
@@ -331,6 +333,10 @@ func (tr *testTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 			}}
 		} else if tr.corrupt.Load() && resp.StatusCode == http.StatusOK {
 			resp.Body = &flipBody{rc: resp.Body, at: 100}
+		}
+	case strings.HasPrefix(ex.Path, pathMedia) && resp.StatusCode == http.StatusOK:
+		if n := tr.cutMediaAt.Swap(0); n > 0 {
+			resp.Body = &cutBody{rc: resp.Body, left: n}
 		}
 	case ex.Path == pathPush && resp.StatusCode == http.StatusOK && tr.dropPushes.Add(-1) >= 0:
 		io.Copy(io.Discard, resp.Body)
