@@ -134,7 +134,7 @@ func newPlaysView(limit int, p localdb.Plays) playsView {
 // NO_PLAYS_LEFT when none is left), and the audio may be fetched for
 // playWindow.
 func (s *Server) handlePlay(w http.ResponseWriter, r *http.Request) {
-	e, q, err := s.questionFor(r, &struct{}{})
+	e, q, err := s.questionFor(r, nil)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -403,14 +403,16 @@ func (s *Server) writeFailed(ctx context.Context, k attemptKey, err error) error
 }
 
 // questionFor returns the exam and question of the request's {exam} and
-// {question}, and decodes its body into in.
+// {question}, and decodes its body into in (nil: the body is ignored).
 func (s *Server) questionFor(r *http.Request, in any) (*client.PackageExam, *client.PackageQuestion, error) {
 	e, err := s.examFor(r)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := decodeJSON(r, in); err != nil {
-		return nil, nil, err
+	if in != nil {
+		if err := decodeJSON(r, in); err != nil {
+			return nil, nil, err
+		}
 	}
 	s.mu.Lock()
 	q, ok := s.pkg.questions[e.ID][chi.URLParam(r, "question")]
