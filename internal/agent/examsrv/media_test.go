@@ -20,7 +20,7 @@ import (
 func sum(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 
 // mediaFiles are the files of mediaPackage.
-var mediaFiles = map[string][]byte{"image": testkit.PNG(320, 200, 9), "audio": testkit.ToneMP3}
+var mediaFiles = map[string][]byte{"image": testkit.ChartPNG(320, 200, 40, 85, 60, 25), "audio": testkit.ToneMP3}
 
 // mediaPackage is testPackage with exam e1's first question showing an
 // image and its second a listening item (an audio played at most twice),

@@ -584,7 +584,7 @@
     var playing = false;
     function paint() {
       var label = audio.getAttribute('aria-label') || 'audio';
-      setText(button, (playing ? 'Sedang diputar: ' : '\u25b6 Putar: ') + label);
+      setText(button, (playing ? 'Sedang diputar: ' : q.plays.left <= 0 ? 'Sudah diputar: ' : '\u25b6 Putar: ') + label);
       button.disabled = playing || q.plays.left <= 0;
       setText(note, q.plays.left > 0 ?
         'Sisa ' + q.plays.left + ' dari ' + q.plays.limit + ' kali putar.' :

@@ -1,0 +1,113 @@
+package examsrv_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/seedhq/portal/internal/agent/examsrv"
+	"github.com/seedhq/portal/internal/agent/localdb"
+	"github.com/seedhq/portal/internal/agent/webui"
+	"github.com/seedhq/portal/internal/testkit"
+)
+
+// findQuestion shows the question whose text contains s (the order is the
+// student's own) and returns its number.
+func (p *studentPage) findQuestion(s string, total int) int {
+	p.t.Helper()
+	for n := 1; n <= total; n++ {
+		p.goTo(n, total)
+		if strings.Contains(p.eval("the question's text", `document.getElementById('question-text').textContent`, false), s) {
+			return n
+		}
+	}
+	p.t.Fatalf("no question shows %q", s)
+	return 0
+}
+
+// TestBrowserMedia shows an image and a listening item in Chromium, at a
+// desktop's width, a small laptop's and a phone's: the image loads with its
+// alt text (markup in it dropped, never run), the audio plays through the play
+// button, twice and no more, and the count survives a reload.
+func TestBrowserMedia(t *testing.T) {
+	execPath := testkit.FindBrowser(t, "the student page")
+	for _, width := range []int{1280, 1024, 390} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			start := time.Now()
+			now := func() time.Time { return t0.Add(10*time.Minute + time.Since(start)) }
+			pkg, store := mediaPackage(t)
+			l := newLabWith(t, filepath.Join(t.TempDir(), localdb.FileName), 0, testkit.NewClock(t0), 3, localdb.Options{NoSync: true},
+				func(o *examsrv.Options) { o.Static = webui.FS(); o.Now = now; o.Media = store })
+			l.srv.SetPackage(pkg)
+			ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+			defer cancel()
+			bctx, cancelBrowser := testkit.NewBrowser(ctx, execPath, width, 900)
+			defer cancelBrowser()
+			p := &studentPage{t: t, ctx: bctx}
+			p.watch()
+			p.signIn(l.url, l.token())
+			p.do("start e1",
+				chromedp.WaitVisible(chromedp.CSS(`.exam-item[data-exam-id="e1"] .start-exam`)),
+				chromedp.Click(chromedp.CSS(`.exam-item[data-exam-id="e1"] .start-exam`)),
+				chromedp.WaitVisible(chromedp.ID("exam-view")),
+			)
+			total := p.count(".nav-item")
+
+			p.findQuestion("wettest", total)
+			p.waitTrue("the image loaded", `(function(){var i=document.querySelector('#question-text img');return !!i && i.complete && i.naturalWidth === 320;})()`)
+			if alt := p.eval("alt text", `document.querySelector('#question-text img').alt`, false); alt != "A bar chart of rainfall, March highest" {
+				t.Fatalf("alt = %q", alt)
+			}
+			if n := p.count("#question-text b"); n != 0 {
+				t.Fatal("markup in the alt text became elements")
+			}
+			if width == 1280 {
+				p.shot("student-media")
+			}
+
+			listening := p.findQuestion("What did you hear", total)
+			if n := p.count("#question-text audio[controls]"); n != 0 {
+				t.Fatal("a listening item shows the browser's own player")
+			}
+			note := func() string { return p.text("#question-text .play-note") }
+			if got := note(); !strings.Contains(got, "Sisa 2 dari 2") {
+				t.Fatalf("before any play: %q", got)
+			}
+			if width == 390 {
+				p.shot("student-listening-phone")
+			}
+			if width != 1280 {
+				return
+			}
+			play := func() {
+				p.do("play", chromedp.Focus(chromedp.CSS(`#question-text .play-button`)), chromedp.KeyEvent("\r"))
+				p.waitTrue("the audio has a duration and played to its end",
+					`(function(){var a=document.querySelector('#question-text audio');return a.duration > 1.5 && a.duration < 2.5 && a.ended;})()`)
+			}
+			play()
+			p.waitTrue("one play left", `document.querySelector('#question-text .play-note').textContent.indexOf('Sisa 1 dari 2') >= 0`)
+
+			p.do("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("exam-view")))
+			p.goTo(listening, total)
+			if got := note(); !strings.Contains(got, "Sisa 1 dari 2") {
+				t.Fatalf("after a reload: %q", got)
+			}
+			play()
+			p.waitTrue("no play left, the button disabled",
+				`document.querySelector('#question-text .play-button').disabled && document.querySelector('#question-text .play-note').textContent.indexOf('sudah diputar 2 kali') >= 0`)
+			p.shot("student-listening")
+			// The page's limit is the lab server's: a third play is refused.
+			status := p.eval("a third play", `(function(){var x=new XMLHttpRequest();x.open('POST','/api/student/exams/e1/plays/q2',false);`+
+				`x.setRequestHeader('Content-Type','application/json');x.send('{}');return String(x.status);})()`, false)
+			if status != "409" {
+				t.Fatalf("a third play answered %s", status)
+			}
+			p.checkClean()
+		})
+	}
+}
