@@ -150,6 +150,10 @@ func New(o Options) http.Handler {
 	r.Method(http.MethodGet, "/exams/{id}/edit", c.operator(http.HandlerFunc(c.editExam)))
 	r.With(limitBody(maxExamFormSize)).Method(http.MethodPost, "/exams/{id}/edit", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.saveExam)))))
 	r.Method(http.MethodPost, "/exams/{id}/delete", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.deleteExam)))))
+	r.With(respond.RouteBodyLimitCode(exam.MaxAudioSize, exam.ErrMediaTooLarge.Code, exam.ErrMediaTooLarge.Message)).Method(http.MethodPost, "/exams/media", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.uploadMedia)))))
+	// The editor's preview shows media/<sha256> relative to its URL.
+	r.Method(http.MethodGet, "/exams/media/{sha256}", c.operator(http.HandlerFunc(c.media)))
+	r.Method(http.MethodGet, "/exams/{id}/media/{sha256}", c.operator(http.HandlerFunc(c.media)))
 	r.Method(http.MethodGet, "/exams/{id}/results", c.operator(http.HandlerFunc(c.results)))
 	r.Method(http.MethodGet, "/exams/{id}/results.csv", c.operator(http.HandlerFunc(c.resultsCSV)))
 	r.Method(http.MethodGet, "/api-keys", c.operator(http.HandlerFunc(c.apiKeys)))
@@ -320,7 +324,13 @@ func session(r *http.Request, a area) string {
 func (c *console) checkCSRF(a area, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		want := c.csrfToken(session(r, a))
-		if subtle.ConstantTimeCompare([]byte(r.PostFormValue("csrf")), []byte(want)) != 1 {
+		// A script's upload of raw bytes sends the token in a header; a
+		// form posts it as a field.
+		got := r.Header.Get("X-CSRF-Token")
+		if got == "" {
+			got = r.PostFormValue("csrf")
+		}
+		if subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
 			http.Error(w, "the form's security token is missing or stale: reload the page", http.StatusForbidden)
 			return
 		}

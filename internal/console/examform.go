@@ -49,6 +49,8 @@ type questionForm struct {
 	// Statements and Columns are a statement grid's, one "id: text" a
 	// line; Scoring is "" or "partial".
 	Statements, Columns, Scoring string
+	// PlayLimit bounds the plays of the question's audio ("" or "0": none).
+	PlayLimit string
 	// Preview is set after "Preview" or a save with problems: the texts as
 	// a student's page shows them (the same renderer, the same allow-list),
 	// and what renders otherwise than written.
@@ -109,6 +111,9 @@ func formOfExam(e exam.Exam) examForm {
 	for _, q := range e.Questions {
 		qf := questionForm{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Points: strconv.FormatFloat(q.Points, 'f', -1, 64)}
 		qf.Options, qf.Statements, qf.Scoring = optionLines(q.Options), optionLines(q.Statements), q.Scoring
+		if q.PlayLimit > 0 {
+			qf.PlayLimit = strconv.Itoa(q.PlayLimit)
+		}
 		if q.Type == exam.StatementGrid {
 			qf.Columns = optionLines(q.Columns)
 		}
@@ -138,7 +143,7 @@ func parseExamForm(r *http.Request) examForm {
 		}
 		f.Questions = append(f.Questions, questionForm{ID: v(p + "id"), Type: v(p + "type"), Format: v(p + "format"), Text: v(p + "text"),
 			Options: v(p + "options"), Answer: v(p + "answer"), Points: v(p + "points"),
-			Statements: v(p + "statements"), Columns: v(p + "columns"), Scoring: v(p + "scoring")})
+			Statements: v(p + "statements"), Columns: v(p + "columns"), Scoring: v(p + "scoring"), PlayLimit: v(p + "play_limit")})
 	}
 	return f
 }
@@ -173,6 +178,11 @@ func (f examForm) input() (exam.ExamInput, error) {
 		if qf.Points != "" {
 			if q.Points, err = strconv.ParseFloat(qf.Points, 64); err != nil {
 				return in, errForm("question %d: the points must be a number", i+1)
+			}
+		}
+		if qf.PlayLimit != "" {
+			if q.PlayLimit, err = strconv.Atoi(qf.PlayLimit); err != nil {
+				return in, errForm("question %d: the plays of its audio must be a whole number", i+1)
 			}
 		}
 		if q.Type == exam.ShortAnswer || q.Type == exam.StatementGrid {

@@ -1,0 +1,49 @@
+// The exam editor's media upload: the file is sent as it is (the portal
+// reads its type from its bytes), then ![description](media:SHA256) is
+// inserted at the cursor of the chosen question's text, which becomes
+// Markdown. Without this script the editor works; media then come through
+// the API.
+(function () {
+  'use strict';
+  var box = document.getElementById('media-insert');
+  if (!box || !window.fetch) { return; }
+  box.hidden = false;
+  var status = document.getElementById('media-status');
+  var say = function (msg) { status.textContent = msg; };
+  var fill = function (tpl, v) { return tpl.replace('%s', v); };
+
+  document.getElementById('media-upload').addEventListener('click', function () {
+    var file = document.getElementById('media-file').files[0];
+    var alt = document.getElementById('media-alt').value.replace(/[\[\]\n\r]/g, ' ').trim();
+    var target = document.getElementById('media-target').value;
+    if (!file) { say(box.dataset.needFile); return; }
+    if (!alt) { say(box.dataset.needAlt); return; }
+    var text = document.getElementById('q' + target + '-text');
+    var format = document.getElementById('q' + target + '-format');
+    if (!text) { return; }
+    var button = this;
+    button.disabled = true;
+    fetch(box.dataset.upload + '?name=' + encodeURIComponent(file.name), {
+      method: 'POST', body: file, credentials: 'same-origin',
+      headers: { 'X-CSRF-Token': box.dataset.csrf, 'Content-Type': 'application/octet-stream' }
+    }).then(function (resp) {
+      return resp.json().then(function (body) { return { ok: resp.ok, body: body }; });
+    }).then(function (r) {
+      button.disabled = false;
+      if (!r.ok) { say(fill(box.dataset.failed, r.body.error || r.body.code || '?')); return; }
+      var snippet = '![' + alt + '](' + r.body.reference + ')';
+      var at = text.selectionStart || text.value.length;
+      var before = text.value.slice(0, at), after = text.value.slice(at);
+      if (before && !/\n$/.test(before)) { snippet = '\n\n' + snippet; }
+      if (after && !/^\n/.test(after)) { snippet += '\n\n'; }
+      text.value = before + snippet + after;
+      if (format) { format.value = 'markdown'; }
+      document.getElementById('media-alt').value = '';
+      document.getElementById('media-file').value = '';
+      say(fill(box.dataset.done, String(+target + 1)));
+    })['catch'](function (err) {
+      button.disabled = false;
+      say(fill(box.dataset.failed, String(err)));
+    });
+  });
+}());
