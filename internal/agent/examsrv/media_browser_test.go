@@ -32,8 +32,9 @@ func (p *studentPage) findQuestion(s string, total int) int {
 
 // TestBrowserMedia shows an image and a listening item in Chromium, at a
 // desktop's width, a small laptop's and a phone's: the image loads with its
-// alt text (markup in it dropped, never run), the audio plays through the play
-// button, twice and no more, and the count survives a reload.
+// alt text (markup in it dropped, never run), the audio plays through the
+// play button, twice and no more, and the count survives a reload; the
+// text-size control enlarges the page without sideways scrolling.
 func TestBrowserMedia(t *testing.T) {
 	execPath := testkit.FindBrowser(t, "the student page")
 	for _, width := range []int{1280, 1024, 390} {
@@ -80,6 +81,18 @@ func TestBrowserMedia(t *testing.T) {
 			}
 			if width == 390 {
 				p.shot("student-listening-phone")
+			}
+			if width == 1024 {
+				// The text-size control: larger text and images, no
+				// sideways scrolling, and the choice kept on reload.
+				p.findQuestion("wettest", total)
+				p.do("largest text", chromedp.Click(chromedp.CSS(`[data-text-size="2"]`)))
+				p.waitTrue("the image is drawn larger", `document.querySelector('#question-text img').getBoundingClientRect().width > 400`)
+				p.waitTrue("nothing scrolls sideways", `document.documentElement.scrollWidth <= window.innerWidth`)
+				p.do("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("exam-view")))
+				p.waitTrue("the size is kept", `document.querySelector('main').className.indexOf('text-size-2') >= 0 &&
+					document.querySelector('[data-text-size="2"]').getAttribute('aria-pressed') === 'true'`)
+				p.shot("student-text-size")
 			}
 			if width != 1280 {
 				return

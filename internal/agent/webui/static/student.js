@@ -230,6 +230,24 @@
     });
   });
 
+  // ---------- text size ----------
+
+  var SIZE_KEY = 'labagent.text-size';
+  function setTextSize(n) {
+    var page = document.getElementsByTagName('main')[0];
+    page.className = page.className.replace(/ ?text-size-\d/g, '') + (n > 0 ? ' text-size-' + n : '');
+    var bs = document.querySelectorAll('[data-text-size]');
+    for (var i = 0; i < bs.length; i++) {
+      bs[i].setAttribute('aria-pressed', String(+bs[i].getAttribute('data-text-size') === n));
+    }
+    if (local) { try { local.setItem(SIZE_KEY, String(n)); } catch (e) { /* full or private */ } }
+  }
+  on(document.querySelector('.text-size'), 'click', function (e) {
+    var b = closest(e.target, 'data-text-size');
+    if (b) { setTextSize(+b.getAttribute('data-text-size')); }
+  });
+  setTextSize(Math.min(Math.max(+((local && local.getItem(SIZE_KEY)) || 0) || 0, 0), 2));
+
   on($('logout'), 'click', function () {
     if (exam && unsavedCount(true) > 0 &&
         !window.confirm('Ada jawaban yang belum tersimpan. Tetap keluar?')) {
