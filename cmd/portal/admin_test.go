@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seedhq/portal/internal/testkit"
 	"github.com/seedhq/portal/internal/testkit/proc"
 	"github.com/seedhq/portal/pkg/client"
 )
@@ -233,6 +234,21 @@ func TestAdminCommands(t *testing.T) {
 	badExam := filepath.Join(dir, "bad-exam.json")
 	os.WriteFile(badExam, []byte("{\n\"title\": \"x\",\n}"), 0o600)
 	a.mustFail(1, "bad-exam.json: line 3", "exam", "create", "--file", badExam)
+
+	// Media: uploaded from files, typed by their bytes.
+	chart, tone := filepath.Join(dir, "chart.png"), filepath.Join(dir, "tone.mp3")
+	os.WriteFile(chart, testkit.ChartPNG(60, 40, 20, 80), 0o600)
+	os.WriteFile(tone, testkit.ToneMP3, 0o600)
+	var media []client.Media
+	a.mustJSON(&media, "exam", "media", chart, tone)
+	if len(media) != 2 || media[0].Type != "image/png" || media[0].Name != "chart.png" || media[1].Kind != "audio" ||
+		!strings.HasPrefix(media[1].Reference, "media:") {
+		t.Errorf("exam media: %+v", media)
+	}
+	if out := a.mustRun("exam", "media", chart, "--output", "table"); !strings.Contains(out, "REFERENCE") || !strings.Contains(out, media[0].Reference) {
+		t.Errorf("exam media --output table:\n%s", out)
+	}
+	a.mustFail(1, "error: UNSUPPORTED_MEDIA: ", "exam", "media", badExam)
 
 	// API keys.
 	var key struct {
