@@ -139,7 +139,7 @@ fuzz-brief: ## every fuzz target for 2,000 inputs (part of make test; about a mi
 .PHONY: bench
 bench: pgcheck ## micro benchmarks, then the load runs on PostgreSQL and bbolt (docs/benchmarks.md)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s ./...
-	$(GO) test -tags loadtest -run '^(TestLoad|TestLabagentLoad|TestRedirectLoad|TestLinkListLoad|TestVisitStatsLoad|TestOrderingLoad|TestConsoleLoad)$$' -count=1 -v -timeout 60m ./internal/loadtest
+	$(GO) test -tags loadtest -run '^(TestLoad|TestLabagentLoad|TestMediaLoad|TestRedirectLoad|TestLinkListLoad|TestVisitStatsLoad|TestOrderingLoad|TestConsoleLoad)$$' -count=1 -v -timeout 60m ./internal/loadtest
 
 .PHONY: loadtest
 LOADTEST_DURATION ?= 60s
