@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/seedhq/portal/internal/agent"
+	"github.com/seedhq/portal/internal/testkit"
+	"github.com/seedhq/portal/pkg/client"
+)
+
+// richExam is an exam of every kind of content a school paper has, its
+// media uploaded through op: the formula fixture, a table, an image, a
+// statement grid, a listening item played at most twice and an essay.
+func richExam(t *testing.T, op *client.Client) *client.ExamRequest {
+	t.Helper()
+	upload := func(name string, data []byte) string {
+		m, _, err := op.Exam.Admin.UploadMedia(t.Context(), name, bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("upload %s: %v", name, err)
+		}
+		return m.Reference
+	}
+	chart := upload("rainfall.png", testkit.ChartPNG(360, 200, 35, 90, 60, 20))
+	tone := upload("listening-1.mp3", testkit.ToneMP3)
+	starts, ends := openWindow()
+	opts := []client.QuestionOption{{ID: "a", Text: "$\\frac{7}{4}$"}, {ID: "b", Text: "$\\sqrt{3}$"}}
+	return &client.ExamRequest{Title: "Ujian Lengkap", Subject: "Campuran", StartsAt: starts, EndsAt: ends, DurationMinutes: 90,
+		Questions: []client.Question{
+			{ID: "math", Type: client.SingleChoice, Format: "markdown", Points: 2, Answer: []string{"a"}, Options: opts,
+				Text: "Hitung $\\frac{3}{4} + 1$, lalu bandingkan dengan $$\\int_0^1 x^2\\,dx$$ dan $\\ce{H2SO4}$, $\\vec{v}$, $\\alpha \\le \\beta$."},
+			{ID: "chart", Type: client.SingleChoice, Format: "markdown", Points: 1, Answer: []string{"b"},
+				Options: []client.QuestionOption{{ID: "a", Text: "Januari"}, {ID: "b", Text: "Februari"}},
+				Text: "![Curah hujan per bulan: Februari tertinggi](" + chart + ")\n\n| Bulan | mm |\n|---|--:|\n| Jan | 35 |\n\nBulan paling basah?"},
+			{ID: "grid", Type: client.StatementGrid, Format: "markdown", Points: 2, Scoring: "partial", Text: "Benar atau salah?",
+				Statements: []client.QuestionOption{{ID: "s1", Text: "$2$ bilangan prima"}, {ID: "s2", Text: "$9$ bilangan prima"}},
+				Answer:     []string{"s1=true", "s2=false"}},
+			{ID: "listen", Type: client.ShortAnswer, Format: "markdown", Points: 1, PlayLimit: 2, Answer: []string{"nada"},
+				Text: "![Listening 1: sebuah nada](" + tone + ")\n\nApa yang kamu dengar?"},
+			{ID: "essay", Type: client.Essay, Points: 5, Text: "Jelaskan siklus air."},
+		}}
+}
+
+// TestBrowserRichExamEndToEnd: an exam with formulas, a table, an image, a
+// statement grid, a listening item and an essay goes from the real portal
+// to the real labagent, and a student takes it in Chromium: the formulas are
+// MathML, the image loads with its description, the audio plays twice and
+// no more; the answers are pushed and scored on the portal.
+func TestBrowserRichExamEndToEnd(t *testing.T) {
+	t.Parallel()
+	execPath := testkit.FindBrowser(t, "the student page")
+	p := startPortal(t, portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata")})
+	op := p.operator()
+	sch := setupSchool(t, p, []string{"ani"}, richExam(t, op))
+	examID := sch.exams[0].ID
+	lab := enrollLab(t, p.URL, sch)
+	lab.start()
+	lab.waitPackage()
+	token := lab.proctorToken()
+
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	bctx, cancelBrowser := testkit.NewBrowser(ctx, execPath, 1280, 900)
+	defer cancelBrowser()
+	run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(bctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	wait := func(what, expr string) {
+		t.Helper()
+		if _, err := chromedp.Run(bctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(50*time.Millisecond),
+			chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+			t.Fatalf("wait until %s: %v", what, err)
+		}
+	}
+	text := func(expr string) string {
+		t.Helper()
+		s, err := chromedp.Run(bctx, chromedp.Evaluate[string](expr))
+		if err != nil {
+			t.Fatalf("evaluate %s: %v", expr, err)
+		}
+		return s
+	}
+	run("sign in and start the exam",
+		chromedp.Navigate(lab.lanURL()),
+		chromedp.WaitVisible(chromedp.ID("login-form")),
+		chromedp.SendKeys(chromedp.ID("username"), "ani"),
+		chromedp.SendKeys(chromedp.ID("password"), sch.passwords["ani"]),
+		chromedp.SendKeys(chromedp.ID("token"), token),
+		chromedp.Click(chromedp.ID("login-submit")),
+		chromedp.WaitVisible(chromedp.CSS(`.exam-item[data-exam-id="`+examID+`"] .start-exam`)),
+		chromedp.Click(chromedp.CSS(`.exam-item[data-exam-id="`+examID+`"] .start-exam`)),
+		chromedp.WaitVisible(chromedp.ID("exam-view")),
+	)
+	total, err := chromedp.Run(bctx, chromedp.Evaluate[int](`document.querySelectorAll('.nav-item').length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	show := func(needle string) {
+		t.Helper()
+		for n := 1; n <= total; n++ {
+			run("go to a question", chromedp.Click(chromedp.CSS(fmt.Sprintf(`.nav-item[data-number="%d"]`, n))))
+			wait("question shown", fmt.Sprintf(`document.getElementById('question-number').textContent.indexOf('Soal %d ') === 0`, n))
+			if strings.Contains(text(`document.getElementById('question-text').textContent`), needle) {
+				return
+			}
+		}
+		t.Fatalf("no question shows %q", needle)
+	}
+	saved := func() { wait("saved", `document.querySelector('.save-status').textContent.indexOf('Tersimpan') >= 0`) }
+
+	show("Hitung")
+	wait("the formulas are MathML", `document.querySelectorAll('#question-text math').length === 5 &&
+		document.querySelectorAll('#question-text math[display="block"]').length === 1 &&
+		document.querySelectorAll('#answer-area math').length === 2`)
+	run("choose 7/4", chromedp.Click(chromedp.CSS(`.option[data-option-id="a"]`)))
+	saved()
+
+	show("Bulan paling basah")
+	wait("the image loaded with its description", `(function(){var i=document.querySelector('#question-text img');
+		return !!i && i.complete && i.naturalWidth === 360 && i.alt === 'Curah hujan per bulan: Februari tertinggi';})()`)
+	wait("the table shows", `document.querySelectorAll('#question-text td').length === 2`)
+	run("choose Februari", chromedp.Click(chromedp.CSS(`.option[data-option-id="b"]`)))
+	saved()
+
+	show("Benar atau salah")
+	run("answer the grid, one right, one wrong",
+		chromedp.Click(chromedp.CSS(`[data-grid-statement="s1"][data-grid-column="true"]`)),
+		chromedp.Click(chromedp.CSS(`[data-grid-statement="s2"][data-grid-column="true"]`)))
+	saved()
+
+	show("Apa yang kamu dengar")
+	for i := 1; i <= 2; i++ {
+		run("play", chromedp.Click(chromedp.CSS(`#question-text .play-button`)))
+		wait("the audio played to its end", `(function(){var a=document.querySelector('#question-text audio');
+			return a.duration > 1.5 && a.duration < 2.5 && a.ended;})()`)
+	}
+	wait("no play left", `document.querySelector('#question-text .play-button').disabled`)
+	if st := text(`(function(){var x=new XMLHttpRequest();x.open('POST','/api/student/exams/`+examID+`/plays/listen',false);
+		x.setRequestHeader('Content-Type','application/json');x.send('{}');return String(x.status);})()`); st != "409" {
+		t.Fatalf("a third play answered %s", st)
+	}
+	run("answer", chromedp.SendKeys(chromedp.ID("answer-text"), "nada"))
+
+	show("siklus air")
+	run("write the essay", chromedp.SendKeys(chromedp.ID("answer-text"), "Air menguap, mengembun, lalu turun sebagai hujan."))
+	run("finish", chromedp.Click(chromedp.ID("finish-button")), chromedp.WaitVisible(chromedp.ID("finish-confirm")),
+		chromedp.Click(chromedp.ID("finish-confirm")))
+
+	lab.waitStatus(60*time.Second, "every answer pushed", func(st agent.Status) bool {
+		return st.AnswersSaved == 5 && st.AnswersPending == 0
+	})
+	// 2 (math) + 1 (chart) + 1 of 2 (the grid, partial) + 1 (listening);
+	// the essay waits for a teacher.
+	r := results(t, op, examID)["ani"]
+	if r.Score != 5 || r.Answered != 5 {
+		t.Fatalf("ani's result on the portal: %+v", r)
+	}
+}
