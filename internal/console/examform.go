@@ -45,9 +45,12 @@ type examForm struct {
 // or the accepted answers (one per line), by Type.
 type questionForm struct {
 	ID, Type, Format, Text, Options, Answer, Points string
-	// Statements and Columns are a statement grid's, one "id: text" a
-	// line; Scoring is "" or "partial".
-	Statements, Columns, Scoring string
+	// Statements and Columns are a statement grid's, Premises and
+	// Responses a matching question's, one "id: text" a line; Reuse lets a
+	// matching question's response go with several premises; Scoring is ""
+	// or "partial".
+	Statements, Columns, Premises, Responses, Scoring string
+	Reuse                                             bool
 	// Preview is set after "Preview" or a save with problems: the texts as
 	// a student's page shows them (the same renderer, the same allow-list),
 	// and what renders otherwise than written.
@@ -58,6 +61,7 @@ type questionForm struct {
 type questionPreview struct {
 	Text                         template.HTML
 	Options, Statements, Columns []optionPreview
+	Premises, Responses          []optionPreview
 	Problems                     []exam.ContentProblem
 }
 
@@ -111,8 +115,9 @@ func formOfExam(e exam.Exam) examForm {
 		if q.Type == exam.StatementGrid {
 			qf.Columns = optionLines(q.Columns)
 		}
+		qf.Premises, qf.Responses, qf.Reuse = optionLines(q.Premises), optionLines(q.Responses), q.ReuseResponses
 		sep := ","
-		if q.Type == exam.ShortAnswer || q.Type == exam.StatementGrid {
+		if pairAnswered(q.Type) || q.Type == exam.ShortAnswer {
 			sep = "\n"
 		}
 		qf.Answer = strings.Join(q.Answer, sep)
@@ -137,7 +142,8 @@ func parseExamForm(r *http.Request) examForm {
 		}
 		f.Questions = append(f.Questions, questionForm{ID: v(p + "id"), Type: v(p + "type"), Format: v(p + "format"), Text: v(p + "text"),
 			Options: v(p + "options"), Answer: v(p + "answer"), Points: v(p + "points"),
-			Statements: v(p + "statements"), Columns: v(p + "columns"), Scoring: v(p + "scoring")})
+			Statements: v(p + "statements"), Columns: v(p + "columns"), Premises: v(p + "premises"), Responses: v(p + "responses"),
+			Reuse: v(p+"reuse") != "", Scoring: v(p + "scoring")})
 	}
 	return f
 }
@@ -174,12 +180,12 @@ func (f examForm) input() (exam.ExamInput, error) {
 				return in, errForm("question %d: the points must be a number", i+1)
 			}
 		}
-		if q.Type == exam.ShortAnswer || q.Type == exam.StatementGrid {
+		switch {
+		case q.Type == exam.ShortAnswer:
+			q.Answer = lines(qf.Answer)
+		case pairAnswered(q.Type):
 			q.Answer = lines(strings.ReplaceAll(qf.Answer, ",", "\n"))
-			if q.Type == exam.ShortAnswer {
-				q.Answer = lines(qf.Answer)
-			}
-		} else {
+		default:
 			for _, a := range strings.Split(qf.Answer, ",") {
 				if a = strings.TrimSpace(a); a != "" {
 					q.Answer = append(q.Answer, a)
@@ -194,7 +200,8 @@ func (f examForm) input() (exam.ExamInput, error) {
 // question is the question of the form's texts: its id, type, format, text
 // and options (not yet validated); i numbers it in errors.
 func (qf questionForm) question(i int) (exam.Question, error) {
-	q := exam.Question{ID: qf.ID, Type: exam.QuestionType(qf.Type), Format: qf.Format, Text: qf.Text, Scoring: qf.Scoring}
+	q := exam.Question{ID: qf.ID, Type: exam.QuestionType(qf.Type), Format: qf.Format, Text: qf.Text, Scoring: qf.Scoring,
+		ReuseResponses: qf.Reuse}
 	if q.Format == string(richtext.Plain) {
 		q.Format = ""
 	}
@@ -202,7 +209,8 @@ func (qf questionForm) question(i int) (exam.Question, error) {
 		name  string
 		lines string
 		to    *[]exam.Option
-	}{{"option", qf.Options, &q.Options}, {"statement", qf.Statements, &q.Statements}, {"column", qf.Columns, &q.Columns}} {
+	}{{"option", qf.Options, &q.Options}, {"statement", qf.Statements, &q.Statements}, {"column", qf.Columns, &q.Columns},
+		{"premise", qf.Premises, &q.Premises}, {"response", qf.Responses, &q.Responses}} {
 		for _, line := range lines(part.lines) {
 			id, text, ok := strings.Cut(line, ":")
 			if !ok {
@@ -213,6 +221,10 @@ func (qf questionForm) question(i int) (exam.Question, error) {
 	}
 	return q, nil
 }
+
+// pairAnswered reports whether questions of type t are answered in
+// pairs, their keys one "row=choice" a line in the editor.
+func pairAnswered(t exam.QuestionType) bool { return t == exam.StatementGrid || t == exam.Matching }
 
 // optionLines is opts as the editor shows them, one "id: text" a line.
 func optionLines(opts []exam.Option) string {
@@ -243,7 +255,8 @@ func (c *console) preview(f *examForm) error {
 		for _, part := range []struct {
 			from []exam.PackageOption
 			to   *[]optionPreview
-		}{{pq.Options, &p.Options}, {pq.Statements, &p.Statements}, {pq.Columns, &p.Columns}} {
+		}{{pq.Options, &p.Options}, {pq.Statements, &p.Statements}, {pq.Columns, &p.Columns},
+			{pq.Premises, &p.Premises}, {pq.Responses, &p.Responses}} {
 			for _, o := range part.from {
 				*part.to = append(*part.to, optionPreview{ID: o.ID, Text: template.HTML(o.HTML)})
 			}
@@ -281,7 +294,7 @@ func (c *console) renderExamFormView(w http.ResponseWriter, r *http.Request, sta
 		status = c.showError(&v, err)
 	}
 	fv := examFormView{Form: f, HasAnswer: hasAnswers, Saved: saved,
-		Types: []exam.QuestionType{exam.SingleChoice, exam.MultipleChoice, exam.TrueFalse, exam.ShortAnswer, exam.Essay, exam.StatementGrid}}
+		Types: []exam.QuestionType{exam.SingleChoice, exam.MultipleChoice, exam.TrueFalse, exam.ShortAnswer, exam.Essay, exam.StatementGrid, exam.Matching}}
 	for _, z := range examZones {
 		fv.Zones = append(fv.Zones, z.Name)
 	}

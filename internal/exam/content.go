@@ -13,7 +13,8 @@ import (
 // than written (richtext.Problem), with where it is.
 type ContentProblem struct {
 	QuestionID string `json:"question_id"`
-	// Field is "text" or "options[<id>]".
+	// Field is "text", or the part and its id: "options[<id>]",
+	// "statements[<id>]", "premises[<id>]", "responses[<id>]".
 	Field string `json:"field"`
 	richtext.Problem
 }
@@ -70,14 +71,15 @@ func (s *Service) contentProblems(qs []Question) ([]ContentProblem, error) {
 // questionText is one text of a question and where it is.
 type questionText struct{ field, text string }
 
-// questionTexts lists q's texts: its text, then its options', statements'
-// and columns'.
+// questionTexts lists q's texts: its text, then its options', statements',
+// columns', premises' and responses'.
 func questionTexts(q Question) []questionText {
 	out := []questionText{{"text", q.Text}}
 	for _, part := range []struct {
 		name string
 		opts []Option
-	}{{"options", q.Options}, {"statements", q.Statements}, {"columns", q.Columns}} {
+	}{{"options", q.Options}, {"statements", q.Statements}, {"columns", q.Columns},
+		{"premises", q.Premises}, {"responses", q.Responses}} {
 		for _, o := range part.opts {
 			out = append(out, questionText{part.name + "[" + o.ID + "]", o.Text})
 		}
@@ -99,7 +101,7 @@ func (s *Service) RenderQuestion(q Question) (PackageQuestion, []ContentProblem,
 			return res.HTML
 		}
 		pq.HTML = plain(q.Text)
-		for _, part := range [][]PackageOption{pq.Options, pq.Statements, pq.Columns} {
+		for _, part := range [][]PackageOption{pq.Options, pq.Statements, pq.Columns, pq.Premises, pq.Responses} {
 			for i := range part {
 				part[i].HTML = plain(part[i].Text)
 			}

@@ -80,9 +80,15 @@ const (
 	// "false"). The key names each statement's column, "s1=true"; an
 	// answer is such pairs joined by ",".
 	StatementGrid QuestionType = "statement_grid"
+	// Matching (menjodohkan) pairs each premise with one of the question's
+	// responses (there may be more responses than premises). The key names
+	// each premise's response, "p1=r2"; an answer is such pairs joined by
+	// ",". Unless ReuseResponses, a response goes with one premise at most.
+	Matching QuestionType = "matching"
 )
 
-// Scoring of a question with several parts (a statement grid).
+// Scoring of a question with several parts (a statement grid, a matching
+// question).
 const (
 	// ScoringAll (the default, "") gives the points only when every part
 	// is right.
@@ -110,6 +116,11 @@ type Question struct {
 	// columns (Columns empty: "true" Benar and "false" Salah).
 	Statements []Option `json:"statements,omitempty"`
 	Columns    []Option `json:"columns,omitempty"`
+	// Premises and Responses are a matching question's; ReuseResponses
+	// lets one response go with several premises.
+	Premises       []Option `json:"premises,omitempty"`
+	Responses      []Option `json:"responses,omitempty"`
+	ReuseResponses bool     `json:"reuse_responses,omitempty"`
 	// Scoring is ScoringAll or ScoringPartial.
 	Scoring string `json:"scoring,omitempty"`
 	// Answer is the answer key: option ids for choice types ("true"/"false"

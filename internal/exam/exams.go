@@ -149,8 +149,8 @@ func validateQuestion(q *Question) error {
 	if q.Points == 0 && q.Type != Essay {
 		q.Points = 1
 	}
-	if q.Type != StatementGrid && (len(q.Statements) != 0 || len(q.Columns) != 0 || q.Scoring != ScoringAll) {
-		return fmt.Errorf("only a statement_grid has statements, columns and a scoring")
+	if err := checkTypeFields(*q); err != nil {
+		return err
 	}
 	optionIDs := map[string]bool{}
 	for _, o := range q.Options {
@@ -200,8 +200,25 @@ func validateQuestion(q *Question) error {
 		}
 	case StatementGrid:
 		return validateStatementGrid(q)
+	case Matching:
+		return validateMatching(q)
 	default:
-		return fmt.Errorf("type must be single_choice, multiple_choice, true_false, short_answer, essay or statement_grid")
+		return fmt.Errorf("type must be single_choice, multiple_choice, true_false, short_answer, essay, statement_grid or matching")
+	}
+	return nil
+}
+
+// checkTypeFields refuses the fields of another question type: statements
+// and columns belong to a statement_grid, premises, responses and
+// reuse_responses to a matching question, a scoring to either.
+func checkTypeFields(q Question) error {
+	switch {
+	case q.Type != StatementGrid && (len(q.Statements) != 0 || len(q.Columns) != 0):
+		return fmt.Errorf("only a statement_grid has statements and columns")
+	case q.Type != Matching && (len(q.Premises) != 0 || len(q.Responses) != 0 || q.ReuseResponses):
+		return fmt.Errorf("only a matching question has premises, responses and reuse_responses")
+	case q.Type != StatementGrid && q.Type != Matching && q.Scoring != ScoringAll:
+		return fmt.Errorf("only a statement_grid or a matching question has a scoring")
 	}
 	return nil
 }

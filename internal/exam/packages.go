@@ -55,7 +55,12 @@ type PackageQuestion struct {
 	// Statements and Columns are a statement grid's (format 2).
 	Statements []PackageOption `json:"statements,omitempty"`
 	Columns    []PackageOption `json:"columns,omitempty"`
-	Points     float64         `json:"points"`
+	// Premises and Responses are a matching question's (format 2);
+	// ReuseResponses lets one response go with several premises.
+	Premises       []PackageOption `json:"premises,omitempty"`
+	Responses      []PackageOption `json:"responses,omitempty"`
+	ReuseResponses bool            `json:"reuse_responses,omitempty"`
+	Points         float64         `json:"points"`
 }
 
 // PackageOption is an option of a question as shipped in a package.
@@ -247,7 +252,7 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string) (i
 			if err != nil {
 				return 0, err
 			}
-			if pq.Format != "" || pq.Type == StatementGrid {
+			if pq.Format != "" || pq.Type == StatementGrid || pq.Type == Matching {
 				format = PackageFormat
 			}
 			pe.Questions[j] = pq
@@ -266,7 +271,7 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string) (i
 // packageQuestion is q as a package ships it: no answer key, and for a
 // rich format the rendered HTML of its texts.
 func (s *Service) packageQuestion(q Question) (PackageQuestion, error) {
-	pq := PackageQuestion{ID: q.ID, Type: q.Type, Format: q.Format, Text: q.Text, Points: q.Points}
+	pq := PackageQuestion{ID: q.ID, Type: q.Type, Format: q.Format, Text: q.Text, ReuseResponses: q.ReuseResponses, Points: q.Points}
 	var err error
 	if pq.HTML, err = s.packageHTML(q.Format, q.Text); err != nil {
 		return PackageQuestion{}, err
@@ -274,7 +279,8 @@ func (s *Service) packageQuestion(q Question) (PackageQuestion, error) {
 	for _, part := range []struct {
 		from []Option
 		to   *[]PackageOption
-	}{{q.Options, &pq.Options}, {q.Statements, &pq.Statements}, {q.Columns, &pq.Columns}} {
+	}{{q.Options, &pq.Options}, {q.Statements, &pq.Statements}, {q.Columns, &pq.Columns},
+		{q.Premises, &pq.Premises}, {q.Responses, &pq.Responses}} {
 		for _, o := range part.from {
 			h, err := s.packageHTML(q.Format, o.Text)
 			if err != nil {

@@ -22,12 +22,17 @@ type questionJSON struct {
 	Format  string       `json:"format,omitempty"` // "" (plain) or "markdown": docs/exam-content.md
 	Text    string       `json:"text"`
 	Options []optionJSON `json:"options"`
-	// Statements, Columns and Scoring are a statement_grid's.
+	// Statements and Columns are a statement_grid's; Scoring a
+	// statement_grid's or a matching question's.
 	Statements []optionJSON `json:"statements,omitempty"`
 	Columns    []optionJSON `json:"columns,omitempty"`
-	Scoring    string       `json:"scoring,omitempty"`
-	Answer     []string     `json:"answer"`
-	Points     float64      `json:"points"`
+	// Premises, Responses and ReuseResponses are a matching question's.
+	Premises       []optionJSON `json:"premises,omitempty"`
+	Responses      []optionJSON `json:"responses,omitempty"`
+	ReuseResponses bool         `json:"reuse_responses,omitempty"`
+	Scoring        string       `json:"scoring,omitempty"`
+	Answer         []string     `json:"answer"`
+	Points         float64      `json:"points"`
 }
 
 // optionsJSON is opts as operators read them.
@@ -96,9 +101,12 @@ func newExamView(e exam.Exam, withQuestions bool) examView {
 // newQuestionJSON is q as operators read it, with its answer key.
 func newQuestionJSON(q exam.Question) questionJSON {
 	qj := questionJSON{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Options: optionsJSON(q.Options),
-		Scoring: q.Scoring, Answer: nonNil(q.Answer), Points: q.Points}
-	if q.Type == exam.StatementGrid {
+		Scoring: q.Scoring, ReuseResponses: q.ReuseResponses, Answer: nonNil(q.Answer), Points: q.Points}
+	switch q.Type {
+	case exam.StatementGrid:
 		qj.Statements, qj.Columns = optionsJSON(q.Statements), optionsJSON(q.Columns)
+	case exam.Matching:
+		qj.Premises, qj.Responses = optionsJSON(q.Premises), optionsJSON(q.Responses)
 	}
 	return qj
 }
@@ -120,6 +128,7 @@ func (req createExamRequest) input() exam.ExamInput {
 	for i, q := range req.Questions {
 		in.Questions[i] = exam.Question{ID: q.ID, Type: exam.QuestionType(q.Type), Format: q.Format, Text: q.Text,
 			Options: examOptions(q.Options), Statements: examOptions(q.Statements), Columns: examOptions(q.Columns),
+			Premises: examOptions(q.Premises), Responses: examOptions(q.Responses), ReuseResponses: q.ReuseResponses,
 			Scoring: q.Scoring, Answer: q.Answer, Points: q.Points}
 	}
 	return in

@@ -156,6 +156,10 @@ const (
 	// with a column; answers and keys are "statement=column" pairs joined
 	// by ",".
 	StatementGrid = "statement_grid"
+	// Matching (menjodohkan): premises, each paired with one of the
+	// responses; answers and keys are "premise=response" pairs joined by
+	// ",".
+	Matching = "matching"
 )
 
 // QuestionOption is one choice of a choice question.
@@ -172,7 +176,7 @@ type QuestionOption struct {
 type Question struct {
 	ID string `json:"id"`
 	// Type is one of SingleChoice, MultipleChoice, TrueFalse, ShortAnswer,
-	// Essay.
+	// Essay, StatementGrid, Matching.
 	Type string `json:"type"`
 	// Format is how the texts are written: "" (plain) or "markdown"
 	// (the portal's docs/exam-content.md).
@@ -180,11 +184,18 @@ type Question struct {
 	Text    string           `json:"text"`
 	Options []QuestionOption `json:"options,omitempty"`
 	// Statements and Columns are a StatementGrid's rows and answer columns
-	// (Columns empty: "true" Benar and "false" Salah); Scoring "partial"
-	// gives each right statement its share of the points.
+	// (Columns empty: "true" Benar and "false" Salah).
 	Statements []QuestionOption `json:"statements,omitempty"`
 	Columns    []QuestionOption `json:"columns,omitempty"`
-	Scoring    string           `json:"scoring,omitempty"`
+	// Premises and Responses are a Matching question's (there may be more
+	// responses than premises); ReuseResponses lets one response go with
+	// several premises (by default each goes with one at most).
+	Premises       []QuestionOption `json:"premises,omitempty"`
+	Responses      []QuestionOption `json:"responses,omitempty"`
+	ReuseResponses bool             `json:"reuse_responses,omitempty"`
+	// Scoring "partial" gives each right statement or premise its share of
+	// the points; "" is all or nothing.
+	Scoring string `json:"scoring,omitempty"`
 	// Answer is the answer key: option ids for choice types ("true" or
 	// "false" for true_false), accepted answers for short_answer, empty for
 	// essay.

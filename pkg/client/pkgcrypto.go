@@ -254,7 +254,7 @@ type PackageExam struct {
 type PackageQuestion struct {
 	ID string `json:"id"`
 	// Type is one of SingleChoice, MultipleChoice, TrueFalse, ShortAnswer,
-	// Essay.
+	// Essay, StatementGrid, Matching.
 	Type string `json:"type"`
 	// Format is how the texts were written: "" (plain: show Text as text)
 	// or "markdown" (format 2: show HTML).
@@ -267,7 +267,12 @@ type PackageQuestion struct {
 	// Statements and Columns are a StatementGrid's (format 2).
 	Statements []QuestionOption `json:"statements,omitempty"`
 	Columns    []QuestionOption `json:"columns,omitempty"`
-	Points     float64          `json:"points"`
+	// Premises and Responses are a Matching question's (format 2);
+	// ReuseResponses lets one response go with several premises.
+	Premises       []QuestionOption `json:"premises,omitempty"`
+	Responses      []QuestionOption `json:"responses,omitempty"`
+	ReuseResponses bool             `json:"reuse_responses,omitempty"`
+	Points         float64          `json:"points"`
 }
 
 // PackageFormats are the package formats this package reads, as the pulls

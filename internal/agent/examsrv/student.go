@@ -324,9 +324,15 @@ type questionView struct {
 	// Statements and Columns are a statement grid's rows and columns.
 	Statements []client.QuestionOption `json:"statements,omitempty"`
 	Columns    []client.QuestionOption `json:"columns,omitempty"`
-	Options    []client.QuestionOption `json:"options"`
-	Answer     string                  `json:"answer"`
-	Flagged    bool                    `json:"flagged"`
+	// Premises and Responses are a matching question's (the responses in
+	// the student's own order); ReuseResponses lets one response go with
+	// several premises.
+	Premises       []client.QuestionOption `json:"premises,omitempty"`
+	Responses      []client.QuestionOption `json:"responses,omitempty"`
+	ReuseResponses bool                    `json:"reuse_responses,omitempty"`
+	Options        []client.QuestionOption `json:"options"`
+	Answer         string                  `json:"answer"`
+	Flagged        bool                    `json:"flagged"`
 }
 
 func (s *Server) writeAttempt(w http.ResponseWriter, r *http.Request, e *client.PackageExam, memberID string) {
@@ -356,7 +362,8 @@ func (s *Server) writeAttempt(w http.ResponseWriter, r *http.Request, e *client.
 			opts = []client.QuestionOption{}
 		}
 		views[i] = questionView{Number: i + 1, ID: q.ID, Type: q.Type, Text: q.Text, HTML: q.HTML, Options: opts,
-			Statements: q.Statements, Columns: q.Columns, Answer: ans.Answer, Flagged: ans.Flagged}
+			Statements: q.Statements, Columns: q.Columns, Premises: q.Premises, Responses: q.Responses,
+			ReuseResponses: q.ReuseResponses, Answer: ans.Answer, Flagged: ans.Flagged}
 	}
 	finished := a.Finished() || now.After(a.Deadline)
 	out := map[string]any{
