@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,9 +28,13 @@ var examZones = []struct {
 // images as data URIs).
 const maxExamFormSize = 16 << 20
 
-// maxFormQuestions bounds the questions of one form; larger exams come
-// through the API or "portal admin exam create".
-const maxFormQuestions = 200
+// maxFormQuestions and maxFormStimuli bound the questions and stimuli of
+// one form; larger exams come through the API or "portal admin exam
+// create".
+const (
+	maxFormQuestions = 200
+	maxFormStimuli   = 50
+)
 
 // examForm is the exam editor's form, as the operator typed it.
 type examForm struct {
@@ -38,6 +43,34 @@ type examForm struct {
 	Starts, Ends, Zone    string // datetime-local values in Zone
 	Duration              string
 	Questions             []questionForm
+	Stimuli               []stimulusForm
+}
+
+// stimulusForm is one stimulus of the editor: what questions share.
+type stimulusForm struct {
+	ID, Title, Format, Text string
+	// Preview is set after "Preview" or a save with problems.
+	Preview *stimulusPreview
+}
+
+// stimulusPreview is a stimulus's text rendered, with its problems.
+type stimulusPreview struct {
+	Text     template.HTML
+	Problems []exam.ContentProblem
+}
+
+// StimulusChoices are the ids a question's stimulus may be chosen from:
+// the form's stimuli, and cur when it names none of them (so that saving
+// says so rather than dropping it).
+func (f examForm) StimulusChoices(cur string) []string {
+	var out []string
+	for _, st := range f.Stimuli {
+		out = append(out, st.ID)
+	}
+	if cur != "" && !slices.Contains(out, cur) {
+		out = append(out, cur)
+	}
+	return out
 }
 
 // questionForm is one question of the editor. Options are one per line,
@@ -51,6 +84,8 @@ type questionForm struct {
 	// or "partial".
 	Statements, Columns, Premises, Responses, Scoring string
 	Reuse                                             bool
+	// Stimulus is the id of the exam's stimulus the question goes with.
+	Stimulus string
 	// Preview is set after "Preview" or a save with problems: the texts as
 	// a student's page shows them (the same renderer, the same allow-list),
 	// and what renders otherwise than written.
@@ -109,8 +144,12 @@ func formOfExam(e exam.Exam) examForm {
 	f := examForm{ID: e.ID, Title: e.Title, Subject: e.Subject, NPSNs: strings.Join(e.NPSNs, " "), Zone: "WIB",
 		Starts: e.StartsAt.In(zone("WIB")).Format(localLayout), Ends: e.EndsAt.In(zone("WIB")).Format(localLayout),
 		Duration: strconv.Itoa(e.DurationMinutes)}
+	for _, st := range e.Stimuli {
+		f.Stimuli = append(f.Stimuli, stimulusForm{ID: st.ID, Title: st.Title, Format: st.Format, Text: st.Text})
+	}
 	for _, q := range e.Questions {
-		qf := questionForm{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Points: strconv.FormatFloat(q.Points, 'f', -1, 64)}
+		qf := questionForm{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Points: strconv.FormatFloat(q.Points, 'f', -1, 64),
+			Stimulus: q.Stimulus}
 		qf.Options, qf.Statements, qf.Scoring = optionLines(q.Options), optionLines(q.Statements), q.Scoring
 		if q.Type == exam.StatementGrid {
 			qf.Columns = optionLines(q.Columns)
@@ -143,7 +182,17 @@ func parseExamForm(r *http.Request) examForm {
 		f.Questions = append(f.Questions, questionForm{ID: v(p + "id"), Type: v(p + "type"), Format: v(p + "format"), Text: v(p + "text"),
 			Options: v(p + "options"), Answer: v(p + "answer"), Points: v(p + "points"),
 			Statements: v(p + "statements"), Columns: v(p + "columns"), Premises: v(p + "premises"), Responses: v(p + "responses"),
-			Reuse: v(p+"reuse") != "", Scoring: v(p + "scoring")})
+			Reuse: v(p+"reuse") != "", Scoring: v(p + "scoring"), Stimulus: v(p + "stimulus")})
+	}
+	for i := 0; i < maxFormStimuli; i++ {
+		p := "s." + strconv.Itoa(i) + "."
+		if _, ok := r.PostForm[p+"id"]; !ok {
+			break
+		}
+		if r.PostFormValue(p+"remove") != "" {
+			continue
+		}
+		f.Stimuli = append(f.Stimuli, stimulusForm{ID: v(p + "id"), Title: v(p + "title"), Format: v(p + "format"), Text: v(p + "text")})
 	}
 	return f
 }
@@ -169,6 +218,9 @@ func (f examForm) input() (exam.ExamInput, error) {
 	}
 	if in.DurationMinutes, err = strconv.Atoi(f.Duration); err != nil {
 		return in, errForm("the duration must be a whole number of minutes")
+	}
+	for _, sf := range f.Stimuli {
+		in.Stimuli = append(in.Stimuli, sf.stimulus())
 	}
 	for i, qf := range f.Questions {
 		q, err := qf.question(i)
@@ -201,7 +253,7 @@ func (f examForm) input() (exam.ExamInput, error) {
 // and options (not yet validated); i numbers it in errors.
 func (qf questionForm) question(i int) (exam.Question, error) {
 	q := exam.Question{ID: qf.ID, Type: exam.QuestionType(qf.Type), Format: qf.Format, Text: qf.Text, Scoring: qf.Scoring,
-		ReuseResponses: qf.Reuse}
+		ReuseResponses: qf.Reuse, Stimulus: qf.Stimulus}
 	if q.Format == string(richtext.Plain) {
 		q.Format = ""
 	}
@@ -226,6 +278,15 @@ func (qf questionForm) question(i int) (exam.Question, error) {
 // pairs, their keys one "row=choice" a line in the editor.
 func pairAnswered(t exam.QuestionType) bool { return t == exam.StatementGrid || t == exam.Matching }
 
+// stimulus is the stimulus of the form's fields (not yet validated).
+func (sf stimulusForm) stimulus() exam.Stimulus {
+	st := exam.Stimulus{ID: sf.ID, Title: sf.Title, Format: sf.Format, Text: sf.Text}
+	if st.Format == string(richtext.Plain) {
+		st.Format = ""
+	}
+	return st
+}
+
 // optionLines is opts as the editor shows them, one "id: text" a line.
 func optionLines(opts []exam.Option) string {
 	var out []string
@@ -235,9 +296,21 @@ func optionLines(opts []exam.Option) string {
 	return strings.Join(out, "\n")
 }
 
-// preview renders every question of f whose texts can be read, as a
-// student's page will show them, with their problems.
+// preview renders every stimulus and every question of f whose texts can
+// be read, as a student's page will show them, with their problems.
 func (c *console) preview(f *examForm) error {
+	for i := range f.Stimuli {
+		sf := &f.Stimuli[i]
+		st := sf.stimulus()
+		if _, err := richtext.ParseFormat(st.Format); err != nil {
+			continue // saving says what is wrong with it
+		}
+		ps, problems, err := c.exam.RenderStimulus(st)
+		if err != nil {
+			return err
+		}
+		sf.Preview = &stimulusPreview{Text: template.HTML(ps.HTML), Problems: problems} // sanitised by internal/richtext
+	}
 	for i := range f.Questions {
 		qf := &f.Questions[i]
 		q, err := qf.question(i)
@@ -330,6 +403,15 @@ func (c *console) saveExam(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		f.Questions = append(f.Questions, questionForm{ID: "q" + strconv.Itoa(len(f.Questions)+1), Type: string(exam.SingleChoice), Points: "1"})
+		c.renderExamForm(w, r, http.StatusOK, f, false, nil)
+		return
+	}
+	if r.PostFormValue("action") == "add-stimulus" {
+		if len(f.Stimuli) >= maxFormStimuli {
+			c.renderExamForm(w, r, http.StatusOK, f, false, errForm("a form holds at most %d stimuli; larger exams come through the API", maxFormStimuli))
+			return
+		}
+		f.Stimuli = append(f.Stimuli, stimulusForm{ID: "bacaan" + strconv.Itoa(len(f.Stimuli)+1), Format: "markdown"})
 		c.renderExamForm(w, r, http.StatusOK, f, false, nil)
 		return
 	}

@@ -14,7 +14,8 @@ import (
 type ContentProblem struct {
 	QuestionID string `json:"question_id"`
 	// Field is "text", or the part and its id: "options[<id>]",
-	// "statements[<id>]", "premises[<id>]", "responses[<id>]".
+	// "statements[<id>]", "premises[<id>]", "responses[<id>]"; a
+	// stimulus's problems have no QuestionID and Field "stimuli[<id>]".
 	Field string `json:"field"`
 	richtext.Problem
 }
@@ -46,6 +47,20 @@ const maxRendered = 20000
 type renderCache struct {
 	rendered      sync.Map // sha256 of format and text -> richtext.Result
 	renderedCount atomic.Int64
+}
+
+// examProblems renders every text of e's questions and stimuli and lists
+// their problems.
+func (s *Service) examProblems(e Exam) ([]ContentProblem, error) {
+	qp, err := s.contentProblems(e.Questions)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := s.stimulusProblems(e.Stimuli)
+	if err != nil {
+		return nil, err
+	}
+	return append(qp, sp...), nil
 }
 
 // contentProblems renders every text of qs and lists its problems.

@@ -121,6 +121,9 @@ type Question struct {
 	Premises       []Option `json:"premises,omitempty"`
 	Responses      []Option `json:"responses,omitempty"`
 	ReuseResponses bool     `json:"reuse_responses,omitempty"`
+	// Stimulus is the id of the exam's stimulus (Exam.Stimuli) the
+	// question goes with, "" for none.
+	Stimulus string `json:"stimulus,omitempty"`
 	// Scoring is ScoringAll or ScoringPartial.
 	Scoring string `json:"scoring,omitempty"`
 	// Answer is the answer key: option ids for choice types ("true"/"false"
@@ -141,8 +144,11 @@ type Exam struct {
 	DurationMinutes int
 	Questions       []Question // nil in list results; see Store.ListExams
 	QuestionCount   int
-	CreatedAt       time.Time
-	// Problems lists what the questions' texts show otherwise than written
+	// Stimuli are what groups of questions share (passages, tables,
+	// images, audio); nil in list results.
+	Stimuli   []Stimulus
+	CreatedAt time.Time
+	// Problems lists what the questions' and stimuli's texts show otherwise than written
 	// (a formula that does not convert, a missing media file), worked out
 	// when the exam is created or updated; the stores keep none.
 	Problems []ContentProblem

@@ -19,6 +19,7 @@ type ExamInput struct {
 	EndsAt          time.Time
 	DurationMinutes int
 	Questions       []Question
+	Stimuli         []Stimulus
 }
 
 // Limits of exam content.
@@ -38,7 +39,7 @@ func (s *Service) CreateExam(ctx context.Context, in ExamInput) (Exam, error) {
 	if err := s.store.CreateExam(ctx, e); err != nil {
 		return Exam{}, fmt.Errorf("create exam: %w", err)
 	}
-	problems, err := s.contentProblems(e.Questions)
+	problems, err := s.examProblems(e)
 	if err != nil {
 		return Exam{}, fmt.Errorf("create exam: %w", err)
 	}
@@ -58,6 +59,7 @@ func (in ExamInput) exam(id string) Exam {
 		DurationMinutes: in.DurationMinutes,
 		Questions:       in.Questions,
 		QuestionCount:   len(in.Questions),
+		Stimuli:         in.Stimuli,
 	}
 }
 
@@ -79,13 +81,13 @@ func (s *Service) UpdateExam(ctx context.Context, id string, in ExamInput) (Exam
 	if err != nil {
 		return Exam{}, err
 	}
-	if got.Problems, err = s.contentProblems(got.Questions); err != nil {
+	if got.Problems, err = s.examProblems(got); err != nil {
 		return Exam{}, fmt.Errorf("update exam: %w", err)
 	}
 	return got, nil
 }
 
-// ValidateExam checks an exam's fields and questions and normalises them
+// ValidateExam checks an exam's fields, questions and stimuli and normalises them
 // (sorted, de-duplicated npsn list; trimmed texts; sorted answer keys).
 func ValidateExam(e *Exam) error {
 	switch {
@@ -123,7 +125,7 @@ func ValidateExam(e *Exam) error {
 		seen[q.ID] = true
 	}
 	e.QuestionCount = len(e.Questions)
-	return nil
+	return validateStimuli(e)
 }
 
 func validateQuestion(q *Question) error {

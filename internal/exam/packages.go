@@ -60,7 +60,10 @@ type PackageQuestion struct {
 	Premises       []PackageOption `json:"premises,omitempty"`
 	Responses      []PackageOption `json:"responses,omitempty"`
 	ReuseResponses bool            `json:"reuse_responses,omitempty"`
-	Points         float64         `json:"points"`
+	// Stimulus is the id of the exam's stimulus the question goes with
+	// (format 2).
+	Stimulus string  `json:"stimulus,omitempty"`
+	Points   float64 `json:"points"`
 }
 
 // PackageOption is an option of a question as shipped in a package.
@@ -79,6 +82,8 @@ type PackageExam struct {
 	EndsAt          time.Time         `json:"ends_at"`
 	DurationMinutes int               `json:"duration_minutes"`
 	Questions       []PackageQuestion `json:"questions"`
+	// Stimuli are what groups of the questions share (format 2).
+	Stimuli []PackageStimulus `json:"stimuli,omitempty"`
 }
 
 // Package is the decrypted content of an exam package. The portal writes it
@@ -257,6 +262,14 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string) (i
 			}
 			pe.Questions[j] = pq
 		}
+		for _, st := range e.Stimuli {
+			ps, err := s.packageStimulus(st)
+			if err != nil {
+				return 0, err
+			}
+			pe.Stimuli = append(pe.Stimuli, ps)
+			format = PackageFormat
+		}
 		if i > 0 {
 			bw.WriteByte(',')
 		}
@@ -271,7 +284,8 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string) (i
 // packageQuestion is q as a package ships it: no answer key, and for a
 // rich format the rendered HTML of its texts.
 func (s *Service) packageQuestion(q Question) (PackageQuestion, error) {
-	pq := PackageQuestion{ID: q.ID, Type: q.Type, Format: q.Format, Text: q.Text, ReuseResponses: q.ReuseResponses, Points: q.Points}
+	pq := PackageQuestion{ID: q.ID, Type: q.Type, Format: q.Format, Text: q.Text, ReuseResponses: q.ReuseResponses,
+		Stimulus: q.Stimulus, Points: q.Points}
 	var err error
 	if pq.HTML, err = s.packageHTML(q.Format, q.Text); err != nil {
 		return PackageQuestion{}, err

@@ -193,6 +193,9 @@ type Question struct {
 	Premises       []QuestionOption `json:"premises,omitempty"`
 	Responses      []QuestionOption `json:"responses,omitempty"`
 	ReuseResponses bool             `json:"reuse_responses,omitempty"`
+	// Stimulus is the id of the exam's Stimulus the question goes with,
+	// "" for none.
+	Stimulus string `json:"stimulus,omitempty"`
 	// Scoring "partial" gives each right statement or premise its share of
 	// the points; "" is all or nothing.
 	Scoring string `json:"scoring,omitempty"`
@@ -213,6 +216,21 @@ type ExamRequest struct {
 	EndsAt          time.Time  `json:"ends_at"`
 	DurationMinutes int        `json:"duration_minutes"`
 	Questions       []Question `json:"questions"`
+	// Stimuli are what groups of the questions share.
+	Stimuli []Stimulus `json:"stimuli,omitempty"`
+}
+
+// Stimulus is what several questions of an exam share: a passage, a table,
+// an image or an audio, written like a question's text (Format "" plain or
+// "markdown"). Questions name it by ID.
+type Stimulus struct {
+	ID     string `json:"id"`
+	Title  string `json:"title,omitempty"`
+	Format string `json:"format,omitempty"`
+	Text   string `json:"text"`
+	// HTML is Text rendered by the portal and sanitised, in a package's
+	// stimulus of a rich format; empty otherwise.
+	HTML string `json:"html,omitempty"`
 }
 
 // Exam is an exam as operators read it.
@@ -230,6 +248,8 @@ type Exam struct {
 	// Questions, with the answer key, are set by CreateExam and GetExam,
 	// not by ListExams.
 	Questions []Question `json:"questions,omitempty"`
+	// Stimuli are set with the questions.
+	Stimuli []Stimulus `json:"stimuli,omitempty"`
 	// Problems, set by CreateExam and UpdateExam, are what the questions'
 	// texts show otherwise than written: a formula that does not convert,
 	// a missing media file (the portal's docs/exam-content.md).

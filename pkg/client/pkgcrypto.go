@@ -248,6 +248,9 @@ type PackageExam struct {
 	EndsAt          time.Time         `json:"ends_at"`
 	DurationMinutes int               `json:"duration_minutes"`
 	Questions       []PackageQuestion `json:"questions"`
+	// Stimuli are what groups of the questions share (format 2), each
+	// with its HTML for a rich format.
+	Stimuli []Stimulus `json:"stimuli,omitempty"`
 }
 
 // PackageQuestion is a question as a package ships it, without its answer.
@@ -272,7 +275,10 @@ type PackageQuestion struct {
 	Premises       []QuestionOption `json:"premises,omitempty"`
 	Responses      []QuestionOption `json:"responses,omitempty"`
 	ReuseResponses bool             `json:"reuse_responses,omitempty"`
-	Points         float64          `json:"points"`
+	// Stimulus is the id of the exam's stimulus (PackageExam.Stimuli) the
+	// question goes with (format 2).
+	Stimulus string  `json:"stimulus,omitempty"`
+	Points   float64 `json:"points"`
 }
 
 // PackageFormats are the package formats this package reads, as the pulls

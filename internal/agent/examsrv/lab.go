@@ -39,6 +39,11 @@ func newLab(p *client.Package) *lab {
 	for i := range p.Exams {
 		e := &p.Exams[i]
 		l.exams[e.ID] = e
+		for k := range e.Stimuli {
+			if e.Stimuli[k].HTML != "" {
+				e.Stimuli[k].HTML = sanitize.HTML(e.Stimuli[k].HTML)
+			}
+		}
 		qs := make(map[string]*client.PackageQuestion, len(e.Questions))
 		for j := range e.Questions {
 			q := &e.Questions[j]
@@ -170,12 +175,29 @@ func hasOption(q *client.PackageQuestion, id string) bool {
 // order returns the exam's questions in the student's own order, each with
 // its options (except true/false) and a matching question's responses
 // shuffled too, from a seed fixed per student and exam: the same order on
-// every reload, on every restart.
+// every reload, on every restart. Questions sharing a stimulus stay
+// together, in the exam's order, where the group's first one falls (an
+// exam without stimuli is ordered as before stimuli existed).
 func order(e *client.PackageExam, memberID string) []client.PackageQuestion {
 	sum := sha256.Sum256([]byte("labagent order\x00" + e.ID + "\x00" + memberID))
 	rng := rand.New(rand.NewPCG(binary.BigEndian.Uint64(sum[:8]), binary.BigEndian.Uint64(sum[8:16])))
-	qs := slices.Clone(e.Questions)
-	rng.Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
+	var units [][]client.PackageQuestion // a question, or a stimulus's group
+	group := map[string]int{}            // stimulus id -> its unit
+	for _, q := range e.Questions {
+		if i, ok := group[q.Stimulus]; ok {
+			units[i] = append(units[i], q)
+			continue
+		}
+		if q.Stimulus != "" {
+			group[q.Stimulus] = len(units)
+		}
+		units = append(units, []client.PackageQuestion{q})
+	}
+	rng.Shuffle(len(units), func(i, j int) { units[i], units[j] = units[j], units[i] })
+	qs := make([]client.PackageQuestion, 0, len(e.Questions))
+	for _, u := range units {
+		qs = append(qs, u...)
+	}
 	shuffle := func(opts []client.QuestionOption) []client.QuestionOption {
 		if len(opts) < 2 {
 			return opts

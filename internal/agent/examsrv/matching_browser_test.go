@@ -131,12 +131,12 @@ func (p *studentPage) showQuestionWith(text string) {
 	p.t.Fatalf("no question shows %q", text)
 }
 
-// checkSafe fails the test if the question panel holds an element or
-// attribute that could run a script.
+// checkSafe fails the test if the question or its stimulus holds an
+// element or attribute that could run a script.
 func (p *studentPage) checkSafe() {
 	p.t.Helper()
-	if got := p.count("#question-panel script, #question-panel iframe, #question-panel svg, #question-panel a, #question-panel [onerror], #question-panel [onload], #question-panel [style*=url]"); got != 0 {
-		p.t.Errorf("the question holds %d unsafe elements", got)
+	if got := p.count("#exam-body script, #exam-body iframe, #exam-body svg, #exam-body a, #exam-body [onerror], #exam-body [onload], #exam-body [style*=url]"); got != 0 {
+		p.t.Errorf("the question or its stimulus holds %d unsafe elements", got)
 	}
 }
 

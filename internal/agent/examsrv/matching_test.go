@@ -13,11 +13,13 @@ import (
 )
 
 // typesPackage is testPackage with exam e1 made of the question types
-// answered in parts: a matching question in the markdown format (each
-// response once; a formula, the XSS vectors as the portal renders them,
-// and one response carrying them as raw HTML, as a compromised portal
-// could), a plain matching question whose responses may be reused, and a
-// single choice.
+// answered in parts and of stimuli: a matching question in the markdown
+// format (each response once; a formula, the XSS vectors as the portal
+// renders them, and one response carrying them as raw HTML, as a
+// compromised portal could), a plain matching question whose responses may
+// be reused, a single choice, two questions sharing a long passage with a
+// table and the vectors, and one whose stimulus carries the vectors as raw
+// HTML.
 func typesPackage(t testing.TB) *client.Package {
 	t.Helper()
 	render := func(src string) string {
@@ -45,6 +47,17 @@ func typesPackage(t testing.TB) *client.Package {
 			Responses: []client.QuestionOption{{ID: "jawa", Text: "Jawa"}, {ID: "bali", Text: "Bali"}}},
 		{ID: "q1", Type: "single_choice", Text: "2 + 2 = ?", Points: 1,
 			Options: []client.QuestionOption{{ID: "a", Text: "3"}, {ID: "b", Text: "4"}}},
+		{ID: "s1", Type: "single_choice", Text: "Menurut bacaan, di provinsi mana Danau Toba?", Points: 1, Stimulus: "toba",
+			Options: []client.QuestionOption{{ID: "a", Text: "Sumatera Utara"}, {ID: "b", Text: "Bali"}}},
+		{ID: "s2", Type: "short_answer", Text: "Menurut tabel bacaan, berapa luas Danau Toba (km²)?", Points: 1, Stimulus: "toba"},
+		{ID: "s3", Type: "essay", Text: "Tanggapi teks di samping.", Points: 1, Stimulus: "rusak"},
+	}
+	passage := "Danau Toba adalah danau vulkanik terbesar di Asia Tenggara.\n\n" +
+		strings.Repeat("Danau ini terbentuk oleh letusan supervulkan sekitar 74.000 tahun yang lalu. ", 40) +
+		"\n\n| Danau | Luas (km²) |\n|:--|--:|\n| Toba | 1130 |\n| Singkarak | 107 |\n\n" + strings.Join(richXSS, " ")
+	e.Stimuli = []client.Stimulus{
+		{ID: "toba", Title: "Bacaan: Danau Toba", Format: "markdown", Text: passage, HTML: render(passage)},
+		{ID: "rusak", Title: "Teks", Format: "markdown", Text: "x", HTML: strings.Join(richXSS, "") + "<p>aman</p>"},
 	}
 	return p
 }

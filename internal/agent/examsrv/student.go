@@ -330,9 +330,11 @@ type questionView struct {
 	Premises       []client.QuestionOption `json:"premises,omitempty"`
 	Responses      []client.QuestionOption `json:"responses,omitempty"`
 	ReuseResponses bool                    `json:"reuse_responses,omitempty"`
-	Options        []client.QuestionOption `json:"options"`
-	Answer         string                  `json:"answer"`
-	Flagged        bool                    `json:"flagged"`
+	// Stimulus is the id of the attempt's stimulus the question goes with.
+	Stimulus string                  `json:"stimulus,omitempty"`
+	Options  []client.QuestionOption `json:"options"`
+	Answer   string                  `json:"answer"`
+	Flagged  bool                    `json:"flagged"`
 }
 
 func (s *Server) writeAttempt(w http.ResponseWriter, r *http.Request, e *client.PackageExam, memberID string) {
@@ -363,7 +365,7 @@ func (s *Server) writeAttempt(w http.ResponseWriter, r *http.Request, e *client.
 		}
 		views[i] = questionView{Number: i + 1, ID: q.ID, Type: q.Type, Text: q.Text, HTML: q.HTML, Options: opts,
 			Statements: q.Statements, Columns: q.Columns, Premises: q.Premises, Responses: q.Responses,
-			ReuseResponses: q.ReuseResponses, Answer: ans.Answer, Flagged: ans.Flagged}
+			ReuseResponses: q.ReuseResponses, Stimulus: q.Stimulus, Answer: ans.Answer, Flagged: ans.Flagged}
 	}
 	finished := a.Finished() || now.After(a.Deadline)
 	out := map[string]any{
@@ -371,6 +373,7 @@ func (s *Server) writeAttempt(w http.ResponseWriter, r *http.Request, e *client.
 		"started_at": a.StartedAt, "deadline": a.Deadline, "server_time": now.UTC(),
 		"remaining_seconds": remaining(a.Deadline, now), "finished": finished,
 		"finished_at": nil, "extended_minutes": a.ExtendedMinutes, "questions": views,
+		"stimuli": nonNilStimuli(e.Stimuli),
 	}
 	if finished {
 		out["remaining_seconds"] = 0
@@ -379,6 +382,14 @@ func (s *Server) writeAttempt(w http.ResponseWriter, r *http.Request, e *client.
 		out["finished_at"] = a.FinishedAt
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// nonNilStimuli is sts, or an empty list, so that the page reads [].
+func nonNilStimuli(sts []client.Stimulus) []client.Stimulus {
+	if sts == nil {
+		return []client.Stimulus{}
+	}
+	return sts
 }
 
 // writeFailed turns a refused write into the LAN API's error; a write

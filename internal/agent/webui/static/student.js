@@ -16,6 +16,9 @@
  *   #exam-title, #timer         exam title, countdown (remaining time, from the server)
  *   #question-number            "Soal 3 dari 40"
  *   #question-text              the current question's text
+ *   #stimulus-pane[data-stimulus-id]  the stimulus the current question goes with (#stimulus-title,
+ *                               #stimulus-text), beside the question from 1024 px (scrolling on its
+ *                               own), above it below; body.with-stimulus while it shows
  *   #answer-area                holds the answer controls:
  *     .option[data-option-id]   clickable option (button); .selected when chosen;
  *                               true_false uses data-option-id "true" / "false"
@@ -390,6 +393,7 @@
       id: id,
       attempt: a,
       questions: qs,
+      stimuli: {},        // stimulus id -> stimulus
       index: 0,
       saves: {},          // question id -> save state (see saveAnswer)
       endAt: 0,
@@ -399,6 +403,8 @@
       ended: false,
       flagBusy: false
     };
+    var sts = a.stimuli || [];
+    for (var k = 0; k < sts.length; k++) { exam.stimuli[sts[k].id] = sts[k]; }
     for (var i = 0; i < qs.length; i++) {
       if (qs[i].answer === null || qs[i].answer === undefined) { qs[i].answer = ''; }
       if (n && qs[i].number === n) { exam.index = i; }
@@ -435,6 +441,7 @@
     }
     exam = null;
     show($('finish-dialog'), false);
+    showStimulus(null);
   }
 
   function current() { return exam.questions[exam.index]; }
@@ -557,7 +564,35 @@
     updateNav();
     updateSaveStatus();
     remember();
-    if (window.scrollTo) { window.scrollTo(0, 0); }
+    if (showStimulus(q) === 'kept' && window.innerWidth < 1024) {
+      // The same stimulus, above the question on a phone: go to the
+      // question, leaving the stimulus as the student left it.
+      $('question-panel').scrollIntoView();
+    } else if (window.scrollTo) {
+      window.scrollTo(0, 0);
+    }
+  }
+
+  // showStimulus shows the stimulus q goes with (none: hides the pane).
+  // The pane keeps the stimulus of the previous question, where it was
+  // scrolled to, when q shares it ('kept'); another is shown from its top.
+  function showStimulus(q) {
+    var pane = $('stimulus-pane');
+    var st = q && q.stimulus ? exam.stimuli[q.stimulus] : null;
+    setClass(document.body, 'with-stimulus', !!st);
+    show(pane, !!st);
+    if (!st) {
+      pane.removeAttribute('data-stimulus-id');
+      return 'none';
+    }
+    if (pane.getAttribute('data-stimulus-id') === String(st.id)) { return 'kept'; }
+    pane.setAttribute('data-stimulus-id', String(st.id));
+    setText($('stimulus-title'), st.title || 'Bacaan');
+    var text = $('stimulus-text');
+    text.className = 'stimulus-text';
+    setContent(text, st);
+    pane.scrollTop = 0;
+    return 'shown';
   }
 
   function optionsOf(q) {
@@ -1082,6 +1117,7 @@
   function showReview(visible) {
     show($('review-panel'), visible);
     show($('question-panel'), !visible);
+    if (exam) { showStimulus(visible ? null : current()); }
     if (!visible || !exam) { return; }
     var c = counts();
     setText($('review-summary'), 'Terjawab ' + c.answered + ' dari ' + c.total + ' soal \u00b7 Ragu-ragu ' +
