@@ -67,6 +67,9 @@ func TestBrowserMatching(t *testing.T) {
 			if got := p.text(`#answer-area .match-response[data-match-response="r3"] .match-used`); got != "dipakai untuk 1" {
 				t.Errorf("r3 is marked %q", got)
 			}
+			if got := p.text(`#answer-area [data-match-response="r2"] .match-response-text li`); got != "ibu kota Bali" {
+				t.Errorf("the list in response r2 shows %q once answers are marked", got)
+			}
 			if width == 1280 {
 				p.shot("student-matching")
 			}

@@ -14,7 +14,7 @@ import (
 
 // typesPackage is testPackage with exam e1 made of the question types
 // answered in parts and of stimuli: a matching question in the markdown
-// format (each response once; a formula, the XSS vectors as the portal
+// format (each response once; a formula, a list, the XSS vectors as the portal
 // renders them, and one response carrying them as raw HTML, as a
 // compromised portal could), a plain matching question whose responses may
 // be reused, a single choice, two questions sharing a long passage with a
@@ -40,7 +40,7 @@ func typesPackage(t testing.TB) *client.Package {
 			HTML: render("Jodohkan provinsi dengan ibu kotanya."), Points: 3,
 			Premises: []client.QuestionOption{opt("p1", "Jawa **Barat**"), opt("p2", "Bali, luas $5780\\,\\mathrm{km}^2$"),
 				opt("p3", "Jawa Timur "+strings.Join(richXSS, " "))},
-			Responses: []client.QuestionOption{opt("r1", "Surabaya"), opt("r2", "Denpasar"), opt("r3", "Bandung"),
+			Responses: []client.QuestionOption{opt("r1", "Surabaya"), opt("r2", "Denpasar\n\n- ibu kota Bali"), opt("r3", "Bandung"),
 				{ID: "r4", Text: "Semarang", HTML: strings.Join(richXSS, "") + "<p>Semarang</p>"}}},
 		{ID: "m2", Type: client.Matching, Text: "Di pulau mana kota ini?", Points: 2, ReuseResponses: true,
 			Premises:  []client.QuestionOption{{ID: "k1", Text: "Bandung"}, {ID: "k2", Text: "Surabaya"}, {ID: "k3", Text: "Denpasar"}},

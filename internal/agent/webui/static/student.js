@@ -815,6 +815,7 @@
     var items = $('answer-area').getElementsByTagName('li');
     for (var j = 0; j < items.length; j++) {
       var id = items[j].getAttribute('data-match-response');
+      if (id === null) { continue; } // a list item of a response's text
       var used = once && !!usedBy[id];
       setClass(items[j], 'used', used);
       setText(items[j].lastChild, used ? 'dipakai untuk ' + usedBy[id] : '');
@@ -887,7 +888,10 @@
     if (exam && e.target.id === 'answer-text') { flushText(); }
   }
   on($('answer-area'), 'change', textChanged);
+  // blur does not bubble: listen in the capture phase.
+  $('answer-area').addEventListener('blur', textChanged, true);
 
+  // A matching question's premise got a response (or none).
   on($('answer-area'), 'change', function (e) {
     var pid = e.target.getAttribute && e.target.getAttribute('data-match-premise');
     if (!pid || !exam) { return; }
@@ -906,8 +910,6 @@
     setAnswer(q, pairsValue(q.premises || [], given));
     paintMatching(q);
   });
-  // blur does not bubble: listen in the capture phase.
-  $('answer-area').addEventListener('blur', textChanged, true);
 
   // flushText saves the textarea's value now if it changed.
   function flushText() {
