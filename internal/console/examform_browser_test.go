@@ -33,7 +33,7 @@ func TestBrowserExamPreview(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`button[value="preview"]`)),
 		chromedp.WaitVisible(chromedp.CSS("section.preview")),
 	)
-	desk.check("the preview shows the formulas as MathML", `document.querySelectorAll('section.preview math').length === 2 &&
+	desk.eventually("the preview shows the formulas as MathML", `document.querySelectorAll('section.preview math').length === 2 &&
 		document.querySelector('section.preview mfrac').getBoundingClientRect().height > 20`)
 	desk.check("with the embedded math font", `getComputedStyle(document.querySelector('section.preview math')).fontFamily.includes('STIX Two Math')`)
 	desk.eventually("the font loads", `document.fonts.check('16px "STIX Two Math"')`)
