@@ -210,7 +210,8 @@ func TestAPIKeysAndSyncLogs(t *testing.T) {
 }
 
 // TestExamResultsPage: an exam's results page shows each student's score
-// and each question's correct rate; the CSV holds the scores.
+// (a matching question's partial points included) and each question's
+// correct rate; the CSV holds the scores.
 func TestExamResultsPage(t *testing.T) {
 	p := newPortal(t)
 	ctx := context.Background()
@@ -226,7 +227,11 @@ func TestExamResultsPage(t *testing.T) {
 		StartsAt: time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC), EndsAt: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), DurationMinutes: 90,
 		Questions: []exam.Question{
 			{ID: "q1", Type: exam.SingleChoice, Text: "2+2", Options: []exam.Option{{ID: "a", Text: "3"}, {ID: "b", Text: "4"}}, Answer: []string{"b"}, Points: 10},
-			{ID: "q2", Type: exam.SingleChoice, Text: "3+3", Options: []exam.Option{{ID: "a", Text: "6"}, {ID: "b", Text: "7"}}, Answer: []string{"a"}, Points: 10}}})
+			{ID: "q2", Type: exam.SingleChoice, Text: "3+3", Options: []exam.Option{{ID: "a", Text: "6"}, {ID: "b", Text: "7"}}, Answer: []string{"a"}, Points: 10},
+			{ID: "q3", Type: exam.Matching, Text: "Jodohkan", Scoring: exam.ScoringPartial, Points: 3,
+				Premises:  []exam.Option{{ID: "p1", Text: "Bali"}, {ID: "p2", Text: "Jawa Barat"}},
+				Responses: []exam.Option{{ID: "r1", Text: "Denpasar"}, {ID: "r2", Text: "Bandung"}, {ID: "r3", Text: "Medan"}},
+				Answer:    []string{"p1=r1", "p2=r2"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,9 +250,10 @@ func TestExamResultsPage(t *testing.T) {
 		t.Fatalf("cards: %v", err)
 	}
 	answers := []byte(`[{"exam_id":"` + e.ID + `","member_id":"` + cards[0].MemberID + `","question_id":"q1","answer":"b","answered_at":"2026-12-01T07:30:00Z"},` +
-		`{"exam_id":"` + e.ID + `","member_id":"` + cards[0].MemberID + `","question_id":"q2","answer":"b","answered_at":"2026-12-01T07:31:00Z"}]`)
+		`{"exam_id":"` + e.ID + `","member_id":"` + cards[0].MemberID + `","question_id":"q2","answer":"b","answered_at":"2026-12-01T07:31:00Z"},` +
+		`{"exam_id":"` + e.ID + `","member_id":"` + cards[0].MemberID + `","question_id":"q3","answer":"p1=r1,p2=r3","answered_at":"2026-12-01T07:32:00Z"}]`)
 	if _, err := p.exam.PushAnswers(ctx, id, exam.PushInput{ServerCode: "LAB-01", NPSN: "20100001", Checksum: exam.ChecksumSHA256(answers),
-		TotalRecords: 2, Answers: answers}); err != nil {
+		TotalRecords: 3, Answers: answers}); err != nil {
 		t.Fatal(err)
 	}
 	c := browser(t)
@@ -256,13 +262,15 @@ func TestExamResultsPage(t *testing.T) {
 		t.Fatal("the exams page misses the exam")
 	}
 	_, body := get(t, c, p.srv.URL+"/console/exams/"+e.ID+"/results")
-	for _, want := range []string{"Ani Lestari", "<td>10</td>", "100.0 %", "0.0 %"} {
+	// q1 right, q2 wrong, q3 one pair of two: 10 + 1.5, and q3 not correct.
+	for _, want := range []string{"Ani Lestari", "<td>11.5</td>", "<tr><td>1</td><td>1</td><td>1</td><td>100.0 %</td></tr>",
+		"<tr><td>3</td><td>1</td><td>0</td><td>0.0 %</td></tr>"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("results page lacks %q", want)
 		}
 	}
 	resp, csv := get(t, c, p.srv.URL+"/console/exams/"+e.ID+"/results.csv")
-	if resp.StatusCode != 200 || !strings.Contains(csv, "ani,XII IPA 1,10,2,1") {
+	if resp.StatusCode != 200 || !strings.Contains(csv, "ani,XII IPA 1,11.5,3,1") {
 		t.Fatalf("results CSV: %d\n%s", resp.StatusCode, csv)
 	}
 	if resp, _ := get(t, c, p.srv.URL+"/console/exams/nope/results"); resp.StatusCode != http.StatusNotFound {

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,9 +29,13 @@ var examZones = []struct {
 // images as data URIs).
 const maxExamFormSize = 16 << 20
 
-// maxFormQuestions bounds the questions of one form; larger exams come
-// through the API or "portal admin exam create".
-const maxFormQuestions = 200
+// maxFormQuestions and maxFormStimuli bound the questions and stimuli of
+// one form; larger exams come through the API or "portal admin exam
+// create".
+const (
+	maxFormQuestions = 200
+	maxFormStimuli   = 50
+)
 
 // examForm is the exam editor's form, as the operator typed it.
 type examForm struct {
@@ -39,6 +44,34 @@ type examForm struct {
 	Starts, Ends, Zone    string // datetime-local values in Zone
 	Duration              string
 	Questions             []questionForm
+	Stimuli               []stimulusForm
+}
+
+// stimulusForm is one stimulus of the editor: what questions share.
+type stimulusForm struct {
+	ID, Title, Format, Text string
+	// Preview is set after "Preview" or a save with problems.
+	Preview *stimulusPreview
+}
+
+// stimulusPreview is a stimulus's text rendered, with its problems.
+type stimulusPreview struct {
+	Text     template.HTML
+	Problems []exam.ContentProblem
+}
+
+// StimulusChoices are the ids a question's stimulus may be chosen from:
+// the form's stimuli, and cur when it names none of them (so that saving
+// says so rather than dropping it).
+func (f examForm) StimulusChoices(cur string) []string {
+	var out []string
+	for _, st := range f.Stimuli {
+		out = append(out, st.ID)
+	}
+	if cur != "" && !slices.Contains(out, cur) {
+		out = append(out, cur)
+	}
+	return out
 }
 
 // questionForm is one question of the editor. Options are one per line,
@@ -46,9 +79,14 @@ type examForm struct {
 // or the accepted answers (one per line), by Type.
 type questionForm struct {
 	ID, Type, Format, Text, Options, Answer, Points string
-	// Statements and Columns are a statement grid's, one "id: text" a
-	// line; Scoring is "" or "partial".
-	Statements, Columns, Scoring string
+	// Statements and Columns are a statement grid's, Premises and
+	// Responses a matching question's, one "id: text" a line; Reuse lets a
+	// matching question's response go with several premises; Scoring is ""
+	// or "partial".
+	Statements, Columns, Premises, Responses, Scoring string
+	Reuse                                             bool
+	// Stimulus is the id of the exam's stimulus the question goes with.
+	Stimulus string
 	// PlayLimit bounds the plays of the question's audio ("" or "0": none).
 	PlayLimit string
 	// Preview is set after "Preview" or a save with problems: the texts as
@@ -61,6 +99,7 @@ type questionForm struct {
 type questionPreview struct {
 	Text                         template.HTML
 	Options, Statements, Columns []optionPreview
+	Premises, Responses          []optionPreview
 	Problems                     []exam.ContentProblem
 }
 
@@ -108,8 +147,12 @@ func formOfExam(e exam.Exam) examForm {
 	f := examForm{ID: e.ID, Title: e.Title, Subject: e.Subject, NPSNs: strings.Join(e.NPSNs, " "), Zone: "WIB",
 		Starts: e.StartsAt.In(zone("WIB")).Format(localLayout), Ends: e.EndsAt.In(zone("WIB")).Format(localLayout),
 		Duration: strconv.Itoa(e.DurationMinutes)}
+	for _, st := range e.Stimuli {
+		f.Stimuli = append(f.Stimuli, stimulusForm{ID: st.ID, Title: st.Title, Format: st.Format, Text: st.Text})
+	}
 	for _, q := range e.Questions {
-		qf := questionForm{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Points: strconv.FormatFloat(q.Points, 'f', -1, 64)}
+		qf := questionForm{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Points: strconv.FormatFloat(q.Points, 'f', -1, 64),
+			Stimulus: q.Stimulus}
 		qf.Options, qf.Statements, qf.Scoring = optionLines(q.Options), optionLines(q.Statements), q.Scoring
 		if q.PlayLimit > 0 {
 			qf.PlayLimit = strconv.Itoa(q.PlayLimit)
@@ -117,8 +160,9 @@ func formOfExam(e exam.Exam) examForm {
 		if q.Type == exam.StatementGrid {
 			qf.Columns = optionLines(q.Columns)
 		}
+		qf.Premises, qf.Responses, qf.Reuse = optionLines(q.Premises), optionLines(q.Responses), q.ReuseResponses
 		sep := ","
-		if q.Type == exam.ShortAnswer || q.Type == exam.StatementGrid {
+		if pairAnswered(q.Type) || q.Type == exam.ShortAnswer {
 			sep = "\n"
 		}
 		qf.Answer = strings.Join(q.Answer, sep)
@@ -143,7 +187,18 @@ func parseExamForm(r *http.Request) examForm {
 		}
 		f.Questions = append(f.Questions, questionForm{ID: v(p + "id"), Type: v(p + "type"), Format: v(p + "format"), Text: v(p + "text"),
 			Options: v(p + "options"), Answer: v(p + "answer"), Points: v(p + "points"),
-			Statements: v(p + "statements"), Columns: v(p + "columns"), Scoring: v(p + "scoring"), PlayLimit: v(p + "play_limit")})
+			Statements: v(p + "statements"), Columns: v(p + "columns"), Premises: v(p + "premises"), Responses: v(p + "responses"),
+			Reuse: v(p+"reuse") != "", Scoring: v(p + "scoring"), Stimulus: v(p + "stimulus"), PlayLimit: v(p + "play_limit")})
+	}
+	for i := 0; i < maxFormStimuli; i++ {
+		p := "s." + strconv.Itoa(i) + "."
+		if _, ok := r.PostForm[p+"id"]; !ok {
+			break
+		}
+		if r.PostFormValue(p+"remove") != "" {
+			continue
+		}
+		f.Stimuli = append(f.Stimuli, stimulusForm{ID: v(p + "id"), Title: v(p + "title"), Format: v(p + "format"), Text: v(p + "text")})
 	}
 	return f
 }
@@ -170,6 +225,9 @@ func (f examForm) input() (exam.ExamInput, error) {
 	if in.DurationMinutes, err = strconv.Atoi(f.Duration); err != nil {
 		return in, errForm("the duration must be a whole number of minutes")
 	}
+	for _, sf := range f.Stimuli {
+		in.Stimuli = append(in.Stimuli, sf.stimulus())
+	}
 	for i, qf := range f.Questions {
 		q, err := qf.question(i)
 		if err != nil {
@@ -185,12 +243,12 @@ func (f examForm) input() (exam.ExamInput, error) {
 				return in, errForm("question %d: the plays of its audio must be a whole number", i+1)
 			}
 		}
-		if q.Type == exam.ShortAnswer || q.Type == exam.StatementGrid {
+		switch {
+		case q.Type == exam.ShortAnswer:
+			q.Answer = lines(qf.Answer)
+		case pairAnswered(q.Type):
 			q.Answer = lines(strings.ReplaceAll(qf.Answer, ",", "\n"))
-			if q.Type == exam.ShortAnswer {
-				q.Answer = lines(qf.Answer)
-			}
-		} else {
+		default:
 			for _, a := range strings.Split(qf.Answer, ",") {
 				if a = strings.TrimSpace(a); a != "" {
 					q.Answer = append(q.Answer, a)
@@ -205,7 +263,8 @@ func (f examForm) input() (exam.ExamInput, error) {
 // question is the question of the form's texts: its id, type, format, text
 // and options (not yet validated); i numbers it in errors.
 func (qf questionForm) question(i int) (exam.Question, error) {
-	q := exam.Question{ID: qf.ID, Type: exam.QuestionType(qf.Type), Format: qf.Format, Text: qf.Text, Scoring: qf.Scoring}
+	q := exam.Question{ID: qf.ID, Type: exam.QuestionType(qf.Type), Format: qf.Format, Text: qf.Text, Scoring: qf.Scoring,
+		ReuseResponses: qf.Reuse, Stimulus: qf.Stimulus}
 	if q.Format == string(richtext.Plain) {
 		q.Format = ""
 	}
@@ -213,7 +272,8 @@ func (qf questionForm) question(i int) (exam.Question, error) {
 		name  string
 		lines string
 		to    *[]exam.Option
-	}{{"option", qf.Options, &q.Options}, {"statement", qf.Statements, &q.Statements}, {"column", qf.Columns, &q.Columns}} {
+	}{{"option", qf.Options, &q.Options}, {"statement", qf.Statements, &q.Statements}, {"column", qf.Columns, &q.Columns},
+		{"premise", qf.Premises, &q.Premises}, {"response", qf.Responses, &q.Responses}} {
 		for _, line := range lines(part.lines) {
 			id, text, ok := strings.Cut(line, ":")
 			if !ok {
@@ -225,6 +285,19 @@ func (qf questionForm) question(i int) (exam.Question, error) {
 	return q, nil
 }
 
+// pairAnswered reports whether questions of type t are answered in
+// pairs, their keys one "row=choice" a line in the editor.
+func pairAnswered(t exam.QuestionType) bool { return t == exam.StatementGrid || t == exam.Matching }
+
+// stimulus is the stimulus of the form's fields (not yet validated).
+func (sf stimulusForm) stimulus() exam.Stimulus {
+	st := exam.Stimulus{ID: sf.ID, Title: sf.Title, Format: sf.Format, Text: sf.Text}
+	if st.Format == string(richtext.Plain) {
+		st.Format = ""
+	}
+	return st
+}
+
 // optionLines is opts as the editor shows them, one "id: text" a line.
 func optionLines(opts []exam.Option) string {
 	var out []string
@@ -234,9 +307,21 @@ func optionLines(opts []exam.Option) string {
 	return strings.Join(out, "\n")
 }
 
-// preview renders every question of f whose texts can be read, as a
-// student's page will show them, with their problems.
+// preview renders every stimulus and every question of f whose texts can
+// be read, as a student's page will show them, with their problems.
 func (c *console) preview(ctx context.Context, f *examForm) error {
+	for i := range f.Stimuli {
+		sf := &f.Stimuli[i]
+		st := sf.stimulus()
+		if _, err := richtext.ParseFormat(st.Format); err != nil {
+			continue // saving says what is wrong with it
+		}
+		ps, problems, err := c.exam.RenderStimulus(ctx, st)
+		if err != nil {
+			return err
+		}
+		sf.Preview = &stimulusPreview{Text: template.HTML(ps.HTML), Problems: problems} // sanitised by internal/richtext
+	}
 	for i := range f.Questions {
 		qf := &f.Questions[i]
 		q, err := qf.question(i)
@@ -254,7 +339,8 @@ func (c *console) preview(ctx context.Context, f *examForm) error {
 		for _, part := range []struct {
 			from []exam.PackageOption
 			to   *[]optionPreview
-		}{{pq.Options, &p.Options}, {pq.Statements, &p.Statements}, {pq.Columns, &p.Columns}} {
+		}{{pq.Options, &p.Options}, {pq.Statements, &p.Statements}, {pq.Columns, &p.Columns},
+			{pq.Premises, &p.Premises}, {pq.Responses, &p.Responses}} {
 			for _, o := range part.from {
 				*part.to = append(*part.to, optionPreview{ID: o.ID, Text: template.HTML(o.HTML)})
 			}
@@ -292,7 +378,7 @@ func (c *console) renderExamFormView(w http.ResponseWriter, r *http.Request, sta
 		status = c.showError(&v, err)
 	}
 	fv := examFormView{Form: f, HasAnswer: hasAnswers, Saved: saved,
-		Types: []exam.QuestionType{exam.SingleChoice, exam.MultipleChoice, exam.TrueFalse, exam.ShortAnswer, exam.Essay, exam.StatementGrid}}
+		Types: []exam.QuestionType{exam.SingleChoice, exam.MultipleChoice, exam.TrueFalse, exam.ShortAnswer, exam.Essay, exam.StatementGrid, exam.Matching}}
 	for _, z := range examZones {
 		fv.Zones = append(fv.Zones, z.Name)
 	}
@@ -328,6 +414,15 @@ func (c *console) saveExam(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		f.Questions = append(f.Questions, questionForm{ID: "q" + strconv.Itoa(len(f.Questions)+1), Type: string(exam.SingleChoice), Points: "1"})
+		c.renderExamForm(w, r, http.StatusOK, f, false, nil)
+		return
+	}
+	if r.PostFormValue("action") == "add-stimulus" {
+		if len(f.Stimuli) >= maxFormStimuli {
+			c.renderExamForm(w, r, http.StatusOK, f, false, errForm("a form holds at most %d stimuli; larger exams come through the API", maxFormStimuli))
+			return
+		}
+		f.Stimuli = append(f.Stimuli, stimulusForm{ID: "bacaan" + strconv.Itoa(len(f.Stimuli)+1), Format: "markdown"})
 		c.renderExamForm(w, r, http.StatusOK, f, false, nil)
 		return
 	}

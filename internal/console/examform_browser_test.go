@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/seedhq/portal/internal/testkit"
 )
 
 // TestBrowserExamPreview writes a question in the markdown format in the
@@ -64,4 +66,55 @@ func TestBrowserExamPreview(t *testing.T) {
 	if len(es) != 1 || es[0].Title != "Matematika" {
 		t.Fatalf("exams: %+v", es)
 	}
+}
+
+// TestBrowserExamPreviewStimulusMatching previews, in Chromium, a stimulus
+// and a matching question whose texts hold the XSS vectors, in both
+// formats: the stimulus's table and the formula of a premise show, the
+// vectors stay text and none runs.
+func TestBrowserExamPreviewStimulusMatching(t *testing.T) {
+	chrome := newHeadless(t, "the console", 60*time.Second)
+	p := newPortal(t, onStore("bolt"))
+	desk := chrome.tab(1200, 900)
+	desk.do("sign in", p.operatorSignInSteps()...)
+	vectors := strings.Join(testkit.XSSVectors, " ")
+	desk.do("add a stimulus",
+		chromedp.Navigate(p.srv.URL+"/console/exams/new"),
+		chromedp.WaitVisible(chromedp.ID("title")),
+		chromedp.Click(chromedp.CSS(`button[value="add-stimulus"]`)),
+		chromedp.WaitVisible(chromedp.ID("s0-text")),
+	)
+	desk.do("write a stimulus and a matching question",
+		chromedp.SetValue(chromedp.ID("s0-title"), "Danau Toba"),
+		chromedp.SetValue(chromedp.ID("s0-text"), "| Danau | Luas |\n|--|--|\n| Toba | 1130 |\n\n"+vectors),
+		chromedp.SetValue(chromedp.ID("q0-type"), "matching"),
+		chromedp.SetValue(chromedp.ID("q0-format"), "markdown"),
+		chromedp.SetValue(chromedp.ID("q0-stimulus"), "bacaan1"),
+		chromedp.SetValue(chromedp.ID("q0-text"), "Jodohkan."),
+		chromedp.Click(chromedp.CSS(`button[value="preview"]`)),
+		chromedp.WaitVisible(chromedp.ID("q0-premises")),
+		chromedp.SetValue(chromedp.ID("q0-premises"), "p1: luas $x^2$ "+vectors+"\np2: Toba"),
+		chromedp.SetValue(chromedp.ID("q0-responses"), "r1: "+vectors+"\nr2: Sumatera"),
+		chromedp.SetValue(chromedp.ID("q0-answer"), "p1=r1\np2=r2"),
+		chromedp.Click(chromedp.CSS(`button[value="preview"]`)),
+		chromedp.WaitVisible(chromedp.CSS(".premise-preview")),
+	)
+	desk.check("the stimulus's table and the premise's formula show", `document.querySelectorAll('.stimulus-preview td').length === 2 &&
+		document.querySelectorAll('.premise-preview math').length === 1 && document.querySelectorAll('.response-preview li').length === 2`)
+	desk.check("the form kept the stimulus and the question's choice of it", `document.getElementById('s0-title').value === 'Danau Toba' &&
+		document.getElementById('q0-stimulus').value === 'bacaan1'`)
+	desk.check("the vectors are text, and nothing ran", `window.__xss === undefined &&
+		document.querySelectorAll('section.preview img, section.preview script, section.preview svg, section.preview iframe, section.preview a, section.preview [onerror], section.preview [style]').length === 0 &&
+		document.querySelector('.stimulus-preview').textContent.includes('<script>window.__xss=1</script>') &&
+		document.querySelector('.response-preview').textContent.includes('<script>window.__xss=1</script>')`)
+
+	// The same texts in the plain format: text as well.
+	desk.do("choose the plain format",
+		chromedp.SetValue(chromedp.ID("s0-format"), "plain"),
+		chromedp.SetValue(chromedp.ID("q0-format"), "plain"),
+	)
+	desk.clickLoad("preview as plain text", `button[value="preview"]`)
+	desk.check("plain: nothing ran", `window.__xss === undefined &&
+		document.querySelectorAll('section.preview img, section.preview script, section.preview svg, section.preview iframe, section.preview a').length === 0 &&
+		document.querySelector('.stimulus-preview').textContent.includes('| Toba | 1130 |')`)
 }

@@ -169,3 +169,146 @@ func TestExamEditorStatementGrid(t *testing.T) {
 	}
 	check("saved again")
 }
+
+// matchingFormValues is examFormValues with its question a matching
+// question in the markdown format, scored "partial", each response once.
+func matchingFormValues(csrf string) url.Values {
+	f := examFormValues(csrf)
+	f.Del("q.0.options")
+	f.Set("q.0.type", "matching")
+	f.Set("q.0.format", "markdown")
+	f.Set("q.0.text", "Jodohkan provinsi dengan ibu kotanya.")
+	f.Set("q.0.premises", "p1: Jawa Barat\np2: Bali $x^2$")
+	f.Set("q.0.responses", "r1: Denpasar\nr2: Bandung\nr3: Surabaya")
+	f.Set("q.0.scoring", "partial")
+	f.Set("q.0.answer", "p2=r1\np1=r2")
+	return f
+}
+
+// TestExamEditorMatching: a matching question written in the editor is
+// stored with its premises, responses, reuse, key and scoring; an exam
+// opened and saved again keeps them; a key giving one response to two
+// premises is refused, saying why, and nothing is stored; with "may be
+// used for several premises" it is stored.
+func TestExamEditorMatching(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	c := browser(t)
+	csrf := p.signIn(t, c)
+
+	twice := matchingFormValues(csrf)
+	twice.Set("q.0.answer", "p1=r1\np2=r1")
+	resp, body := post(t, c, p.srv.URL+"/console/exams/new", twice)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "may be used once") {
+		t.Fatalf("a response twice: %d\n%s", resp.StatusCode, body)
+	}
+	if es, _ := p.exam.ListExams(ctx, ""); len(es) != 0 {
+		t.Fatalf("a refused exam was stored: %+v", es)
+	}
+
+	if resp, body := post(t, c, p.srv.URL+"/console/exams/new", matchingFormValues(csrf)); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save a matching question: %d\n%s", resp.StatusCode, body)
+	}
+	es, _ := p.exam.ListExams(ctx, "")
+	if len(es) != 1 {
+		t.Fatalf("%d exams", len(es))
+	}
+	check := func(when string, reuse bool, key string) {
+		t.Helper()
+		e, err := p.exam.GetExam(ctx, es[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := e.Questions[0]
+		if q.Type != exam.Matching || q.Format != "markdown" || len(q.Premises) != 2 || q.Premises[1].Text != "Bali $x^2$" ||
+			len(q.Responses) != 3 || q.ReuseResponses != reuse || q.Scoring != exam.ScoringPartial || strings.Join(q.Answer, ",") != key {
+			t.Fatalf("%s: %+v", when, q)
+		}
+	}
+	check("created", false, "p1=r2,p2=r1")
+	_, body = get(t, c, p.srv.URL+"/console/exams/"+es[0].ID+"/edit")
+	for _, want := range []string{`name="q.0.premises"`, "p2: Bali $x^2$", "r3: Surabaya", `value="partial" selected`, "p1=r2\np2=r1"} {
+		if !strings.Contains(body, want) {
+			t.Fatalf("the editor of a matching question lacks %q", want)
+		}
+	}
+	if strings.Contains(body, `name="q.0.reuse" value="1" checked`) {
+		t.Fatal("reuse shows checked")
+	}
+	reuse := matchingFormValues(csrf)
+	reuse.Set("q.0.reuse", "1")
+	reuse.Set("q.0.answer", "p1=r1\np2=r1")
+	if resp, body := post(t, c, p.srv.URL+"/console/exams/"+es[0].ID+"/edit", reuse); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save with reuse: %d\n%s", resp.StatusCode, body)
+	}
+	check("saved with reuse", true, "p1=r1,p2=r1")
+	_, body = get(t, c, p.srv.URL+"/console/exams/"+es[0].ID+"/edit")
+	if !strings.Contains(body, `name="q.0.reuse" value="1" checked`) {
+		t.Fatal("the editor does not show reuse checked")
+	}
+}
+
+// TestExamEditorStimulus: "Add a stimulus" adds its fields; an exam with a
+// stimulus shared by two questions is stored with it, and opened and saved
+// again keeps it; a question naming a stimulus the exam does not have is
+// refused, saying which, and nothing is stored.
+func TestExamEditorStimulus(t *testing.T) {
+	p := newPortal(t)
+	ctx := context.Background()
+	c := browser(t)
+	csrf := p.signIn(t, c)
+
+	form := examFormValues(csrf)
+	form.Set("action", "add-stimulus")
+	if resp, body := post(t, c, p.srv.URL+"/console/exams/new", form); resp.StatusCode != 200 ||
+		!strings.Contains(body, `name="s.0.id" value="bacaan1"`) || !strings.Contains(body, `name="q.0.stimulus"`) {
+		t.Fatalf("add a stimulus: %d\n%s", resp.StatusCode, body)
+	}
+	form = examFormValues(csrf)
+	form.Set("s.0.id", "toba")
+	form.Set("s.0.title", "Danau Toba")
+	form.Set("s.0.format", "markdown")
+	form.Set("s.0.text", "| Danau | Luas |\n|--|--|\n| Toba | 1130 |")
+	form.Set("q.0.stimulus", "danau")
+	resp, body := post(t, c, p.srv.URL+"/console/exams/new", form)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `stimulus &#34;danau&#34; is not one of the exam&#39;s stimuli`) {
+		t.Fatalf("an unknown stimulus: %d\n%s", resp.StatusCode, body)
+	}
+	if es, _ := p.exam.ListExams(ctx, ""); len(es) != 0 {
+		t.Fatalf("a refused exam was stored: %+v", es)
+	}
+	form.Set("q.0.stimulus", "toba")
+	form.Set("q.1.id", "q2")
+	form.Set("q.1.type", "essay")
+	form.Set("q.1.text", "Jelaskan.")
+	form.Set("q.1.stimulus", "toba")
+	if resp, body := post(t, c, p.srv.URL+"/console/exams/new", form); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save with a stimulus: %d\n%s", resp.StatusCode, body)
+	}
+	es, _ := p.exam.ListExams(ctx, "")
+	if len(es) != 1 {
+		t.Fatalf("%d exams", len(es))
+	}
+	check := func(when string) {
+		t.Helper()
+		e, err := p.exam.GetExam(ctx, es[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(e.Stimuli) != 1 || e.Stimuli[0] != (exam.Stimulus{ID: "toba", Title: "Danau Toba", Format: "markdown",
+			Text: "| Danau | Luas |\n|--|--|\n| Toba | 1130 |"}) || e.Questions[0].Stimulus != "toba" || e.Questions[1].Stimulus != "toba" {
+			t.Fatalf("%s: stimuli %+v, questions %+v", when, e.Stimuli, e.Questions)
+		}
+	}
+	check("created")
+	_, body = get(t, c, p.srv.URL+"/console/exams/"+es[0].ID+"/edit")
+	for _, want := range []string{`name="s.0.title" value="Danau Toba"`, "| Toba | 1130 |", `<option value="toba" selected>toba</option>`} {
+		if !strings.Contains(body, want) {
+			t.Fatalf("the editor lacks %q", want)
+		}
+	}
+	if resp, body := post(t, c, p.srv.URL+"/console/exams/"+es[0].ID+"/edit", form); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save again: %d\n%s", resp.StatusCode, body)
+	}
+	check("saved again")
+}

@@ -56,14 +56,14 @@ func TestBrowserExamMedia(t *testing.T) {
 	desk.do("upload the chart into question 1",
 		chromedp.SetUploadFiles(`#media-file`, []string{img}),
 		chromedp.SetValue(chromedp.ID("media-alt"), `Rainfall by month "><img src=x onerror=window.__xss=1>`),
-		chromedp.SetValue(chromedp.ID("media-target"), "0"),
+		chromedp.SetValue(chromedp.ID("media-target"), "q0"),
 		chromedp.Click(chromedp.ID("media-upload")))
 	desk.eventually("the reference is inserted", `document.getElementById('q0-text').value.indexOf('](media:') > 0 &&
 		document.getElementById('q0-format').value === 'markdown'`)
 	desk.do("upload the audio into question 2",
 		chromedp.SetUploadFiles(`#media-file`, []string{audio}),
 		chromedp.SetValue(chromedp.ID("media-alt"), "Listening 1: a weather report"),
-		chromedp.SetValue(chromedp.ID("media-target"), "1"),
+		chromedp.SetValue(chromedp.ID("media-target"), "q1"),
 		chromedp.Click(chromedp.ID("media-upload")))
 	desk.eventually("the audio reference is inserted", `document.getElementById('q1-text').value.indexOf('![Listening 1: a weather report](media:') >= 0`)
 	desk.do("preview", chromedp.Click(chromedp.CSS(`button[value="preview"]`)), chromedp.WaitVisible(chromedp.CSS("section.preview")))

@@ -80,34 +80,45 @@ type contentReport struct {
 	Media []Media
 }
 
-// checkContent renders every text of qs and reports their problems and
-// media.
-func (s *Service) checkContent(ctx context.Context, qs []Question) (contentReport, error) {
+// checkContent renders every text of qs and sts and reports their
+// problems and media.
+func (s *Service) checkContent(ctx context.Context, qs []Question, sts []Stimulus) (contentReport, error) {
 	var rep contentReport
 	seen := map[string]bool{}
-	for _, q := range qs {
-		if q.Format == "" {
-			continue // plain text renders as typed
+	add := func(format, text, questionID, field string) error {
+		if format == "" {
+			return nil // plain text renders as typed
 		}
-		for _, t := range questionTexts(q) {
-			res, err := s.renderText(ctx, q.Format, t.text)
+		res, err := s.renderText(ctx, format, text)
+		if err != nil {
+			return err
+		}
+		for _, p := range res.Problems {
+			rep.Problems = append(rep.Problems, ContentProblem{QuestionID: questionID, Field: field, Problem: p})
+		}
+		for _, sha := range res.Media {
+			if seen[sha] {
+				continue
+			}
+			seen[sha] = true
+			m, err := s.GetMedia(ctx, sha)
 			if err != nil {
+				return err
+			}
+			rep.Media = append(rep.Media, m)
+		}
+		return nil
+	}
+	for _, q := range qs {
+		for _, t := range questionTexts(q) {
+			if err := add(q.Format, t.text, q.ID, t.field); err != nil {
 				return contentReport{}, err
 			}
-			for _, p := range res.Problems {
-				rep.Problems = append(rep.Problems, ContentProblem{QuestionID: q.ID, Field: t.field, Problem: p})
-			}
-			for _, sha := range res.Media {
-				if seen[sha] {
-					continue
-				}
-				seen[sha] = true
-				m, err := s.GetMedia(ctx, sha)
-				if err != nil {
-					return contentReport{}, err
-				}
-				rep.Media = append(rep.Media, m)
-			}
+		}
+	}
+	for _, st := range sts {
+		if err := add(st.Format, st.Text, "", "stimuli["+st.ID+"]"); err != nil {
+			return contentReport{}, err
 		}
 	}
 	return rep, nil
@@ -115,8 +126,8 @@ func (s *Service) checkContent(ctx context.Context, qs []Question) (contentRepor
 
 // checkExamContent is checkContent for an exam being saved: it refuses
 // media over MaxExamMedia in total.
-func (s *Service) checkExamContent(ctx context.Context, qs []Question) (contentReport, error) {
-	rep, err := s.checkContent(ctx, qs)
+func (s *Service) checkExamContent(ctx context.Context, e Exam) (contentReport, error) {
+	rep, err := s.checkContent(ctx, e.Questions, e.Stimuli)
 	if err != nil {
 		return contentReport{}, err
 	}
@@ -134,14 +145,15 @@ func (s *Service) checkExamContent(ctx context.Context, qs []Question) (contentR
 // questionText is one text of a question and where it is.
 type questionText struct{ field, text string }
 
-// questionTexts lists q's texts: its text, then its options', statements'
-// and columns'.
+// questionTexts lists q's texts: its text, then its options', statements',
+// columns', premises' and responses'.
 func questionTexts(q Question) []questionText {
 	out := []questionText{{"text", q.Text}}
 	for _, part := range []struct {
 		name string
 		opts []Option
-	}{{"options", q.Options}, {"statements", q.Statements}, {"columns", q.Columns}} {
+	}{{"options", q.Options}, {"statements", q.Statements}, {"columns", q.Columns},
+		{"premises", q.Premises}, {"responses", q.Responses}} {
 		for _, o := range part.opts {
 			out = append(out, questionText{part.name + "[" + o.ID + "]", o.Text})
 		}
@@ -163,13 +175,13 @@ func (s *Service) RenderQuestion(ctx context.Context, q Question) (PackageQuesti
 			return res.HTML
 		}
 		pq.HTML = plain(q.Text)
-		for _, part := range [][]PackageOption{pq.Options, pq.Statements, pq.Columns} {
+		for _, part := range [][]PackageOption{pq.Options, pq.Statements, pq.Columns, pq.Premises, pq.Responses} {
 			for i := range part {
 				part[i].HTML = plain(part[i].Text)
 			}
 		}
 	}
-	rep, err := s.checkContent(ctx, []Question{q})
+	rep, err := s.checkContent(ctx, []Question{q}, nil)
 	if err != nil {
 		return PackageQuestion{}, nil, err
 	}

@@ -80,9 +80,15 @@ const (
 	// "false"). The key names each statement's column, "s1=true"; an
 	// answer is such pairs joined by ",".
 	StatementGrid QuestionType = "statement_grid"
+	// Matching (menjodohkan) pairs each premise with one of the question's
+	// responses (there may be more responses than premises). The key names
+	// each premise's response, "p1=r2"; an answer is such pairs joined by
+	// ",". Unless ReuseResponses, a response goes with one premise at most.
+	Matching QuestionType = "matching"
 )
 
-// Scoring of a question with several parts (a statement grid).
+// Scoring of a question with several parts (a statement grid, a matching
+// question).
 const (
 	// ScoringAll (the default, "") gives the points only when every part
 	// is right.
@@ -110,6 +116,14 @@ type Question struct {
 	// columns (Columns empty: "true" Benar and "false" Salah).
 	Statements []Option `json:"statements,omitempty"`
 	Columns    []Option `json:"columns,omitempty"`
+	// Premises and Responses are a matching question's; ReuseResponses
+	// lets one response go with several premises.
+	Premises       []Option `json:"premises,omitempty"`
+	Responses      []Option `json:"responses,omitempty"`
+	ReuseResponses bool     `json:"reuse_responses,omitempty"`
+	// Stimulus is the id of the exam's stimulus (Exam.Stimuli) the
+	// question goes with, "" for none.
+	Stimulus string `json:"stimulus,omitempty"`
 	// Scoring is ScoringAll or ScoringPartial.
 	Scoring string `json:"scoring,omitempty"`
 	// PlayLimit is how many times each student may play the audio the
@@ -133,8 +147,11 @@ type Exam struct {
 	DurationMinutes int
 	Questions       []Question // nil in list results; see Store.ListExams
 	QuestionCount   int
-	CreatedAt       time.Time
-	// Problems lists what the questions' texts show otherwise than written
+	// Stimuli are what groups of questions share (passages, tables,
+	// images, audio); nil in list results.
+	Stimuli   []Stimulus
+	CreatedAt time.Time
+	// Problems lists what the questions' and stimuli's texts show otherwise than written
 	// (a formula that does not convert, a missing media file), worked out
 	// when the exam is created or updated; the stores keep none.
 	Problems []ContentProblem

@@ -19,6 +19,7 @@ type ExamInput struct {
 	EndsAt          time.Time
 	DurationMinutes int
 	Questions       []Question
+	Stimuli         []Stimulus
 }
 
 // Limits of exam content.
@@ -36,7 +37,7 @@ func (s *Service) CreateExam(ctx context.Context, in ExamInput) (Exam, error) {
 	if err := ValidateExam(&e); err != nil {
 		return Exam{}, err
 	}
-	rep, err := s.checkExamContent(ctx, e.Questions)
+	rep, err := s.checkExamContent(ctx, e)
 	if err != nil {
 		return Exam{}, fmt.Errorf("create exam: %w", err)
 	}
@@ -59,6 +60,7 @@ func (in ExamInput) exam(id string) Exam {
 		DurationMinutes: in.DurationMinutes,
 		Questions:       in.Questions,
 		QuestionCount:   len(in.Questions),
+		Stimuli:         in.Stimuli,
 	}
 }
 
@@ -72,7 +74,7 @@ func (s *Service) UpdateExam(ctx context.Context, id string, in ExamInput) (Exam
 	if err := ValidateExam(&e); err != nil {
 		return Exam{}, err
 	}
-	if _, err := s.checkExamContent(ctx, e.Questions); err != nil {
+	if _, err := s.checkExamContent(ctx, e); err != nil {
 		return Exam{}, fmt.Errorf("update exam: %w", err)
 	}
 	if err := s.store.UpdateExam(ctx, e); err != nil {
@@ -83,7 +85,7 @@ func (s *Service) UpdateExam(ctx context.Context, id string, in ExamInput) (Exam
 	if err != nil {
 		return Exam{}, err
 	}
-	rep, err := s.checkContent(ctx, got.Questions)
+	rep, err := s.checkContent(ctx, got.Questions, got.Stimuli)
 	if err != nil {
 		return Exam{}, fmt.Errorf("update exam: %w", err)
 	}
@@ -91,7 +93,7 @@ func (s *Service) UpdateExam(ctx context.Context, id string, in ExamInput) (Exam
 	return got, nil
 }
 
-// ValidateExam checks an exam's fields and questions and normalises them
+// ValidateExam checks an exam's fields, questions and stimuli and normalises them
 // (sorted, de-duplicated npsn list; trimmed texts; sorted answer keys).
 func ValidateExam(e *Exam) error {
 	switch {
@@ -129,7 +131,7 @@ func ValidateExam(e *Exam) error {
 		seen[q.ID] = true
 	}
 	e.QuestionCount = len(e.Questions)
-	return nil
+	return validateStimuli(e)
 }
 
 func validateQuestion(q *Question) error {
@@ -159,8 +161,8 @@ func validateQuestion(q *Question) error {
 	if q.Points == 0 && q.Type != Essay {
 		q.Points = 1
 	}
-	if q.Type != StatementGrid && (len(q.Statements) != 0 || len(q.Columns) != 0 || q.Scoring != ScoringAll) {
-		return fmt.Errorf("only a statement_grid has statements, columns and a scoring")
+	if err := checkTypeFields(*q); err != nil {
+		return err
 	}
 	optionIDs := map[string]bool{}
 	for _, o := range q.Options {
@@ -210,8 +212,25 @@ func validateQuestion(q *Question) error {
 		}
 	case StatementGrid:
 		return validateStatementGrid(q)
+	case Matching:
+		return validateMatching(q)
 	default:
-		return fmt.Errorf("type must be single_choice, multiple_choice, true_false, short_answer, essay or statement_grid")
+		return fmt.Errorf("type must be single_choice, multiple_choice, true_false, short_answer, essay, statement_grid or matching")
+	}
+	return nil
+}
+
+// checkTypeFields refuses the fields of another question type: statements
+// and columns belong to a statement_grid, premises, responses and
+// reuse_responses to a matching question, a scoring to either.
+func checkTypeFields(q Question) error {
+	switch {
+	case q.Type != StatementGrid && (len(q.Statements) != 0 || len(q.Columns) != 0):
+		return fmt.Errorf("only a statement_grid has statements and columns")
+	case q.Type != Matching && (len(q.Premises) != 0 || len(q.Responses) != 0 || q.ReuseResponses):
+		return fmt.Errorf("only a matching question has premises, responses and reuse_responses")
+	case q.Type != StatementGrid && q.Type != Matching && q.Scoring != ScoringAll:
+		return fmt.Errorf("only a statement_grid or a matching question has a scoring")
 	}
 	return nil
 }

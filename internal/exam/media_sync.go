@@ -106,7 +106,7 @@ func (s *Service) schoolShowsMedia(ctx context.Context, npsn, sha string) (bool,
 		if err != nil {
 			return false, err
 		}
-		rep, err := s.checkContent(ctx, e.Questions)
+		rep, err := s.checkContent(ctx, e.Questions, e.Stimuli)
 		if err != nil {
 			return false, err
 		}

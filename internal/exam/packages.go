@@ -55,6 +55,14 @@ type PackageQuestion struct {
 	// Statements and Columns are a statement grid's (format 2).
 	Statements []PackageOption `json:"statements,omitempty"`
 	Columns    []PackageOption `json:"columns,omitempty"`
+	// Premises and Responses are a matching question's (format 2);
+	// ReuseResponses lets one response go with several premises.
+	Premises       []PackageOption `json:"premises,omitempty"`
+	Responses      []PackageOption `json:"responses,omitempty"`
+	ReuseResponses bool            `json:"reuse_responses,omitempty"`
+	// Stimulus is the id of the exam's stimulus the question goes with
+	// (format 2).
+	Stimulus string `json:"stimulus,omitempty"`
 	// PlayLimit is how many times each student may play the question's
 	// audio (format 2); 0 is no limit.
 	PlayLimit int     `json:"play_limit,omitempty"`
@@ -87,7 +95,9 @@ type PackageExam struct {
 	EndsAt          time.Time         `json:"ends_at"`
 	DurationMinutes int               `json:"duration_minutes"`
 	Questions       []PackageQuestion `json:"questions"`
-	Media           []PackageMedia    `json:"media,omitempty"`
+	// Stimuli are what groups of the questions share (format 2).
+	Stimuli []PackageStimulus `json:"stimuli,omitempty"`
+	Media   []PackageMedia    `json:"media,omitempty"`
 }
 
 // Package is the decrypted content of an exam package. The portal writes it
@@ -261,12 +271,20 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string) (i
 			if err != nil {
 				return 0, err
 			}
-			if pq.Format != "" || pq.Type == StatementGrid {
+			if pq.Format != "" || pq.Type == StatementGrid || pq.Type == Matching {
 				format = PackageFormat
 			}
 			pe.Questions[j] = pq
 		}
-		rep, err := s.checkContent(ctx, e.Questions)
+		for _, st := range e.Stimuli {
+			ps, err := s.packageStimulus(ctx, st)
+			if err != nil {
+				return 0, err
+			}
+			pe.Stimuli = append(pe.Stimuli, ps)
+			format = PackageFormat
+		}
+		rep, err := s.checkContent(ctx, e.Questions, e.Stimuli)
 		if err != nil {
 			return 0, err
 		}
@@ -287,7 +305,8 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string) (i
 // packageQuestion is q as a package ships it: no answer key, and for a
 // rich format the rendered HTML of its texts.
 func (s *Service) packageQuestion(ctx context.Context, q Question) (PackageQuestion, error) {
-	pq := PackageQuestion{ID: q.ID, Type: q.Type, Format: q.Format, Text: q.Text, PlayLimit: q.PlayLimit, Points: q.Points}
+	pq := PackageQuestion{ID: q.ID, Type: q.Type, Format: q.Format, Text: q.Text, ReuseResponses: q.ReuseResponses,
+		Stimulus: q.Stimulus, PlayLimit: q.PlayLimit, Points: q.Points}
 	var err error
 	if pq.HTML, err = s.packageHTML(ctx, q.Format, q.Text); err != nil {
 		return PackageQuestion{}, err
@@ -295,7 +314,8 @@ func (s *Service) packageQuestion(ctx context.Context, q Question) (PackageQuest
 	for _, part := range []struct {
 		from []Option
 		to   *[]PackageOption
-	}{{q.Options, &pq.Options}, {q.Statements, &pq.Statements}, {q.Columns, &pq.Columns}} {
+	}{{q.Options, &pq.Options}, {q.Statements, &pq.Statements}, {q.Columns, &pq.Columns},
+		{q.Premises, &pq.Premises}, {q.Responses, &pq.Responses}} {
 		for _, o := range part.from {
 			h, err := s.packageHTML(ctx, q.Format, o.Text)
 			if err != nil {

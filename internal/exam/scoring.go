@@ -29,8 +29,8 @@ type ExamResults struct {
 }
 
 // Score reports whether answer is correct for q and the points it earns: all
-// of them when correct, a share of them for a statement grid scored
-// "partial", none otherwise. Essays are never auto-scored.
+// of them when correct, a share of them for a statement grid or a
+// matching question scored "partial", none otherwise. Essays are never auto-scored.
 func Score(q Question, answer string) (correct bool, points float64) {
 	switch q.Type {
 	case SingleChoice, TrueFalse:
@@ -45,8 +45,8 @@ func Score(q Question, answer string) (correct bool, points float64) {
 	case ShortAnswer:
 		norm := normaliseText(answer)
 		correct = slices.ContainsFunc(q.Answer, func(a string) bool { return normaliseText(a) == norm })
-	case StatementGrid:
-		return scoreGrid(q, answer)
+	case StatementGrid, Matching:
+		return scorePairs(q, answer)
 	}
 	if correct {
 		points = q.Points

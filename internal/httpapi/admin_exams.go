@@ -22,10 +22,17 @@ type questionJSON struct {
 	Format  string       `json:"format,omitempty"` // "" (plain) or "markdown": docs/exam-content.md
 	Text    string       `json:"text"`
 	Options []optionJSON `json:"options"`
-	// Statements, Columns and Scoring are a statement_grid's.
+	// Statements and Columns are a statement_grid's; Scoring a
+	// statement_grid's or a matching question's.
 	Statements []optionJSON `json:"statements,omitempty"`
 	Columns    []optionJSON `json:"columns,omitempty"`
-	Scoring    string       `json:"scoring,omitempty"`
+	// Premises, Responses and ReuseResponses are a matching question's.
+	Premises       []optionJSON `json:"premises,omitempty"`
+	Responses      []optionJSON `json:"responses,omitempty"`
+	ReuseResponses bool         `json:"reuse_responses,omitempty"`
+	// Stimulus is the id of the exam's stimulus the question goes with.
+	Stimulus string `json:"stimulus,omitempty"`
+	Scoring  string `json:"scoring,omitempty"`
 	// PlayLimit bounds the plays of the question's audio per student.
 	PlayLimit int      `json:"play_limit,omitempty"`
 	Answer    []string `json:"answer"`
@@ -58,20 +65,23 @@ type createExamRequest struct {
 	EndsAt          time.Time      `json:"ends_at"`
 	DurationMinutes int            `json:"duration_minutes"`
 	Questions       []questionJSON `json:"questions"`
+	// Stimuli are what groups of the questions share.
+	Stimuli []exam.Stimulus `json:"stimuli,omitempty"`
 }
 
 // examView is an exam as operators read it; Questions is left out of lists.
 type examView struct {
-	ID              string         `json:"id"`
-	Title           string         `json:"title"`
-	Subject         string         `json:"subject"`
-	NPSN            []string       `json:"npsn"`
-	StartsAt        time.Time      `json:"starts_at"`
-	EndsAt          time.Time      `json:"ends_at"`
-	DurationMinutes int            `json:"duration_minutes"`
-	QuestionCount   int            `json:"question_count"` // (ext)
-	CreatedAt       time.Time      `json:"created_at"`     // (ext)
-	Questions       []questionJSON `json:"questions,omitempty"`
+	ID              string          `json:"id"`
+	Title           string          `json:"title"`
+	Subject         string          `json:"subject"`
+	NPSN            []string        `json:"npsn"`
+	StartsAt        time.Time       `json:"starts_at"`
+	EndsAt          time.Time       `json:"ends_at"`
+	DurationMinutes int             `json:"duration_minutes"`
+	QuestionCount   int             `json:"question_count"` // (ext)
+	CreatedAt       time.Time       `json:"created_at"`     // (ext)
+	Questions       []questionJSON  `json:"questions,omitempty"`
+	Stimuli         []exam.Stimulus `json:"stimuli,omitempty"`
 	// Problems are what the texts show otherwise than written, in the
 	// answers of a creation or an update (docs/exam-content.md).
 	Problems []exam.ContentProblem `json:"problems,omitempty"`
@@ -91,6 +101,7 @@ func newExamView(e exam.Exam, withQuestions bool) examView {
 		if v.QuestionCount == 0 {
 			v.QuestionCount = len(e.Questions)
 		}
+		v.Stimuli = e.Stimuli
 	}
 	return v
 }
@@ -98,9 +109,13 @@ func newExamView(e exam.Exam, withQuestions bool) examView {
 // newQuestionJSON is q as operators read it, with its answer key.
 func newQuestionJSON(q exam.Question) questionJSON {
 	qj := questionJSON{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Options: optionsJSON(q.Options),
-		Scoring: q.Scoring, PlayLimit: q.PlayLimit, Answer: nonNil(q.Answer), Points: q.Points}
-	if q.Type == exam.StatementGrid {
+		Scoring: q.Scoring, ReuseResponses: q.ReuseResponses, Stimulus: q.Stimulus, PlayLimit: q.PlayLimit,
+		Answer: nonNil(q.Answer), Points: q.Points}
+	switch q.Type {
+	case exam.StatementGrid:
 		qj.Statements, qj.Columns = optionsJSON(q.Statements), optionsJSON(q.Columns)
+	case exam.Matching:
+		qj.Premises, qj.Responses = optionsJSON(q.Premises), optionsJSON(q.Responses)
 	}
 	return qj
 }
@@ -117,12 +132,13 @@ func nonNil[T any](s []T) []T {
 func (req createExamRequest) input() exam.ExamInput {
 	in := exam.ExamInput{
 		Title: req.Title, Subject: req.Subject, NPSNs: req.NPSN, StartsAt: req.StartsAt, EndsAt: req.EndsAt,
-		DurationMinutes: req.DurationMinutes, Questions: make([]exam.Question, len(req.Questions)),
+		DurationMinutes: req.DurationMinutes, Questions: make([]exam.Question, len(req.Questions)), Stimuli: req.Stimuli,
 	}
 	for i, q := range req.Questions {
 		in.Questions[i] = exam.Question{ID: q.ID, Type: exam.QuestionType(q.Type), Format: q.Format, Text: q.Text,
 			Options: examOptions(q.Options), Statements: examOptions(q.Statements), Columns: examOptions(q.Columns),
-			Scoring: q.Scoring, PlayLimit: q.PlayLimit, Answer: q.Answer, Points: q.Points}
+			Premises: examOptions(q.Premises), Responses: examOptions(q.Responses), ReuseResponses: q.ReuseResponses,
+			Stimulus: q.Stimulus, Scoring: q.Scoring, PlayLimit: q.PlayLimit, Answer: q.Answer, Points: q.Points}
 	}
 	return in
 }

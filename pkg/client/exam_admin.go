@@ -156,6 +156,10 @@ const (
 	// with a column; answers and keys are "statement=column" pairs joined
 	// by ",".
 	StatementGrid = "statement_grid"
+	// Matching (menjodohkan): premises, each paired with one of the
+	// responses; answers and keys are "premise=response" pairs joined by
+	// ",".
+	Matching = "matching"
 )
 
 // QuestionOption is one choice of a choice question.
@@ -172,7 +176,7 @@ type QuestionOption struct {
 type Question struct {
 	ID string `json:"id"`
 	// Type is one of SingleChoice, MultipleChoice, TrueFalse, ShortAnswer,
-	// Essay.
+	// Essay, StatementGrid, Matching.
 	Type string `json:"type"`
 	// Format is how the texts are written: "" (plain) or "markdown"
 	// (the portal's docs/exam-content.md).
@@ -180,11 +184,21 @@ type Question struct {
 	Text    string           `json:"text"`
 	Options []QuestionOption `json:"options,omitempty"`
 	// Statements and Columns are a StatementGrid's rows and answer columns
-	// (Columns empty: "true" Benar and "false" Salah); Scoring "partial"
-	// gives each right statement its share of the points.
+	// (Columns empty: "true" Benar and "false" Salah).
 	Statements []QuestionOption `json:"statements,omitempty"`
 	Columns    []QuestionOption `json:"columns,omitempty"`
-	Scoring    string           `json:"scoring,omitempty"`
+	// Premises and Responses are a Matching question's (there may be more
+	// responses than premises); ReuseResponses lets one response go with
+	// several premises (by default each goes with one at most).
+	Premises       []QuestionOption `json:"premises,omitempty"`
+	Responses      []QuestionOption `json:"responses,omitempty"`
+	ReuseResponses bool             `json:"reuse_responses,omitempty"`
+	// Stimulus is the id of the exam's Stimulus the question goes with,
+	// "" for none.
+	Stimulus string `json:"stimulus,omitempty"`
+	// Scoring "partial" gives each right statement or premise its share of
+	// the points; "" is all or nothing.
+	Scoring string `json:"scoring,omitempty"`
 	// PlayLimit is how many times each student may play the audio the
 	// question shows (a listening item); 0 is no limit.
 	PlayLimit int `json:"play_limit,omitempty"`
@@ -205,6 +219,21 @@ type ExamRequest struct {
 	EndsAt          time.Time  `json:"ends_at"`
 	DurationMinutes int        `json:"duration_minutes"`
 	Questions       []Question `json:"questions"`
+	// Stimuli are what groups of the questions share.
+	Stimuli []Stimulus `json:"stimuli,omitempty"`
+}
+
+// Stimulus is what several questions of an exam share: a passage, a table,
+// an image or an audio, written like a question's text (Format "" plain or
+// "markdown"). Questions name it by ID.
+type Stimulus struct {
+	ID     string `json:"id"`
+	Title  string `json:"title,omitempty"`
+	Format string `json:"format,omitempty"`
+	Text   string `json:"text"`
+	// HTML is Text rendered by the portal and sanitised, in a package's
+	// stimulus of a rich format; empty otherwise.
+	HTML string `json:"html,omitempty"`
 }
 
 // Exam is an exam as operators read it.
@@ -222,6 +251,8 @@ type Exam struct {
 	// Questions, with the answer key, are set by CreateExam and GetExam,
 	// not by ListExams.
 	Questions []Question `json:"questions,omitempty"`
+	// Stimuli are set with the questions.
+	Stimuli []Stimulus `json:"stimuli,omitempty"`
 	// Problems, set by CreateExam and UpdateExam, are what the questions'
 	// texts show otherwise than written: a formula that does not convert,
 	// a missing media file (the portal's docs/exam-content.md).

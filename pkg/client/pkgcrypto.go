@@ -248,6 +248,9 @@ type PackageExam struct {
 	EndsAt          time.Time         `json:"ends_at"`
 	DurationMinutes int               `json:"duration_minutes"`
 	Questions       []PackageQuestion `json:"questions"`
+	// Stimuli are what groups of the questions share (format 2), each
+	// with its HTML for a rich format.
+	Stimuli []Stimulus `json:"stimuli,omitempty"`
 	// Media lists the images and audio the exam's questions show (format
 	// 2); fetch each with ExamSyncService.DownloadMedia.
 	Media []PackageMedia `json:"media,omitempty"`
@@ -270,7 +273,7 @@ type PackageMedia struct {
 type PackageQuestion struct {
 	ID string `json:"id"`
 	// Type is one of SingleChoice, MultipleChoice, TrueFalse, ShortAnswer,
-	// Essay.
+	// Essay, StatementGrid, Matching.
 	Type string `json:"type"`
 	// Format is how the texts were written: "" (plain: show Text as text)
 	// or "markdown" (format 2: show HTML).
@@ -283,6 +286,14 @@ type PackageQuestion struct {
 	// Statements and Columns are a StatementGrid's (format 2).
 	Statements []QuestionOption `json:"statements,omitempty"`
 	Columns    []QuestionOption `json:"columns,omitempty"`
+	// Premises and Responses are a Matching question's (format 2);
+	// ReuseResponses lets one response go with several premises.
+	Premises       []QuestionOption `json:"premises,omitempty"`
+	Responses      []QuestionOption `json:"responses,omitempty"`
+	ReuseResponses bool             `json:"reuse_responses,omitempty"`
+	// Stimulus is the id of the exam's stimulus (PackageExam.Stimuli) the
+	// question goes with (format 2).
+	Stimulus string `json:"stimulus,omitempty"`
 	// PlayLimit is how many times each student may play the question's
 	// audio; 0 is no limit.
 	PlayLimit int     `json:"play_limit,omitempty"`

@@ -3,6 +3,7 @@ package examsrv
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -40,6 +41,11 @@ func newLab(p *client.Package) *lab {
 	for i := range p.Exams {
 		e := &p.Exams[i]
 		l.exams[e.ID] = e
+		for k := range e.Stimuli {
+			if e.Stimuli[k].HTML != "" {
+				e.Stimuli[k].HTML = sanitize.HTML(e.Stimuli[k].HTML)
+			}
+		}
 		qs := make(map[string]*client.PackageQuestion, len(e.Questions))
 		for j := range e.Questions {
 			q := &e.Questions[j]
@@ -48,7 +54,7 @@ func newLab(p *client.Package) *lab {
 			if q.HTML != "" {
 				q.HTML = sanitize.HTML(q.HTML)
 			}
-			for _, part := range [][]client.QuestionOption{q.Options, q.Statements, q.Columns} {
+			for _, part := range [][]client.QuestionOption{q.Options, q.Statements, q.Columns, q.Premises, q.Responses} {
 				for k := range part {
 					if part[k].HTML != "" {
 						part[k].HTML = sanitize.HTML(part[k].HTML)
@@ -69,6 +75,7 @@ const (
 	multipleChoice = "multiple_choice"
 	trueFalse      = "true_false"
 	statementGrid  = "statement_grid"
+	matching       = "matching"
 )
 
 // maxTextAnswer bounds a short_answer or essay, in characters.
@@ -108,7 +115,9 @@ func normaliseAnswer(q *client.PackageQuestion, answer string) (string, error) {
 		}
 		return answer, nil
 	case statementGrid:
-		return normaliseGridAnswer(q, answer, invalid)
+		return normalisePairs(answer, pairRows{q.Statements, q.Columns, "statement", "column", false}, invalid)
+	case matching:
+		return normalisePairs(answer, pairRows{q.Premises, q.Responses, "premise", "response", !q.ReuseResponses}, invalid)
 	default:
 		if utf8.RuneCountInString(answer) > maxTextAnswer || !utf8.ValidString(answer) {
 			return "", invalid("the answer is longer than 10,000 characters or not valid UTF-8")
@@ -120,25 +129,39 @@ func normaliseAnswer(q *client.PackageQuestion, answer string) (string, error) {
 	}
 }
 
-// normaliseGridAnswer checks a statement grid's answer, "statement=column"
-// pairs joined by ",", each statement at most once (a student may leave
-// some unanswered), and returns it in the statements' order.
-func normaliseGridAnswer(q *client.PackageQuestion, answer string, invalid func(string) error) (string, error) {
+// pairRows is what a question answered in pairs pairs (a statement grid's
+// statements and columns, a matching question's premises and responses),
+// and what messages call them.
+type pairRows struct {
+	rows, choices []client.QuestionOption
+	row, choice   string
+	// choiceOnce: a choice goes with one row at most.
+	choiceOnce bool
+}
+
+// normalisePairs checks the answer of a question answered in pairs,
+// "row=choice" pairs joined by ",", each row at most once (a student may
+// leave some unanswered) and, with choiceOnce, each choice at most once,
+// and returns it in the rows' order.
+func normalisePairs(answer string, p pairRows, invalid func(string) error) (string, error) {
 	given := map[string]string{}
+	used := map[string]bool{}
 	for _, pair := range strings.Split(answer, ",") {
-		sid, cid, ok := strings.Cut(pair, "=")
+		rid, cid, ok := strings.Cut(pair, "=")
 		switch {
-		case !ok || !hasID(q.Statements, sid) || !hasID(q.Columns, cid):
-			return "", invalid("the answer names a statement or a column the question does not have")
-		case given[sid] != "":
-			return "", invalid("the answer names a statement twice")
+		case !ok || !hasID(p.rows, rid) || !hasID(p.choices, cid):
+			return "", invalid(fmt.Sprintf("the answer names a %s or a %s the question does not have", p.row, p.choice))
+		case given[rid] != "":
+			return "", invalid(fmt.Sprintf("the answer names a %s twice", p.row))
+		case p.choiceOnce && used[cid]:
+			return "", invalid(fmt.Sprintf("the answer gives one %s to two %ss; each %s may be used once", p.choice, p.row, p.choice))
 		}
-		given[sid] = cid
+		given[rid], used[cid] = cid, true
 	}
 	var out []string
-	for _, s := range q.Statements {
-		if c := given[s.ID]; c != "" {
-			out = append(out, s.ID+"="+c)
+	for _, r := range p.rows {
+		if c := given[r.ID]; c != "" {
+			out = append(out, r.ID+"="+c)
 		}
 	}
 	return strings.Join(out, ","), nil
@@ -153,20 +176,44 @@ func hasOption(q *client.PackageQuestion, id string) bool {
 }
 
 // order returns the exam's questions in the student's own order, each with
-// its options shuffled too (except true/false), from a seed fixed per student
-// and exam: the same order on every reload, on every restart.
+// its options (except true/false) and a matching question's responses
+// shuffled too, from a seed fixed per student and exam: the same order on
+// every reload, on every restart. Questions sharing a stimulus stay
+// together, in the exam's order, where the group's first one falls (an
+// exam without stimuli is ordered as before stimuli existed).
 func order(e *client.PackageExam, memberID string) []client.PackageQuestion {
 	sum := sha256.Sum256([]byte("labagent order\x00" + e.ID + "\x00" + memberID))
 	rng := rand.New(rand.NewPCG(binary.BigEndian.Uint64(sum[:8]), binary.BigEndian.Uint64(sum[8:16])))
-	qs := slices.Clone(e.Questions)
-	rng.Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
-	for i := range qs {
-		if qs[i].Type == trueFalse || len(qs[i].Options) < 2 {
+	var units [][]client.PackageQuestion // a question, or a stimulus's group
+	group := map[string]int{}            // stimulus id -> its unit
+	for _, q := range e.Questions {
+		if i, ok := group[q.Stimulus]; ok {
+			units[i] = append(units[i], q)
 			continue
 		}
-		opts := slices.Clone(qs[i].Options)
+		if q.Stimulus != "" {
+			group[q.Stimulus] = len(units)
+		}
+		units = append(units, []client.PackageQuestion{q})
+	}
+	rng.Shuffle(len(units), func(i, j int) { units[i], units[j] = units[j], units[i] })
+	qs := make([]client.PackageQuestion, 0, len(e.Questions))
+	for _, u := range units {
+		qs = append(qs, u...)
+	}
+	shuffle := func(opts []client.QuestionOption) []client.QuestionOption {
+		if len(opts) < 2 {
+			return opts
+		}
+		opts = slices.Clone(opts)
 		rng.Shuffle(len(opts), func(a, b int) { opts[a], opts[b] = opts[b], opts[a] })
-		qs[i].Options = opts
+		return opts
+	}
+	for i := range qs {
+		if qs[i].Type != trueFalse {
+			qs[i].Options = shuffle(qs[i].Options)
+		}
+		qs[i].Responses = shuffle(qs[i].Responses)
 	}
 	return qs
 }

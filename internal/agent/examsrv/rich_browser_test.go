@@ -21,11 +21,7 @@ import (
 // richXSS are vectors that the portal's renderer turns into text; a
 // package from a compromised portal could still carry them as HTML, which
 // the lab server's second allow-list must strip.
-var richXSS = []string{
-	`<img src=x onerror="window.__xss=1">`, `<svg onload="window.__xss=1"></svg>`, `<script>window.__xss=1</script>`,
-	`<a href="javascript:window.__xss=1">x</a>`, `<math><mtext><img src=x onerror="window.__xss=1"></mtext></math>`,
-	`<iframe src="javascript:window.__xss=1"></iframe>`, `<p style="background:url(javascript:window.__xss=1)">x</p>`,
-}
+var richXSS = testkit.XSSVectors
 
 // richPackage is testPackage with exam e1's questions written in the
 // markdown format: the formula fixture of school papers, a table, Arabic,

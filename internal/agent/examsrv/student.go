@@ -324,9 +324,17 @@ type questionView struct {
 	// Statements and Columns are a statement grid's rows and columns.
 	Statements []client.QuestionOption `json:"statements,omitempty"`
 	Columns    []client.QuestionOption `json:"columns,omitempty"`
-	Options    []client.QuestionOption `json:"options"`
-	Answer     string                  `json:"answer"`
-	Flagged    bool                    `json:"flagged"`
+	// Premises and Responses are a matching question's (the responses in
+	// the student's own order); ReuseResponses lets one response go with
+	// several premises.
+	Premises       []client.QuestionOption `json:"premises,omitempty"`
+	Responses      []client.QuestionOption `json:"responses,omitempty"`
+	ReuseResponses bool                    `json:"reuse_responses,omitempty"`
+	// Stimulus is the id of the attempt's stimulus the question goes with.
+	Stimulus string                  `json:"stimulus,omitempty"`
+	Options  []client.QuestionOption `json:"options"`
+	Answer   string                  `json:"answer"`
+	Flagged  bool                    `json:"flagged"`
 	// Plays counts the plays of the question's audio, when it has a limit.
 	Plays *playsView `json:"plays,omitempty"`
 }
@@ -363,7 +371,8 @@ func (s *Server) writeAttempt(w http.ResponseWriter, r *http.Request, e *client.
 			opts = []client.QuestionOption{}
 		}
 		views[i] = questionView{Number: i + 1, ID: q.ID, Type: q.Type, Text: q.Text, HTML: q.HTML, Options: opts,
-			Statements: q.Statements, Columns: q.Columns, Answer: ans.Answer, Flagged: ans.Flagged}
+			Statements: q.Statements, Columns: q.Columns, Premises: q.Premises, Responses: q.Responses,
+			ReuseResponses: q.ReuseResponses, Stimulus: q.Stimulus, Answer: ans.Answer, Flagged: ans.Flagged}
 		if q.PlayLimit > 0 {
 			p := newPlaysView(q.PlayLimit, plays[q.ID])
 			views[i].Plays = &p
@@ -375,6 +384,7 @@ func (s *Server) writeAttempt(w http.ResponseWriter, r *http.Request, e *client.
 		"started_at": a.StartedAt, "deadline": a.Deadline, "server_time": now.UTC(),
 		"remaining_seconds": remaining(a.Deadline, now), "finished": finished,
 		"finished_at": nil, "extended_minutes": a.ExtendedMinutes, "questions": views,
+		"stimuli": nonNilStimuli(e.Stimuli),
 	}
 	if finished {
 		out["remaining_seconds"] = 0
@@ -383,6 +393,14 @@ func (s *Server) writeAttempt(w http.ResponseWriter, r *http.Request, e *client.
 		out["finished_at"] = a.FinishedAt
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// nonNilStimuli is sts, or an empty list, so that the page reads [].
+func nonNilStimuli(sts []client.Stimulus) []client.Stimulus {
+	if sts == nil {
+		return []client.Stimulus{}
+	}
+	return sts
 }
 
 // writeFailed turns a refused write into the LAN API's error; a write

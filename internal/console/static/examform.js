@@ -1,6 +1,6 @@
 // The exam editor's media upload: the file is sent as it is (the portal
 // reads its type from its bytes), then ![description](media:SHA256) is
-// inserted at the cursor of the chosen question's text, which becomes
+// inserted at the cursor of the chosen question's or stimulus's text, which becomes
 // Markdown. Without this script the editor works; media then come through
 // the API.
 (function () {
@@ -18,8 +18,10 @@
     var target = document.getElementById('media-target').value;
     if (!file) { say(box.dataset.needFile); return; }
     if (!alt) { say(box.dataset.needAlt); return; }
-    var text = document.getElementById('q' + target + '-text');
-    var format = document.getElementById('q' + target + '-format');
+    var text = document.getElementById(target + '-text');
+    var format = document.getElementById(target + '-format');
+    var where = document.getElementById('media-target');
+    where = where.options[where.selectedIndex].text;
     if (!text) { return; }
     var button = this;
     button.disabled = true;
@@ -40,7 +42,7 @@
       if (format) { format.value = 'markdown'; }
       document.getElementById('media-alt').value = '';
       document.getElementById('media-file').value = '';
-      say(fill(box.dataset.done, String(+target + 1)));
+      say(fill(box.dataset.done, where));
     })['catch'](function (err) {
       button.disabled = false;
       say(fill(box.dataset.failed, String(err)));

@@ -72,6 +72,7 @@ var (
 	bucketServers         = []byte("server_bindings")
 	bucketExams           = []byte("exams")
 	bucketExamQuestions   = []byte("exam_questions")
+	bucketExamStimuli     = []byte("exam_stimuli") // exam id -> []exam.Stimulus; absent: none
 	bucketMembers         = []byte("members")
 	bucketMembersByName   = []byte("members_by_nama")      // (nama, id) -> empty
 	bucketMembersBySchool = []byte("members_by_npsn_nama") // (npsn, nama, id) -> empty
@@ -93,7 +94,7 @@ var (
 
 var allBuckets = [][]byte{
 	bucketMeta, bucketSecrets, bucketUsers, bucketUsersByName, bucketLicenses, bucketServers,
-	bucketExams, bucketExamQuestions, bucketMembers, bucketMembersByName, bucketMembersBySchool,
+	bucketExams, bucketExamQuestions, bucketExamStimuli, bucketMembers, bucketMembersByName, bucketMembersBySchool,
 	bucketYears, bucketYearsByName, bucketAPIKeys, bucketAPIKeysByHash, bucketAnswers,
 	bucketPushesByKey, bucketPushesBySum, bucketSyncLogs, bucketMonitors, bucketPackages, bucketFailures,
 	bucketIdempotency, bucketMedia, bucketMediaChunks,

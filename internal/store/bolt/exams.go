@@ -14,8 +14,9 @@ import (
 	"github.com/seedhq/portal/internal/jsonx"
 )
 
-// examRecord is an exam without its questions, which are kept apart (in
-// bucketExamQuestions) so that listing exams does not decode them.
+// examRecord is an exam without its questions and stimuli, which are kept
+// apart (in bucketExamQuestions and bucketExamStimuli) so that listing
+// exams does not decode them.
 type examRecord struct {
 	ID              string    `json:"id"`
 	Title           string    `json:"title"`
@@ -73,6 +74,14 @@ func putExam(tx *bbolt.Tx, e exam.Exam) error {
 	if err := putJSON(tx.Bucket(bucketExamQuestions), []byte(e.ID), questions); err != nil {
 		return err
 	}
+	stimuli := tx.Bucket(bucketExamStimuli)
+	if len(e.Stimuli) == 0 {
+		if err := stimuli.Delete([]byte(e.ID)); err != nil {
+			return err
+		}
+	} else if err := putJSON(stimuli, []byte(e.ID), e.Stimuli); err != nil {
+		return err
+	}
 	return bumpRevision(tx)
 }
 
@@ -113,6 +122,11 @@ func (s *Store) GetExam(ctx context.Context, id string) (exam.Exam, error) {
 		}
 		if e.Questions == nil {
 			e.Questions = []exam.Question{}
+		}
+		if data := tx.Bucket(bucketExamStimuli).Get([]byte(id)); data != nil {
+			if err := jsonx.Unmarshal(data, &e.Stimuli); err != nil {
+				return fmt.Errorf("decode stimuli of exam %q: %w", id, err)
+			}
 		}
 		return nil
 	})
@@ -155,6 +169,9 @@ func (s *Store) DeleteExam(ctx context.Context, id string) error {
 			return err
 		}
 		if err := tx.Bucket(bucketExamQuestions).Delete([]byte(id)); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketExamStimuli).Delete([]byte(id)); err != nil {
 			return err
 		}
 		return bumpRevision(tx)

@@ -18,16 +18,16 @@ const examLockNamespace int32 = 0x65786d73 // "exms"
 // CreateExam stores e with its questions and bumps the content revision.
 // QuestionCount is stored as len(e.Questions).
 func (s *Store) CreateExam(ctx context.Context, e exam.Exam) error {
-	questions, err := json.Marshal(e.Questions)
+	questions, stimuli, err := encodeExamContent(e)
 	if err != nil {
-		return fmt.Errorf("postgres: create exam: encode questions: %w", err)
+		return fmt.Errorf("postgres: create exam: %w", err)
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `INSERT INTO exams (id, title, subject, npsns, starts_at, ends_at,
-			duration_minutes, questions, question_count, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			duration_minutes, questions, question_count, created_at, stimuli)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 			e.ID, e.Title, e.Subject, nonNilStrings(e.NPSNs), e.StartsAt, e.EndsAt, e.DurationMinutes, questions,
-			len(e.Questions), e.CreatedAt); err != nil {
+			len(e.Questions), e.CreatedAt, stimuli); err != nil {
 			return err
 		}
 		return bumpRevision(ctx, tx)
@@ -36,6 +36,22 @@ func (s *Store) CreateExam(ctx context.Context, e exam.Exam) error {
 		return fmt.Errorf("postgres: create exam: %w", err)
 	}
 	return nil
+}
+
+// encodeExamContent is the JSON of e's questions and stimuli, as the
+// columns questions and stimuli keep them.
+func encodeExamContent(e exam.Exam) (questions, stimuli []byte, err error) {
+	if questions, err = json.Marshal(e.Questions); err != nil {
+		return nil, nil, fmt.Errorf("encode questions: %w", err)
+	}
+	st := e.Stimuli
+	if st == nil {
+		st = []exam.Stimulus{}
+	}
+	if stimuli, err = json.Marshal(st); err != nil {
+		return nil, nil, fmt.Errorf("encode stimuli: %w", err)
+	}
+	return questions, stimuli, nil
 }
 
 const examListColumns = `id, title, subject, npsns, starts_at, ends_at, duration_minutes, question_count, created_at`
@@ -50,15 +66,21 @@ func scanExamSummary(row pgx.Row) (exam.Exam, error) {
 // GetExam returns the exam with its questions and answer key.
 func (s *Store) GetExam(ctx context.Context, id string) (exam.Exam, error) {
 	var e exam.Exam
-	var questions []byte
-	err := s.pool.QueryRow(ctx, `SELECT `+examListColumns+`, questions FROM exams WHERE id = $1`, id).Scan(
+	var questions, stimuli []byte
+	err := s.pool.QueryRow(ctx, `SELECT `+examListColumns+`, questions, stimuli FROM exams WHERE id = $1`, id).Scan(
 		&e.ID, &e.Title, &e.Subject, &e.NPSNs, &e.StartsAt, &e.EndsAt, &e.DurationMinutes,
-		&e.QuestionCount, &e.CreatedAt, &questions)
+		&e.QuestionCount, &e.CreatedAt, &questions, &stimuli)
 	if err != nil {
 		return exam.Exam{}, fmt.Errorf("postgres: get exam: %w", notFound(err))
 	}
 	if err := json.Unmarshal(questions, &e.Questions); err != nil {
 		return exam.Exam{}, fmt.Errorf("postgres: get exam %s: decode questions: %w", id, err)
+	}
+	if err := json.Unmarshal(stimuli, &e.Stimuli); err != nil {
+		return exam.Exam{}, fmt.Errorf("postgres: get exam %s: decode stimuli: %w", id, err)
+	}
+	if len(e.Stimuli) == 0 {
+		e.Stimuli = nil // none, as the embedded store answers
 	}
 	return e, nil
 }
@@ -88,18 +110,18 @@ func (s *Store) ListExams(ctx context.Context, f exam.ExamFilter) ([]exam.Exam, 
 // content revision, under the exam's advisory lock as DeleteExam: it waits
 // for pushes in progress and is refused once answers are stored.
 func (s *Store) UpdateExam(ctx context.Context, e exam.Exam) error {
-	questions, err := json.Marshal(e.Questions)
+	questions, stimuli, err := encodeExamContent(e)
 	if err != nil {
-		return fmt.Errorf("postgres: update exam: encode questions: %w", err)
+		return fmt.Errorf("postgres: update exam: %w", err)
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := lockExamWithoutAnswers(ctx, tx, e.ID); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE exams SET title = $2, subject = $3, npsns = $4, starts_at = $5,
-			ends_at = $6, duration_minutes = $7, questions = $8, question_count = $9 WHERE id = $1`,
+			ends_at = $6, duration_minutes = $7, questions = $8, question_count = $9, stimuli = $10 WHERE id = $1`,
 			e.ID, e.Title, e.Subject, nonNilStrings(e.NPSNs), e.StartsAt, e.EndsAt, e.DurationMinutes, questions,
-			len(e.Questions)); err != nil {
+			len(e.Questions), stimuli); err != nil {
 			return err
 		}
 		return bumpRevision(ctx, tx)

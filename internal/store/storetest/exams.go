@@ -32,7 +32,7 @@ func testListExams(t *testing.T, s exam.Store) {
 	summary := func(es ...exam.Exam) []exam.Exam {
 		out := make([]exam.Exam, len(es))
 		for i, e := range es {
-			e.Questions = nil
+			e.Questions, e.Stimuli = nil, nil
 			out[i] = e
 		}
 		return out
@@ -80,6 +80,7 @@ func testUpdateExam(t *testing.T, s exam.Store) {
 	edit = newExam("exam-2", at(3*time.Hour), npsnA, npsnB)
 	edit.Title, edit.Subject, edit.DurationMinutes = "Ujian ulang", "Fisika", 60
 	edit.Questions = edit.Questions[:1]
+	edit.Questions[0].Stimulus, edit.Stimuli = "", nil // the stimuli go too
 	edit.QuestionCount = 1
 	edit.CreatedAt = at(time.Hour) // ignored
 	mustOK(t, "UpdateExam", s.UpdateExam(ctx, edit))

@@ -344,10 +344,15 @@ func sampleQuestions() []exam.Question {
 	}
 }
 
+// newExam is an exam of sampleQuestions, its first two questions sharing a
+// stimulus.
 func newExam(id string, starts time.Time, npsns ...string) exam.Exam {
 	qs := sampleQuestions()
+	qs[0].Stimulus, qs[1].Stimulus = "bacaan-1", "bacaan-1"
 	return exam.Exam{ID: id, Title: "Ujian " + id, Subject: "Matematika", NPSNs: npsns, StartsAt: starts,
 		EndsAt: starts.Add(2 * time.Hour), DurationMinutes: 90, Questions: qs, QuestionCount: len(qs),
+		Stimuli: []exam.Stimulus{{ID: "bacaan-1", Title: "Bacaan 1", Format: "markdown",
+			Text: "| Kota | Suhu |\n|---|---|\n| Bandung | 22 |\n\n![Peta](media:" + strings.Repeat("ab", 32) + ")"}},
 		CreatedAt: at(-24 * time.Hour)}
 }
 

@@ -16,10 +16,18 @@
  *   #exam-title, #timer         exam title, countdown (remaining time, from the server)
  *   #question-number            "Soal 3 dari 40"
  *   #question-text              the current question's text
+ *   #stimulus-pane[data-stimulus-id]  the stimulus the current question goes with (#stimulus-title,
+ *                               #stimulus-text), beside the question from 1024 px (scrolling on its
+ *                               own), above it below; body.with-stimulus while it shows
  *   #answer-area                holds the answer controls:
  *     .option[data-option-id]   clickable option (button); .selected when chosen;
  *                               true_false uses data-option-id "true" / "false"
  *     #answer-text              textarea for short_answer / essay
+ *     .grid-choice[data-grid-statement][data-grid-column]  a statement grid's cell (button)
+ *     .match-response[data-match-response]  a matching question's response; .used when
+ *                               taken by a premise (each response used once; its option
+ *                               in the other premises' selects is then disabled)
+ *     select.match-select[data-match-premise]  a premise's choice of response
  *   #save-status                "Menyimpan..." / "Tersimpan" (only once the server acknowledged
  *                               the current question's latest answer) / error text
  *   #nav-grid                   number grid; .nav-item[data-number] with classes
@@ -403,6 +411,7 @@
       id: id,
       attempt: a,
       questions: qs,
+      stimuli: {},        // stimulus id -> stimulus
       index: 0,
       saves: {},          // question id -> save state (see saveAnswer)
       endAt: 0,
@@ -412,6 +421,8 @@
       ended: false,
       flagBusy: false
     };
+    var sts = a.stimuli || [];
+    for (var k = 0; k < sts.length; k++) { exam.stimuli[sts[k].id] = sts[k]; }
     for (var i = 0; i < qs.length; i++) {
       if (qs[i].answer === null || qs[i].answer === undefined) { qs[i].answer = ''; }
       if (n && qs[i].number === n) { exam.index = i; }
@@ -448,6 +459,7 @@
     }
     exam = null;
     show($('finish-dialog'), false);
+    showStimulus(null);
   }
 
   function current() { return exam.questions[exam.index]; }
@@ -571,7 +583,35 @@
     updateNav();
     updateSaveStatus();
     remember();
-    if (window.scrollTo) { window.scrollTo(0, 0); }
+    if (showStimulus(q) === 'kept' && window.innerWidth < 1024) {
+      // The same stimulus, above the question on a phone: go to the
+      // question, leaving the stimulus as the student left it.
+      $('question-panel').scrollIntoView();
+    } else if (window.scrollTo) {
+      window.scrollTo(0, 0);
+    }
+  }
+
+  // showStimulus shows the stimulus q goes with (none: hides the pane).
+  // The pane keeps the stimulus of the previous question, where it was
+  // scrolled to, when q shares it ('kept'); another is shown from its top.
+  function showStimulus(q) {
+    var pane = $('stimulus-pane');
+    var st = q && q.stimulus ? exam.stimuli[q.stimulus] : null;
+    setClass(document.body, 'with-stimulus', !!st);
+    show(pane, !!st);
+    if (!st) {
+      pane.removeAttribute('data-stimulus-id');
+      return 'none';
+    }
+    if (pane.getAttribute('data-stimulus-id') === String(st.id)) { return 'kept'; }
+    pane.setAttribute('data-stimulus-id', String(st.id));
+    setText($('stimulus-title'), st.title || 'Bacaan');
+    var text = $('stimulus-text');
+    text.className = 'stimulus-text';
+    setContent(text, st);
+    pane.scrollTop = 0;
+    return 'shown';
   }
 
   // limitAudio replaces the players of a listening item (an audio with a
@@ -665,6 +705,10 @@
       renderGrid(area, q);
       return;
     }
+    if (q.type === 'matching') {
+      renderMatching(area, q);
+      return;
+    }
     if (q.type !== 'single_choice' && q.type !== 'multiple_choice' && q.type !== 'true_false') {
       area.appendChild(make('p', 'msg msg-error', 'Jenis soal tidak dikenal. Beri tahu pengawas.'));
       return;
@@ -678,7 +722,7 @@
       b.type = 'button';
       b.setAttribute('data-option-id', String(o.id));
       b.setAttribute('role', multi ? 'checkbox' : 'radio');
-      var mark = q.type === 'true_false' ? '' : String.fromCharCode(65 + i % 26);
+      var mark = q.type === 'true_false' ? '' : letter(i);
       b.appendChild(make('span', 'option-mark', mark));
       var ot = make('span', 'option-text');
       setContent(ot, o);
@@ -732,8 +776,9 @@
     paintGrid(q);
   }
 
-  // gridAnswer reads a grid's answer into statement id -> column id.
-  function gridAnswer(q) {
+  // pairAnswer reads the answer of a question answered in pairs (a grid, a
+  // matching question) into row id -> choice id.
+  function pairAnswer(q) {
     var out = {};
     var parts = q.answer === '' ? [] : q.answer.split(',');
     for (var i = 0; i < parts.length; i++) {
@@ -743,13 +788,121 @@
     return out;
   }
 
+  // pairsValue is the answer of given (row id -> choice id) as the server
+  // stores it: "row=choice" pairs in the rows' order, joined by ",".
+  function pairsValue(rows, given) {
+    var pairs = [];
+    for (var k = 0; k < rows.length; k++) {
+      if (given[rows[k].id]) { pairs.push(rows[k].id + '=' + given[rows[k].id]); }
+    }
+    return pairs.join(',');
+  }
+
   function paintGrid(q) {
-    var given = gridAnswer(q);
+    var given = pairAnswer(q);
     var btns = $('answer-area').getElementsByTagName('button');
     for (var i = 0; i < btns.length; i++) {
       var sel = given[btns[i].getAttribute('data-grid-statement')] === btns[i].getAttribute('data-grid-column');
       setClass(btns[i], 'selected', sel);
       btns[i].setAttribute('aria-checked', sel ? 'true' : 'false');
+    }
+  }
+
+  // A matching question (menjodohkan): the responses as a lettered list,
+  // then each premise with a <select> of the responses; the answer is
+  // "premise=response" pairs joined by ",". Unless the question lets a
+  // response be reused, a response another premise has is marked used and
+  // cannot be chosen (its option is disabled, so the arrow keys pass it)
+  // until that premise lets it go. Typing a response's letter chooses it.
+  function renderMatching(area, q) {
+    area.appendChild(make('p', 'hint', q.reuse_responses ?
+      'Pasangkan setiap pernyataan dengan satu jawaban. Satu jawaban boleh dipakai lebih dari sekali.' :
+      'Pasangkan setiap pernyataan dengan satu jawaban. Setiap jawaban hanya boleh dipakai sekali.'));
+    var rs = q.responses || [];
+    var list = make('ul', 'match-responses');
+    list.setAttribute('aria-label', 'Pilihan jawaban');
+    for (var j = 0; j < rs.length; j++) {
+      var li = make('li', 'match-response');
+      li.setAttribute('data-match-response', String(rs[j].id));
+      li.appendChild(make('span', 'option-mark', letter(j)));
+      var body = make('span', 'match-response-text');
+      setContent(body, rs[j]);
+      li.appendChild(body);
+      li.appendChild(make('span', 'match-used'));
+      list.appendChild(li);
+    }
+    area.appendChild(list);
+    var ps = q.premises || [];
+    for (var i = 0; i < ps.length; i++) {
+      var row = make('div', 'match-row');
+      var label = make('div', 'match-premise');
+      label.id = 'match-p-' + i;
+      label.appendChild(make('span', 'match-number', (i + 1) + '.'));
+      var text = make('span', 'match-premise-text');
+      setContent(text, ps[i]);
+      label.appendChild(text);
+      row.appendChild(label);
+      var sel = make('select', 'match-select');
+      sel.setAttribute('data-match-premise', String(ps[i].id));
+      sel.setAttribute('aria-labelledby', label.id);
+      sel.appendChild(make('option', '', '\u2014 Pilih jawaban \u2014'));
+      sel.options[0].value = '';
+      for (var k = 0; k < rs.length; k++) {
+        var o = make('option');
+        o.value = String(rs[k].id);
+        o.setAttribute('data-label', letter(k) + '. ' + plainText(rs[k]));
+        sel.appendChild(o);
+      }
+      row.appendChild(sel);
+      area.appendChild(row);
+    }
+    paintMatching(q);
+  }
+
+  function letter(i) { return String.fromCharCode(65 + i % 26); }
+
+  // plainText is an item's text as text: its HTML's text read in an inert
+  // document (nothing in it loads or runs), for an <option>, which shows
+  // no markup.
+  function plainText(item) {
+    if (!item.html || !document.implementation || !document.implementation.createHTMLDocument) {
+      return item.text;
+    }
+    var doc = document.implementation.createHTMLDocument('');
+    doc.body.innerHTML = item.html;
+    var t = (doc.body.textContent || '').replace(/\s+/g, ' ').replace(/^\s+|\s+$/g, '');
+    return t.length > 80 ? t.substring(0, 79) + '\u2026' : t;
+  }
+
+  // paintMatching shows q's answer in its selects and marks the responses
+  // in use (where each response may be used once).
+  function paintMatching(q) {
+    var given = pairAnswer(q);
+    var usedBy = {};
+    var ps = q.premises || [];
+    for (var i = 0; i < ps.length; i++) {
+      var r = given[ps[i].id];
+      if (r) { usedBy[r] = (usedBy[r] ? usedBy[r] + ', ' : '') + (i + 1); }
+    }
+    var once = !q.reuse_responses;
+    var sels = $('answer-area').getElementsByTagName('select');
+    for (var s = 0; s < sels.length; s++) {
+      var mine = given[sels[s].getAttribute('data-match-premise')] || '';
+      sels[s].value = mine;
+      for (var k = 1; k < sels[s].options.length; k++) {
+        var o = sels[s].options[k];
+        var taken = once && !!usedBy[o.value] && o.value !== mine;
+        o.disabled = taken;
+        setText(o, o.getAttribute('data-label') + (taken ? ' (sudah dipakai untuk ' + usedBy[o.value] + ')' : ''));
+      }
+    }
+    var items = $('answer-area').getElementsByTagName('li');
+    for (var j = 0; j < items.length; j++) {
+      var id = items[j].getAttribute('data-match-response');
+      if (id === null) { continue; } // a list item of a response's text
+      var used = once && !!usedBy[id];
+      setClass(items[j], 'used', used);
+      setText(items[j].lastChild, used ? 'dipakai untuk ' + usedBy[id] : '');
     }
   }
 
@@ -775,14 +928,9 @@
     var g = closest(e.target, 'data-grid-statement');
     if (g && exam) {
       var gq = current();
-      var given = gridAnswer(gq);
+      var given = pairAnswer(gq);
       given[g.getAttribute('data-grid-statement')] = g.getAttribute('data-grid-column');
-      var pairs = [];
-      var st = gq.statements || [];
-      for (var k = 0; k < st.length; k++) {
-        if (given[st[k].id]) { pairs.push(st[k].id + '=' + given[st[k].id]); }
-      }
-      setAnswer(gq, pairs.join(','));
+      setAnswer(gq, pairsValue(gq.statements || [], given));
       paintGrid(gq);
       return;
     }
@@ -826,6 +974,26 @@
   on($('answer-area'), 'change', textChanged);
   // blur does not bubble: listen in the capture phase.
   $('answer-area').addEventListener('blur', textChanged, true);
+
+  // A matching question's premise got a response (or none).
+  on($('answer-area'), 'change', function (e) {
+    var pid = e.target.getAttribute && e.target.getAttribute('data-match-premise');
+    if (!pid || !exam) { return; }
+    var q = current();
+    var given = pairAnswer(q);
+    var rid = e.target.value;
+    if (rid && !q.reuse_responses) {
+      for (var other in given) {
+        if (given.hasOwnProperty(other) && other !== pid && given[other] === rid) {
+          paintMatching(q); // taken (its option is disabled): keep the answer
+          return;
+        }
+      }
+    }
+    given[pid] = rid;
+    setAnswer(q, pairsValue(q.premises || [], given));
+    paintMatching(q);
+  });
 
   // flushText saves the textarea's value now if it changed.
   function flushText() {
@@ -1035,6 +1203,7 @@
   function showReview(visible) {
     show($('review-panel'), visible);
     show($('question-panel'), !visible);
+    if (exam) { showStimulus(visible ? null : current()); }
     if (!visible || !exam) { return; }
     var c = counts();
     setText($('review-summary'), 'Terjawab ' + c.answered + ' dari ' + c.total + ' soal \u00b7 Ragu-ragu ' +

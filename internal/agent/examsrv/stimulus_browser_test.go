@@ -1,0 +1,110 @@
+package examsrv_test
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/seedhq/portal/internal/agent/examsrv"
+	"github.com/seedhq/portal/internal/agent/localdb"
+	"github.com/seedhq/portal/internal/agent/webui"
+	"github.com/seedhq/portal/internal/testkit"
+)
+
+// TestBrowserStimulus shows questions sharing a stimulus in Chromium: at
+// 1280 px the stimulus is beside the question and scrolls on its own, at
+// 390 px it is above it; scrolled with the keyboard, it stays where it was
+// when the next question of its group shows; a question without one hides
+// it; the table shows, and no XSS vector of the stimuli runs (one of them
+// raw HTML, as a compromised portal could send).
+func TestBrowserStimulus(t *testing.T) {
+	execPath := testkit.FindBrowser(t, "the student page")
+	for _, width := range []int{1280, 390} {
+		t.Run(strconv.Itoa(width), func(t *testing.T) {
+			start := time.Now()
+			now := func() time.Time { return t0.Add(10*time.Minute + time.Since(start)) }
+			l := newLabWith(t, filepath.Join(t.TempDir(), localdb.FileName), 0, testkit.NewClock(t0), 5, localdb.Options{NoSync: true},
+				func(o *examsrv.Options) { o.Static = webui.FS(); o.Now = now })
+			l.srv.SetPackage(typesPackage(t))
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+			bctx, cancelBrowser := testkit.NewBrowser(ctx, execPath, width, 800)
+			defer cancelBrowser()
+			p := &studentPage{t: t, ctx: bctx}
+			p.watch()
+			p.signIn(l.url, l.token())
+			p.do("start e1",
+				chromedp.WaitVisible(chromedp.CSS(`.exam-item[data-exam-id="e1"] .start-exam`)),
+				chromedp.Click(chromedp.CSS(`.exam-item[data-exam-id="e1"] .start-exam`)),
+				chromedp.WaitVisible(chromedp.ID("exam-view")),
+			)
+			p.showQuestionWith("Menurut bacaan, di provinsi")
+			if p.text("#stimulus-title") != "Bacaan: Danau Toba" || p.count("#stimulus-pane:not(.hidden) #stimulus-text table td") != 4 {
+				t.Fatal("the stimulus with its title and table does not show")
+			}
+			layout := p.eval("the layout", `(function () {
+				var s = document.getElementById('stimulus-pane').getBoundingClientRect();
+				var q = document.getElementById('question-panel').getBoundingClientRect();
+				if (s.right <= q.left && Math.abs(s.top - q.top) < 2) { return 'beside'; }
+				if (s.bottom <= q.top) { return 'above'; }
+				return 'other ' + JSON.stringify([s.left, s.top, s.right, s.bottom, q.left, q.top]);
+			}())`, false)
+			if want := map[int]string{1280: "beside", 390: "above"}[width]; layout != want {
+				t.Errorf("the stimulus is %s the question, want %s", layout, want)
+			}
+			if got := p.eval("the pane scrolls", `(function () { var s = document.getElementById('stimulus-pane');
+				return String(getComputedStyle(s).overflowY === 'auto' && s.scrollHeight > s.clientHeight); }())`, false); got != "true" {
+				t.Error("the stimulus pane does not scroll on its own")
+			}
+			// The keyboard scrolls the pane: focus it (Tab order) and page down.
+			p.do("scroll the stimulus with the keyboard", chromedp.Focus(chromedp.ID("stimulus-pane")),
+				chromedp.KeyEvent(kb.PageDown), chromedp.KeyEvent(kb.PageDown))
+			p.waitTrue("the stimulus scrolled and stopped", `(function () {
+				var s = document.getElementById('stimulus-pane').scrollTop, still = window.__lastScroll === s;
+				window.__stillFor = still ? (window.__stillFor || 0) + 1 : 0;
+				window.__lastScroll = s;
+				return s > 100 && window.__stillFor >= 4;
+			}())`)
+			p.eval("the page's top", `window.scrollTo(0, 0), ''`, false)
+			p.shot(map[int]string{1280: "student-stimulus", 390: "student-stimulus-phone"}[width])
+			scrolled := p.eval("the stimulus's scroll", `String(document.getElementById('stimulus-pane').scrollTop)`, false)
+			// The group's next question keeps the stimulus where it was.
+			p.do("next question", chromedp.Focus(chromedp.ID("next-question")), chromedp.KeyEvent(kb.Enter))
+			p.waitTrue("the group's second question shows", `document.getElementById('question-text').textContent.indexOf('Menurut tabel bacaan') === 0`)
+			if got := p.eval("the stimulus's scroll", `String(document.getElementById('stimulus-pane').scrollTop)`, false); got != scrolled {
+				t.Errorf("the stimulus scrolled from %s to %s on the group's next question", scrolled, got)
+			}
+			if width == 390 {
+				// Scrolled to it (as far as the page goes), past the stimulus.
+				if got := p.eval("the question in view", `(function () { var top = document.getElementById('question-panel').getBoundingClientRect().top;
+					return window.scrollY > 0 && top >= 0 && top < window.innerHeight / 4 ? 'yes' : 'top at ' + top; }())`, false); got != "yes" {
+					t.Errorf("on a phone the group's next question is not brought into view: %s", got)
+				}
+			}
+			// Another stimulus, raw vectors and all: shown from its top, safe.
+			p.showQuestionWith("Tanggapi teks")
+			if !strings.HasSuffix(p.text("#stimulus-text"), "aman") || p.eval("top", `String(document.getElementById('stimulus-pane').scrollTop)`, false) != "0" {
+				t.Errorf("the compromised stimulus shows %q", p.text("#stimulus-text"))
+			}
+			// No stimulus: no pane.
+			p.showQuestionWith("2 + 2")
+			if got := p.eval("no pane", `String(document.getElementById('stimulus-pane').className.indexOf('hidden') >= 0 &&
+				document.body.className.indexOf('with-stimulus') < 0)`, false); got != "true" {
+				t.Error("a question without a stimulus shows the pane")
+			}
+			if got := p.eval("no vector ran", `String(window.__xss === undefined)`, false); got != "true" {
+				t.Error("an XSS vector ran")
+			}
+			if got := p.eval("fits", `String(document.documentElement.scrollWidth <= window.innerWidth)`, false); got != "true" {
+				t.Errorf("the page scrolls sideways at %d px", width)
+			}
+			p.checkClean()
+		})
+	}
+}
