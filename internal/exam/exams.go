@@ -26,6 +26,7 @@ const (
 	maxQuestions     = 1000
 	maxOptions       = 26
 	maxQuestionBytes = 8 << 20 // a question may embed images as data URIs
+	maxRubricBytes   = 8 << 10
 )
 
 // CreateExam validates in and stores a new exam.
@@ -129,6 +130,7 @@ func ValidateExam(e *Exam) error {
 func validateQuestion(q *Question) error {
 	q.ID = strings.TrimSpace(q.ID)
 	q.Text = strings.TrimSpace(q.Text)
+	q.Rubric = strings.TrimSpace(q.Rubric)
 	format, err := richtext.ParseFormat(q.Format)
 	if err != nil {
 		return err
@@ -145,6 +147,10 @@ func validateQuestion(q *Question) error {
 		return fmt.Errorf("a markdown text is at most %d KiB", richtext.MaxSource>>10)
 	case q.Points < 0 || q.Points > 1000:
 		return fmt.Errorf("points must be between 0 and 1000")
+	case q.Rubric != "" && q.Type != Essay:
+		return fmt.Errorf("only an essay has a rubric")
+	case len(q.Rubric) > maxRubricBytes:
+		return fmt.Errorf("rubric must be at most %d bytes", maxRubricBytes)
 	}
 	if q.Points == 0 && q.Type != Essay {
 		q.Points = 1

@@ -87,6 +87,8 @@ var (
 	bucketPackages        = []byte("packages")
 	bucketFailures        = []byte("login_failures") // key -> throttle window
 	bucketIdempotency     = []byte("idempotency")    // receipt id -> idempotency.Receipt (JSON)
+	bucketGrades          = []byte("grades")         // (exam, member, question, version) -> grade
+	bucketGraderExams     = []byte("grader_exams")   // (grader, exam) -> empty
 )
 
 var allBuckets = [][]byte{
@@ -94,7 +96,7 @@ var allBuckets = [][]byte{
 	bucketExams, bucketExamQuestions, bucketMembers, bucketMembersByName, bucketMembersBySchool,
 	bucketYears, bucketYearsByName, bucketAPIKeys, bucketAPIKeysByHash, bucketAnswers,
 	bucketPushesByKey, bucketPushesBySum, bucketSyncLogs, bucketMonitors, bucketPackages, bucketFailures,
-	bucketIdempotency,
+	bucketIdempotency, bucketGrades, bucketGraderExams,
 }
 
 func init() {
