@@ -30,8 +30,8 @@ type StoredAnswer struct {
 	Points  float64
 	// Graded is false for an essay answer still waiting for its grade:
 	// Points is then 0 and PendingPoints the points it may still earn
-	// (the question's). Every other answer is graded (scored by the key,
-	// or a blank essay, which earns nothing).
+	// (the question's). Every other answer is graded (scored by the key;
+	// a blank essay, or one worth no points, earns nothing).
 	Graded        bool
 	PendingPoints float64
 	// Grade is an essay answer's grade, nil while it has none.
@@ -68,7 +68,7 @@ func (sc scorer) score(a Answer) StoredAnswer {
 	if !ok || strings.TrimSpace(a.Answer) == "" {
 		return out
 	}
-	if q.Type != Essay {
+	if !graded(q) {
 		out.Correct, out.Points = Score(q, a.Answer)
 		return out
 	}
@@ -91,7 +91,7 @@ func (s *Service) scorer(ctx context.Context, examID string) (Exam, scorer, erro
 	essays := false
 	for _, q := range e.Questions {
 		sc.key[q.ID] = q
-		essays = essays || q.Type == Essay
+		essays = essays || graded(q)
 	}
 	if !essays {
 		return e, sc, nil

@@ -42,6 +42,9 @@ type Grade struct {
 	// Version is 1 for an answer's first grade and grows by one with each
 	// change.
 	Version int
+	// GraderName is the grader's username, filled by the Service for its
+	// readers; the stores keep none.
+	GraderName string
 }
 
 // Limits of grading.
@@ -57,7 +60,7 @@ var (
 		"a grader may only grade the essays of the exams assigned to it")
 	ErrNamesForbidden = apperr.New(apperr.Forbidden, "GRADER_FORBIDDEN",
 		"graders see students' codes, not their names")
-	ErrNotEssay = apperr.New(apperr.Invalid, "NOT_AN_ESSAY", "only essay questions are graded by hand")
+	ErrNotEssay = apperr.New(apperr.Invalid, "NOT_AN_ESSAY", "only essay questions worth points are graded by hand")
 	errNoAnswer = apperr.New(apperr.NotFound, "NOT_FOUND", "no answer to grade with this code for this question")
 )
 
@@ -192,6 +195,10 @@ func (s *Service) GradingExams(ctx context.Context, u User) ([]Exam, error) {
 	}), nil
 }
 
+// graded reports whether q's answers are graded by hand: an essay worth
+// points (one worth none earns nothing, whatever is written).
+func graded(q Question) bool { return q.Type == Essay && q.Points > 0 }
+
 // GradingQuestion is the grading progress of one essay question.
 type GradingQuestion struct {
 	Number   int // the question's place in the exam, from 1
@@ -223,7 +230,7 @@ func (s *Service) GradingProgress(ctx context.Context, u User, examID string) (G
 	p := GradingProgress{Exam: e}
 	index := map[string]int{}
 	for i, q := range e.Questions {
-		if q.Type == Essay {
+		if graded(q) {
 			index[q.ID] = len(p.Questions)
 			p.Questions = append(p.Questions, GradingQuestion{Number: i + 1, Question: q})
 		}
@@ -276,10 +283,10 @@ type EssayQuery struct {
 
 // EssayAnswers returns the non-blank answers to q's essay, ordered by code
 // (an order that says nothing of the students), with their grades.
-func (s *Service) EssayAnswers(ctx context.Context, u User, q EssayQuery) (Question, []EssayAnswer, error) {
-	question, sc, err := s.essay(ctx, u, q)
+func (s *Service) EssayAnswers(ctx context.Context, u User, q EssayQuery) ([]EssayAnswer, error) {
+	_, sc, err := s.essay(ctx, u, q)
 	if err != nil {
-		return Question{}, nil, fmt.Errorf("essay answers: %w", err)
+		return nil, fmt.Errorf("essay answers: %w", err)
 	}
 	var out []EssayAnswer
 	err = s.walkEssay(ctx, sc, q, func(ea EssayAnswer) error {
@@ -289,9 +296,14 @@ func (s *Service) EssayAnswers(ctx context.Context, u User, q EssayQuery) (Quest
 		return nil
 	})
 	if err != nil {
-		return Question{}, nil, fmt.Errorf("essay answers: %w", err)
+		return nil, fmt.Errorf("essay answers: %w", err)
 	}
 	slices.SortFunc(out, func(a, b EssayAnswer) int { return strings.Compare(a.Code, b.Code) })
+	grades := make([]*Grade, len(out))
+	for i := range out {
+		grades[i] = out[i].Grade
+	}
+	s.graderNames(ctx, grades...)
 	if q.Names {
 		for i := range out {
 			if m, err := s.store.LookupMember(ctx, LookupID, out[i].MemberID); err == nil {
@@ -299,7 +311,7 @@ func (s *Service) EssayAnswers(ctx context.Context, u User, q EssayQuery) (Quest
 			}
 		}
 	}
-	return question, out, nil
+	return out, nil
 }
 
 // EssayAnswer returns the answer of code to q's essay with its grade's
@@ -324,6 +336,11 @@ func (s *Service) EssayAnswer(ctx context.Context, u User, q EssayQuery, code st
 	} else {
 		ea.MemberID = ""
 	}
+	grades := []*Grade{ea.Grade}
+	for i := range hist {
+		grades = append(grades, &hist[i])
+	}
+	s.graderNames(ctx, grades...)
 	return ea, hist, nil
 }
 
@@ -372,12 +389,14 @@ func (s *Service) SaveGrade(ctx context.Context, u User, in GradeInput) (Grade, 
 		if gerr != nil {
 			return Grade{}, fmt.Errorf("save grade: read the current grade: %w", gerr)
 		}
+		s.graderNames(ctx, &cur)
 		return Grade{}, &GradeConflictError{Current: cur}
 	}
 	if err != nil {
 		return Grade{}, fmt.Errorf("save grade: %w", err)
 	}
 	s.log.InfoContext(ctx, "grade saved", "exam", g.ExamID, "question", g.QuestionID, "grader", u.ID, "version", g.Version)
+	g.GraderName = u.Username
 	return g, nil
 }
 
@@ -396,7 +415,7 @@ func (s *Service) essay(ctx context.Context, u User, q EssayQuery) (Question, sc
 	if !ok {
 		return Question{}, scorer{}, apperr.Errorf(apperr.NotFound, "NOT_FOUND", "the exam has no question %q", q.QuestionID)
 	}
-	if question.Type != Essay {
+	if !graded(question) {
 		return Question{}, scorer{}, ErrNotEssay
 	}
 	return question, sc, nil
@@ -439,6 +458,24 @@ func (s *Service) findEssay(ctx context.Context, sc scorer, q EssayQuery, code s
 		return EssayAnswer{}, err
 	}
 	return EssayAnswer{}, errNoAnswer
+}
+
+// graderNames fills the GraderName of grades, reading each account once.
+func (s *Service) graderNames(ctx context.Context, grades ...*Grade) {
+	names := map[string]string{}
+	for _, g := range grades {
+		if g == nil {
+			continue
+		}
+		name, ok := names[g.GraderID]
+		if !ok {
+			if u, err := s.store.GetUser(ctx, g.GraderID); err == nil {
+				name = u.Username
+			}
+			names[g.GraderID] = name
+		}
+		g.GraderName = name
+	}
 }
 
 // FormatPoints writes points as the API and the console show them: no
