@@ -191,12 +191,12 @@ func TestGrading(t *testing.T) {
 			status int
 			code   string
 		}{
-			{map[string]any{"points": 5}, 400, "VALIDATION_FAILED"},                                 // no version
-			{map[string]any{"points": 11, "version": 0}, 400, "VALIDATION_FAILED"},                  // over the max
-			{map[string]any{"points": -1, "version": 0}, 400, "VALIDATION_FAILED"},                  // negative
-			{map[string]any{"points": 7.555, "version": 0}, 400, "VALIDATION_FAILED"},               // finer than hundredths
-			{map[string]any{"version": 0}, 400, "VALIDATION_FAILED"},                                // no points
-			{map[string]any{"points": 5, "version": 0, "extra": 1}, 400, "INVALID_JSON"},            // unknown field
+			{map[string]any{"points": 5}, 400, "VALIDATION_FAILED"},                      // no version
+			{map[string]any{"points": 11, "version": 0}, 400, "VALIDATION_FAILED"},       // over the max
+			{map[string]any{"points": -1, "version": 0}, 400, "VALIDATION_FAILED"},       // negative
+			{map[string]any{"points": 7.555, "version": 0}, 400, "VALIDATION_FAILED"},    // finer than hundredths
+			{map[string]any{"version": 0}, 400, "VALIDATION_FAILED"},                     // no points
+			{map[string]any{"points": 5, "version": 0, "extra": 1}, 400, "INVALID_JSON"}, // unknown field
 			{map[string]any{"points": 5, "version": 0, "comment": strings.Repeat("x", 4001)}, 400, "VALIDATION_FAILED"},
 			{map[string]any{"points": "5", "version": 0}, 400, "INVALID_JSON"},
 		} {
