@@ -48,6 +48,8 @@ type questionForm struct {
 	// Statements and Columns are a statement grid's, one "id: text" a
 	// line; Scoring is "" or "partial".
 	Statements, Columns, Scoring string
+	// Rubric is an essay's note to its graders.
+	Rubric string
 	// Preview is set after "Preview" or a save with problems: the texts as
 	// a student's page shows them (the same renderer, the same allow-list),
 	// and what renders otherwise than written.
@@ -106,7 +108,8 @@ func formOfExam(e exam.Exam) examForm {
 		Starts: e.StartsAt.In(zone("WIB")).Format(localLayout), Ends: e.EndsAt.In(zone("WIB")).Format(localLayout),
 		Duration: strconv.Itoa(e.DurationMinutes)}
 	for _, q := range e.Questions {
-		qf := questionForm{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Points: strconv.FormatFloat(q.Points, 'f', -1, 64)}
+		qf := questionForm{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Points: strconv.FormatFloat(q.Points, 'f', -1, 64),
+			Rubric: q.Rubric}
 		qf.Options, qf.Statements, qf.Scoring = optionLines(q.Options), optionLines(q.Statements), q.Scoring
 		if q.Type == exam.StatementGrid {
 			qf.Columns = optionLines(q.Columns)
@@ -137,7 +140,7 @@ func parseExamForm(r *http.Request) examForm {
 		}
 		f.Questions = append(f.Questions, questionForm{ID: v(p + "id"), Type: v(p + "type"), Format: v(p + "format"), Text: v(p + "text"),
 			Options: v(p + "options"), Answer: v(p + "answer"), Points: v(p + "points"),
-			Statements: v(p + "statements"), Columns: v(p + "columns"), Scoring: v(p + "scoring")})
+			Statements: v(p + "statements"), Columns: v(p + "columns"), Scoring: v(p + "scoring"), Rubric: v(p + "rubric")})
 	}
 	return f
 }
@@ -194,7 +197,7 @@ func (f examForm) input() (exam.ExamInput, error) {
 // question is the question of the form's texts: its id, type, format, text
 // and options (not yet validated); i numbers it in errors.
 func (qf questionForm) question(i int) (exam.Question, error) {
-	q := exam.Question{ID: qf.ID, Type: exam.QuestionType(qf.Type), Format: qf.Format, Text: qf.Text, Scoring: qf.Scoring}
+	q := exam.Question{ID: qf.ID, Type: exam.QuestionType(qf.Type), Format: qf.Format, Text: qf.Text, Scoring: qf.Scoring, Rubric: qf.Rubric}
 	if q.Format == string(richtext.Plain) {
 		q.Format = ""
 	}
