@@ -149,14 +149,7 @@ func (s *Service) AssignGraderExams(ctx context.Context, graderID string, examID
 		return Grader{}, fmt.Errorf("assign grader: %w", err)
 	}
 	s.log.InfoContext(ctx, "grader exams assigned", "grader", graderID, "exams", len(ids))
-	return Grader{User: u, ExamIDs: nonNilIDs(ids)}, nil
-}
-
-func nonNilIDs(ids []string) []string {
-	if ids == nil {
-		return []string{}
-	}
-	return ids
+	return Grader{User: u, ExamIDs: ids}, nil
 }
 
 // gradableExam returns examID when u may grade it: an operator any exam, a

@@ -57,12 +57,9 @@ func latestGrade(tx *bbolt.Tx, examID, memberID, questionID string) (exam.Grade,
 // serialised, so two saves of one version never both succeed.
 func (s *Store) SaveGrade(ctx context.Context, g exam.Grade) error {
 	return s.update(ctx, "save grade", func(tx *bbolt.Tx) error {
-		cur, found, err := latestGrade(tx, g.ExamID, g.MemberID, g.QuestionID)
+		cur, _, err := latestGrade(tx, g.ExamID, g.MemberID, g.QuestionID) // none: version 0
 		if err != nil {
 			return err
-		}
-		if !found {
-			cur.Version = 0
 		}
 		if g.Version != cur.Version+1 {
 			return fmt.Errorf("grade version %d over %d: %w", g.Version, cur.Version, exam.ErrGradeConflict)
