@@ -38,7 +38,7 @@ func richExam(t *testing.T, op *client.Client) *client.ExamRequest {
 				Text: "Hitung $\\frac{3}{4} + 1$, lalu bandingkan dengan $$\\int_0^1 x^2\\,dx$$ dan $\\ce{H2SO4}$, $\\vec{v}$, $\\alpha \\le \\beta$."},
 			{ID: "chart", Type: client.SingleChoice, Format: "markdown", Points: 1, Answer: []string{"b"},
 				Options: []client.QuestionOption{{ID: "a", Text: "Januari"}, {ID: "b", Text: "Februari"}},
-				Text: "![Curah hujan per bulan: Februari tertinggi](" + chart + ")\n\n| Bulan | mm |\n|---|--:|\n| Jan | 35 |\n\nBulan paling basah?"},
+				Text:    "![Curah hujan per bulan: Februari tertinggi](" + chart + ")\n\n| Bulan | mm |\n|---|--:|\n| Jan | 35 |\n\nBulan paling basah?"},
 			{ID: "grid", Type: client.StatementGrid, Format: "markdown", Points: 2, Scoring: "partial", Text: "Benar atau salah?",
 				Statements: []client.QuestionOption{{ID: "s1", Text: "$2$ bilangan prima"}, {ID: "s2", Text: "$9$ bilangan prima"}},
 				Answer:     []string{"s1=true", "s2=false"}},
@@ -145,7 +145,7 @@ func TestBrowserRichExamEndToEnd(t *testing.T) {
 			return a.duration > 1.5 && a.duration < 2.5 && a.ended;})()`)
 	}
 	wait("no play left", `document.querySelector('#question-text .play-button').disabled`)
-	if st := text(`(function(){var x=new XMLHttpRequest();x.open('POST','/api/student/exams/`+examID+`/plays/listen',false);
+	if st := text(`(function(){var x=new XMLHttpRequest();x.open('POST','/api/student/exams/` + examID + `/plays/listen',false);
 		x.setRequestHeader('Content-Type','application/json');x.send('{}');return String(x.status);})()`); st != "409" {
 		t.Fatalf("a third play answered %s", st)
 	}

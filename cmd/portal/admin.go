@@ -77,6 +77,7 @@ login"). Results print as a table on a terminal and as JSON otherwise, or as
 		newLoginCardsCmd(opts),
 		newAcademicYearCmd(opts),
 		newAPIKeyCmd(opts),
+		newGraderCmd(opts),
 		newMonitorsCmd(opts),
 		newSyncLogsCmd(opts),
 		newLinkUserCmd(opts),
@@ -204,6 +205,12 @@ With --output json it prints the token, its expiry and the user.`,
 // humanError turns err into one line for people: the code and message of
 // portal errors, and a hint for the usual mistakes.
 func humanError(err error) string {
+	var conflict *client.GradeConflictError
+	if errors.As(err, &conflict) && conflict.Current != nil {
+		cur := conflict.Current
+		return fmt.Sprintf("%s\nthe grade now is %g points by %s (version %d, %s): to replace it, save again with --version %d",
+			humanError(conflict.Err), cur.Points, cur.GraderUsername, cur.Version, cur.Comment, cur.Version)
+	}
 	var ce *client.Error
 	if errors.As(err, &ce) {
 		msg := ce.Message

@@ -15,9 +15,9 @@ import (
 )
 
 func newExamCmd(o *adminOptions) *cobra.Command {
-	cmd := &cobra.Command{Use: "exam", Aliases: []string{"exams"}, Short: "Create, edit, list, show and delete exams; read their results"}
+	cmd := &cobra.Command{Use: "exam", Aliases: []string{"exams"}, Short: "Create, edit, list, show and delete exams; read their results; grade their essays"}
 	cmd.AddCommand(newExamCreateCmd(o), newExamUpdateCmd(o), newExamListCmd(o), newExamGetCmd(o), newExamDeleteCmd(o), newExamResultsCmd(o), newExamAnswersCmd(o),
-		newExamMediaCmd(o))
+		newExamMediaCmd(o), newExamGradeCmd(o))
 	return cmd
 }
 
@@ -225,9 +225,9 @@ func newExamResultsCmd(o *adminOptions) *cobra.Command {
 				res.Results = []client.MemberResult{}
 			}
 			return o.printer().Print(res, func(t *table) {
-				t.Row("MEMBER ID", "NAMA", "USERNAME", "KELAS", "SCORE", "ANSWERED", "CORRECT")
+				t.Row("MEMBER ID", "NAMA", "USERNAME", "KELAS", "SCORE", "ANSWERED", "CORRECT", "TO GRADE")
 				for _, r := range res.Results {
-					t.Row(r.MemberID, r.Nama, r.Username, r.Kelas, fmt.Sprintf("%g/%g", r.Score, res.MaxScore), r.Answered, r.Correct)
+					t.Row(r.MemberID, r.Nama, r.Username, r.Kelas, fmt.Sprintf("%g/%g", r.Score, res.MaxScore), r.Answered, r.Correct, r.Pending)
 				}
 			})
 		}),
@@ -261,7 +261,11 @@ whether it is correct. --output csv streams the whole selection as CSV.`,
 			return o.printer().Print(all, func(t *table) {
 				t.Row("MEMBER ID", "QUESTION", "ANSWER", "CORRECT", "POINTS", "ANSWERED AT", "SERVER", "SYNC ID")
 				for _, a := range all {
-					t.Row(a.MemberID, a.QuestionID, a.Answer, a.Correct, a.Points, a.AnsweredAt, a.ServerCode, a.SyncID)
+					var points any = a.Points
+					if !a.Graded {
+						points = "ungraded"
+					}
+					t.Row(a.MemberID, a.QuestionID, a.Answer, a.Correct, points, a.AnsweredAt, a.ServerCode, a.SyncID)
 				}
 			})
 		}),

@@ -224,7 +224,7 @@ func TestAdminCommands(t *testing.T) {
 	if noAnswers == nil || len(noAnswers) != 0 {
 		t.Errorf("exam answers without answers: %+v", noAnswers)
 	}
-	if out := a.mustRun("exam", "answers", ex.ID, "--output", "csv"); out != "exam_id,member_id,question_id,answer,answered_at,server_code,sync_id,correct,points\n" {
+	if out := a.mustRun("exam", "answers", ex.ID, "--output", "csv"); out != "exam_id,member_id,question_id,answer,answered_at,server_code,sync_id,correct,points,graded,grade_comment\n" {
 		t.Errorf("exam answers --output csv:\n%q", out)
 	}
 	a.mustFail(2, "--output csv is for exports", "exam", "results", ex.ID, "--output", "csv")

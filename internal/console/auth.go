@@ -35,6 +35,10 @@ func (c *console) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setSession(w, r, examArea, res.Token, res.ExpiresAt)
+	if !res.User.Role.Operates() {
+		http.Redirect(w, r, "/console/grading", http.StatusSeeOther)
+		return
+	}
 	http.Redirect(w, r, "/console/fleet", http.StatusSeeOther)
 }
 
@@ -44,9 +48,23 @@ func (c *console) logout(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/console/login", http.StatusSeeOther)
 }
 
-// operator admits requests with a valid operator session and keeps the
-// operator in the context; others are sent to the sign-in page.
+// operator admits requests with a valid session of an account that
+// operates (SUPER_ADMIN, OPERATOR) and keeps it in the context; a grader
+// gets the forbidden page (403), others are sent to the sign-in page.
 func (c *console) operator(next http.Handler) http.Handler {
+	return c.account(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !operatorFrom(r).Role.Operates() {
+			c.forbidden(w, r, c.examView(r))
+			return
+		}
+		next.ServeHTTP(w, r)
+	}))
+}
+
+// account admits requests with a valid session of any exam account,
+// graders included, and keeps the account in the context; others are sent
+// to the sign-in page. The grading pages check the rest.
+func (c *console) account(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token := session(r, examArea)
 		if token == "" {
@@ -63,7 +81,8 @@ func (c *console) operator(next http.Handler) http.Handler {
 	})
 }
 
-// operatorFrom returns the signed-in operator.
+// operatorFrom returns the signed-in account (an operator, or a grader on
+// the grading pages).
 func operatorFrom(r *http.Request) *exam.User {
 	u, _ := r.Context().Value(ctxOperator).(*exam.User)
 	return u
@@ -71,10 +90,19 @@ func operatorFrom(r *http.Request) *exam.User {
 
 // examNav is the exam operators' menu.
 var examNav = []navItem{{"/console/fleet", "nav.fleet"}, {"/console/licenses", "nav.licenses"},
-	{"/console/students", "nav.students"}, {"/console/exams", "nav.exams"}, {"/console/sync-logs", "nav.sync"},
-	{"/console/api-keys", "nav.keys"}}
+	{"/console/students", "nav.students"}, {"/console/exams", "nav.exams"}, {"/console/grading", "nav.grading"},
+	{"/console/graders", "nav.graders"}, {"/console/sync-logs", "nav.sync"}, {"/console/api-keys", "nav.keys"}}
 
-// examView starts the view of an operator's page.
+// graderNav is a grader's menu: grading only.
+var graderNav = []navItem{{"/console/grading", "nav.grading"}}
+
+// examView starts the view of an exam account's page, with the menu of its
+// role.
 func (c *console) examView(r *http.Request) view {
-	return view{Who: operatorFrom(r).Username, Nav: examNav, Logout: "/console/logout", CSRF: c.csrfToken(session(r, examArea))}
+	u := operatorFrom(r)
+	nav := examNav
+	if !u.Role.Operates() {
+		nav = graderNav
+	}
+	return view{Who: u.Username, Nav: nav, Logout: "/console/logout", CSRF: c.csrfToken(session(r, examArea))}
 }

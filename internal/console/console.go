@@ -107,7 +107,8 @@ func New(o Options) http.Handler {
 	}
 	funcs := template.FuncMap{"ago": ago, "list": func(xs ...string) []string { return xs },
 		"inc":     func(i int) int { return i + 1 },
-		"percent": func(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + " %" }}
+		"percent": func(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + " %" },
+		"points":  exam.FormatPoints}
 	files, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
 		panic(err)
@@ -133,7 +134,15 @@ func New(o Options) http.Handler {
 	r.Get("/login", c.loginPage)
 	cop := http.NewCrossOriginProtection()
 	r.Method(http.MethodPost, "/login", cop.Handler(http.HandlerFunc(c.login)))
-	r.Method(http.MethodPost, "/logout", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.logout)))))
+	r.Method(http.MethodPost, "/logout", cop.Handler(c.account(c.checkCSRF(examArea, http.HandlerFunc(c.logout)))))
+	r.Method(http.MethodGet, "/grading", c.account(http.HandlerFunc(c.gradingExams)))
+	r.Method(http.MethodGet, "/grading/{id}", c.account(http.HandlerFunc(c.gradingExam)))
+	r.Method(http.MethodGet, "/grading/{id}/{qid}", c.account(http.HandlerFunc(c.gradePage)))
+	r.Method(http.MethodGet, "/grading/{id}/media/{sha256}", c.account(http.HandlerFunc(c.media))) // the question's media, beside the essays
+	r.Method(http.MethodPost, "/grading/{id}/{qid}", cop.Handler(c.account(c.checkCSRF(examArea, http.HandlerFunc(c.saveGrade)))))
+	r.Method(http.MethodGet, "/graders", c.operator(http.HandlerFunc(c.graders)))
+	r.Method(http.MethodPost, "/graders", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.createGrader)))))
+	r.Method(http.MethodPost, "/graders/{id}/exams", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.assignGrader)))))
 	r.Method(http.MethodGet, "/fleet", c.operator(http.HandlerFunc(c.fleet)))
 	r.Method(http.MethodPost, "/servers/{code}/reset", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.resetServer)))))
 	r.Method(http.MethodGet, "/licenses", c.operator(http.HandlerFunc(c.licenses)))

@@ -89,6 +89,8 @@ type questionForm struct {
 	Stimulus string
 	// PlayLimit bounds the plays of the question's audio ("" or "0": none).
 	PlayLimit string
+	// Rubric is an essay's note to its graders.
+	Rubric string
 	// Preview is set after "Preview" or a save with problems: the texts as
 	// a student's page shows them (the same renderer, the same allow-list),
 	// and what renders otherwise than written.
@@ -152,7 +154,7 @@ func formOfExam(e exam.Exam) examForm {
 	}
 	for _, q := range e.Questions {
 		qf := questionForm{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Points: strconv.FormatFloat(q.Points, 'f', -1, 64),
-			Stimulus: q.Stimulus}
+			Stimulus: q.Stimulus, Rubric: q.Rubric}
 		qf.Options, qf.Statements, qf.Scoring = optionLines(q.Options), optionLines(q.Statements), q.Scoring
 		if q.PlayLimit > 0 {
 			qf.PlayLimit = strconv.Itoa(q.PlayLimit)
@@ -188,7 +190,7 @@ func parseExamForm(r *http.Request) examForm {
 		f.Questions = append(f.Questions, questionForm{ID: v(p + "id"), Type: v(p + "type"), Format: v(p + "format"), Text: v(p + "text"),
 			Options: v(p + "options"), Answer: v(p + "answer"), Points: v(p + "points"),
 			Statements: v(p + "statements"), Columns: v(p + "columns"), Premises: v(p + "premises"), Responses: v(p + "responses"),
-			Reuse: v(p+"reuse") != "", Scoring: v(p + "scoring"), Stimulus: v(p + "stimulus"), PlayLimit: v(p + "play_limit")})
+			Reuse: v(p+"reuse") != "", Scoring: v(p + "scoring"), Stimulus: v(p + "stimulus"), PlayLimit: v(p + "play_limit"), Rubric: v(p + "rubric")})
 	}
 	for i := 0; i < maxFormStimuli; i++ {
 		p := "s." + strconv.Itoa(i) + "."
@@ -264,7 +266,7 @@ func (f examForm) input() (exam.ExamInput, error) {
 // and options (not yet validated); i numbers it in errors.
 func (qf questionForm) question(i int) (exam.Question, error) {
 	q := exam.Question{ID: qf.ID, Type: exam.QuestionType(qf.Type), Format: qf.Format, Text: qf.Text, Scoring: qf.Scoring,
-		ReuseResponses: qf.Reuse, Stimulus: qf.Stimulus}
+		ReuseResponses: qf.Reuse, Stimulus: qf.Stimulus, Rubric: qf.Rubric}
 	if q.Format == string(richtext.Plain) {
 		q.Format = ""
 	}

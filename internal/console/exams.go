@@ -58,7 +58,9 @@ func (c *console) results(w http.ResponseWriter, r *http.Request) {
 	c.render(w, r, "results", http.StatusOK, v)
 }
 
-// resultsCSV serves GET /console/exams/{id}/results.csv: the scores as CSV.
+// resultsCSV serves GET /console/exams/{id}/results.csv: the scores as CSV;
+// a student whose essays wait for their grades has graded false, and
+// to_grade and pending_points say how many and for how many points.
 func (c *console) resultsCSV(w http.ResponseWriter, r *http.Request) {
 	res, err := c.exam.Results(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
@@ -70,10 +72,11 @@ func (c *console) resultsCSV(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "text/csv; charset=utf-8")
 	h.Set("Content-Disposition", `attachment; filename="results-`+res.ExamID+`.csv"`)
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"member_id", "nama", "username", "kelas", "score", "answered", "correct"})
+	cw.Write([]string{"member_id", "nama", "username", "kelas", "score", "answered", "correct", "graded", "to_grade", "pending_points"})
 	for _, m := range res.Results {
 		cw.Write([]string{m.MemberID, m.Nama, m.Username, m.Kelas, strconv.FormatFloat(m.Score, 'f', -1, 64),
-			strconv.Itoa(m.Answered), strconv.Itoa(m.Correct)})
+			strconv.Itoa(m.Answered), strconv.Itoa(m.Correct), strconv.FormatBool(m.Pending == 0), strconv.Itoa(m.Pending),
+			strconv.FormatFloat(m.PendingPoints, 'f', -1, 64)})
 	}
 	cw.Flush()
 }

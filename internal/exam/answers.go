@@ -22,11 +22,20 @@ const (
 )
 
 // StoredAnswer is a stored answer as operators read it: whether it is
-// correct and the points it earns by the exam's answer key.
+// correct and the points it earns, by the exam's answer key or, for an
+// essay, by its grade.
 type StoredAnswer struct {
 	Answer
 	Correct bool
 	Points  float64
+	// Graded is false for an essay answer still waiting for its grade:
+	// Points is then 0 and PendingPoints the points it may still earn
+	// (the question's). Every other answer is graded (scored by the key;
+	// a blank essay, or one worth no points, earns nothing).
+	Graded        bool
+	PendingPoints float64
+	// Grade is an essay answer's grade, nil while it has none.
+	Grade *Grade
 }
 
 // AnswerPage is one page of an exam's stored answers.
@@ -41,27 +50,60 @@ type AnswerPage struct {
 // answerKey scores the answers of one exam.
 type answerKey map[string]Question
 
-// score returns a with its correctness by k (an unknown question or an
-// empty answer is not correct).
-func (k answerKey) score(a Answer) StoredAnswer {
-	out := StoredAnswer{Answer: a}
-	if q, ok := k[a.QuestionID]; ok && strings.TrimSpace(a.Answer) != "" {
-		out.Correct, out.Points = Score(q, a.Answer)
+// gradeKey names the grade of one answer of an exam: (member, question).
+type gradeKey struct{ member, question string }
+
+// scorer scores the answers of one exam: by its answer key, and essays by
+// their latest grades (held in memory: one per graded essay answer).
+type scorer struct {
+	key    answerKey
+	grades map[gradeKey]Grade
+}
+
+// score returns a with its correctness and points (an unknown question or
+// an empty answer is not correct and needs no grade).
+func (sc scorer) score(a Answer) StoredAnswer {
+	out := StoredAnswer{Answer: a, Graded: true}
+	q, ok := sc.key[a.QuestionID]
+	if !ok || strings.TrimSpace(a.Answer) == "" {
+		return out
 	}
+	if !graded(q) {
+		out.Correct, out.Points = Score(q, a.Answer)
+		return out
+	}
+	g, ok := sc.grades[gradeKey{a.MemberID, a.QuestionID}]
+	if !ok {
+		out.Graded, out.PendingPoints = false, q.Points
+		return out
+	}
+	out.Grade, out.Points, out.Correct = &g, g.Points, g.Points >= q.Points
 	return out
 }
 
-// examKey reads an exam and its answer key.
-func (s *Service) examKey(ctx context.Context, examID string) (Exam, answerKey, error) {
+// scorer reads an exam, its answer key and the grades of its essays.
+func (s *Service) scorer(ctx context.Context, examID string) (Exam, scorer, error) {
 	e, err := s.store.GetExam(ctx, examID)
 	if err != nil {
-		return Exam{}, nil, err
+		return Exam{}, scorer{}, err
 	}
-	k := make(answerKey, len(e.Questions))
+	sc := scorer{key: make(answerKey, len(e.Questions)), grades: map[gradeKey]Grade{}}
+	essays := false
 	for _, q := range e.Questions {
-		k[q.ID] = q
+		sc.key[q.ID] = q
+		essays = essays || graded(q)
 	}
-	return e, k, nil
+	if !essays {
+		return e, sc, nil
+	}
+	gs, err := s.store.ListGrades(ctx, examID, "")
+	if err != nil {
+		return Exam{}, scorer{}, err
+	}
+	for _, g := range gs {
+		sc.grades[gradeKey{g.MemberID, g.QuestionID}] = g
+	}
+	return e, sc, nil
 }
 
 // ListStoredAnswers returns one page (q.Offset, q.Limit) of the stored
@@ -71,7 +113,7 @@ func (s *Service) ListStoredAnswers(ctx context.Context, q AnswerQuery) (AnswerP
 	if q.Limit < 1 || q.Limit > MaxAnswersPerPage {
 		return AnswerPage{}, invalid("per_page must be between 1 and %d", MaxAnswersPerPage)
 	}
-	_, key, err := s.examKey(ctx, q.ExamID)
+	_, sc, err := s.scorer(ctx, q.ExamID)
 	if err != nil {
 		return AnswerPage{}, fmt.Errorf("list answers: %w", err)
 	}
@@ -88,7 +130,7 @@ func (s *Service) ListStoredAnswers(ctx context.Context, q AnswerQuery) (AnswerP
 	}
 	page.Answers = make([]StoredAnswer, len(as))
 	for i, a := range as {
-		page.Answers[i] = key.score(a)
+		page.Answers[i] = sc.score(a)
 	}
 	return page, nil
 }
@@ -99,11 +141,11 @@ func (s *Service) ListStoredAnswers(ctx context.Context, q AnswerQuery) (AnswerP
 // is returned. q's paging is ignored. ErrNotFound when the exam does not
 // exist.
 func (s *Service) WalkAnswers(ctx context.Context, q AnswerQuery, fn func(StoredAnswer) error) error {
-	_, key, err := s.examKey(ctx, q.ExamID)
+	_, sc, err := s.scorer(ctx, q.ExamID)
 	if err != nil {
 		return fmt.Errorf("walk answers: %w", err)
 	}
-	return s.walkAnswers(ctx, q, func(a Answer) error { return fn(key.score(a)) })
+	return s.walkAnswers(ctx, q, func(a Answer) error { return fn(sc.score(a)) })
 }
 
 // walkAnswers calls fn for every answer matching q's filters, a chunk at a
@@ -142,13 +184,17 @@ type AnswerSheet struct {
 	Member            Member
 	Score, MaxScore   float64
 	Answered, Correct int
-	Rows              []SheetRow
+	// Pending counts the essay answers still waiting for their grades,
+	// PendingPoints the points they may still earn.
+	Pending       int
+	PendingPoints float64
+	Rows          []SheetRow
 }
 
 // AnswerSheet returns memberID's answer sheet of examID; ErrNotFound when
 // the exam or the member does not exist.
 func (s *Service) AnswerSheet(ctx context.Context, examID, memberID string) (AnswerSheet, error) {
-	e, key, err := s.examKey(ctx, examID)
+	e, sc, err := s.scorer(ctx, examID)
 	if err != nil {
 		return AnswerSheet{}, fmt.Errorf("answer sheet: %w", err)
 	}
@@ -162,7 +208,7 @@ func (s *Service) AnswerSheet(ctx context.Context, examID, memberID string) (Ans
 	}
 	byQuestion := make(map[string]StoredAnswer, len(as))
 	for _, a := range as {
-		byQuestion[a.QuestionID] = key.score(a)
+		byQuestion[a.QuestionID] = sc.score(a)
 	}
 	sheet := AnswerSheet{ExamID: e.ID, ExamTitle: e.Title, Member: m, Rows: make([]SheetRow, len(e.Questions))}
 	for i, q := range e.Questions {
@@ -176,6 +222,10 @@ func (s *Service) AnswerSheet(ctx context.Context, examID, memberID string) (Ans
 			if a.Correct {
 				sheet.Correct++
 			}
+			if !a.Graded {
+				sheet.Pending++
+				sheet.PendingPoints += a.PendingPoints
+			}
 			sheet.Score += a.Points
 		}
 	}
@@ -187,16 +237,19 @@ type QuestionStat struct {
 	Number     int // 1 for the exam's first question
 	QuestionID string
 	Answered   int
-	Correct    int
+	Correct    int // for an essay: graded with the question's full points
+	// Pending counts the essay answers still waiting for their grades.
+	Pending int
 }
 
-// CorrectRate is the share of the answers that were correct, 0 without
-// answers.
+// CorrectRate is the share of the scored answers (answered, less those
+// waiting for a grade) that were correct, 0 without any.
 func (q QuestionStat) CorrectRate() float64 {
-	if q.Answered == 0 {
+	scored := q.Answered - q.Pending
+	if scored <= 0 {
 		return 0
 	}
-	return float64(q.Correct) / float64(q.Answered)
+	return float64(q.Correct) / float64(scored)
 }
 
 // QuestionStats returns, for every question of the exam in its order, how
@@ -218,6 +271,9 @@ func (s *Service) QuestionStats(ctx context.Context, examID string) ([]QuestionS
 			stats[i].Answered++
 			if a.Correct {
 				stats[i].Correct++
+			}
+			if !a.Graded {
+				stats[i].Pending++
 			}
 		}
 		return nil

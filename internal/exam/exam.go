@@ -17,14 +17,20 @@ import (
 type Role string
 
 // Operator roles. SUPER_ADMIN may do everything, including managing operators;
-// OPERATOR may do every exam task.
+// OPERATOR may do every exam task; GRADER may only grade the essays of the
+// exams an operator assigned to it (grading.go).
 const (
 	RoleSuperAdmin Role = "SUPER_ADMIN"
 	RoleOperator   Role = "OPERATOR"
+	RoleGrader     Role = "GRADER"
 )
 
 // Valid reports whether r is a known role.
-func (r Role) Valid() bool { return r == RoleSuperAdmin || r == RoleOperator }
+func (r Role) Valid() bool { return r == RoleSuperAdmin || r == RoleOperator || r == RoleGrader }
+
+// Operates reports whether r may do the exam tasks of an operator (every
+// role but GRADER).
+func (r Role) Operates() bool { return r == RoleSuperAdmin || r == RoleOperator }
 
 // User is an operator account of the portal.
 type User struct {
@@ -68,7 +74,7 @@ type QuestionType string
 
 // Question types. Choice types are scored automatically; short_answer is scored
 // by comparing with the accepted answers (case- and space-insensitive); essay
-// is stored but never auto-scored.
+// is never auto-scored: graders grade it (grading.go).
 const (
 	SingleChoice   QuestionType = "single_choice"
 	MultipleChoice QuestionType = "multiple_choice"
@@ -134,6 +140,9 @@ type Question struct {
 	// It never leaves the portal.
 	Answer []string `json:"answer,omitempty"`
 	Points float64  `json:"points"`
+	// Rubric is an essay's note to its graders (what earns the points);
+	// like the answer key it never leaves the portal.
+	Rubric string `json:"rubric,omitempty"`
 }
 
 // Exam is an exam with its questions, schedule and the schools it is assigned to.

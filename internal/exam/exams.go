@@ -28,6 +28,7 @@ const (
 	maxOptions       = 26
 	maxQuestionBytes = 8 << 20 // a question may embed images as data URIs
 	maxPlayLimit     = 10
+	maxRubricBytes   = 8 << 10
 )
 
 // CreateExam validates in and stores a new exam.
@@ -137,6 +138,7 @@ func ValidateExam(e *Exam) error {
 func validateQuestion(q *Question) error {
 	q.ID = strings.TrimSpace(q.ID)
 	q.Text = strings.TrimSpace(q.Text)
+	q.Rubric = strings.TrimSpace(q.Rubric)
 	format, err := richtext.ParseFormat(q.Format)
 	if err != nil {
 		return err
@@ -157,6 +159,10 @@ func validateQuestion(q *Question) error {
 		return fmt.Errorf("play_limit must be between 0 (no limit) and %d", maxPlayLimit)
 	case q.PlayLimit > 0 && format != richtext.Markdown:
 		return fmt.Errorf("play_limit needs a markdown question, whose text shows an audio")
+	case q.Rubric != "" && q.Type != Essay:
+		return fmt.Errorf("only an essay has a rubric")
+	case len(q.Rubric) > maxRubricBytes:
+		return fmt.Errorf("rubric must be at most %d bytes", maxRubricBytes)
 	}
 	if q.Points == 0 && q.Type != Essay {
 		q.Points = 1

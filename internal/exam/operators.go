@@ -164,7 +164,7 @@ func (s *Service) CreateOperator(ctx context.Context, in OperatorInput) (User, e
 	case len(in.Password) < 8 || len(in.Password) > 72:
 		return User{}, invalid("password must be 8 to 72 characters")
 	case !u.Role.Valid():
-		return User{}, invalid("role must be SUPER_ADMIN or OPERATOR")
+		return User{}, invalid("role must be SUPER_ADMIN, OPERATOR or GRADER")
 	}
 	if u.Name == "" {
 		u.Name = u.Username

@@ -16,6 +16,11 @@ type MemberResult struct {
 	Score    float64
 	Answered int
 	Correct  int
+	// Pending counts the student's essay answers still waiting for their
+	// grades, PendingPoints the points they may still earn: Score is final
+	// only when Pending is 0.
+	Pending       int
+	PendingPoints float64
 }
 
 // ExamResults are the scores of every student who answered an exam.
@@ -30,7 +35,8 @@ type ExamResults struct {
 
 // Score reports whether answer is correct for q and the points it earns: all
 // of them when correct, a share of them for a statement grid or a
-// matching question scored "partial", none otherwise. Essays are never auto-scored.
+// matching question scored "partial", none otherwise. Essays are never
+// auto-scored: graders grade them (grading.go).
 func Score(q Question, answer string) (correct bool, points float64) {
 	switch q.Type {
 	case SingleChoice, TrueFalse:
@@ -57,9 +63,10 @@ func Score(q Question, answer string) (correct bool, points float64) {
 func normaliseText(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
 
 // Results scores every pushed answer of an exam with the answer key, which
-// never leaves the portal.
+// never leaves the portal, and the essays with their grades (an essay
+// answer without one is counted pending, never as zero).
 func (s *Service) Results(ctx context.Context, examID string) (ExamResults, error) {
-	e, key, err := s.examKey(ctx, examID)
+	e, sc, err := s.scorer(ctx, examID)
 	if err != nil {
 		return ExamResults{}, fmt.Errorf("results: %w", err)
 	}
@@ -75,13 +82,17 @@ func (s *Service) Results(ctx context.Context, examID string) (ExamResults, erro
 			m = &MemberResult{MemberID: a.MemberID}
 			byMember[a.MemberID] = m
 		}
-		if _, ok := key[a.QuestionID]; !ok || strings.TrimSpace(a.Answer) == "" {
+		if _, ok := sc.key[a.QuestionID]; !ok || strings.TrimSpace(a.Answer) == "" {
 			return nil // a cleared answer is no answer
 		}
 		m.Answered++
-		sa := key.score(a)
+		sa := sc.score(a)
 		if sa.Correct {
 			m.Correct++
+		}
+		if !sa.Graded {
+			m.Pending++
+			m.PendingPoints += sa.PendingPoints
 		}
 		m.Score += sa.Points // partial credit counts without the whole being correct
 		return nil

@@ -70,6 +70,7 @@ const (
 	secretJWT          = "jwt-hs256"
 	secretSigningKey   = "license-ed25519"
 	secretExamPassword = "exam-password-hmac"
+	secretGradingCode  = "grading-code-hmac"
 	secretPackageKey   = "package-key:" // + npsn
 )
 
@@ -82,6 +83,7 @@ type Service struct {
 	jwtSecret  []byte
 	signingKey ed25519.PrivateKey
 	pwSecret   []byte
+	codeSecret []byte // keys the students' codes in grading (answerCode)
 	logins     *throttle.Limiter
 	beats      *beatWriter
 	// serverTokens caches verified lab-server tokens (AuthenticateServer).
@@ -130,6 +132,10 @@ func NewService(ctx context.Context, store Store, cfg Config, logger *slog.Logge
 	s.signingKey = ed25519.NewKeyFromSeed(seed)
 
 	s.pwSecret, err = s.secret(ctx, secretExamPassword, func() ([]byte, error) { return randomBytes(32) })
+	if err != nil {
+		return nil, err
+	}
+	s.codeSecret, err = s.secret(ctx, secretGradingCode, func() ([]byte, error) { return randomBytes(32) })
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ var (
 	ErrExamHasAnswers       = apperr.New(apperr.Conflict, "EXAM_HAS_ANSWERS", "the exam has answers and cannot be deleted")
 	ErrIdempotencyConflict  = apperr.New(apperr.Conflict, "IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was used for a different payload")
 	ErrDuplicateMemberField = apperr.New(apperr.Conflict, "DUPLICATE_MEMBER", "another member already has this value")
+	ErrGradeConflict        = apperr.New(apperr.Conflict, "GRADE_CONFLICT", "another grader changed this grade since you read it; read it again and save over it knowingly")
 )
 
 // Store is everything the exam domain needs from storage. Every method is one
@@ -42,6 +43,7 @@ type Store interface {
 	MonitorStore
 	PackageStore
 	MediaStore
+	GradeStore
 	// Failed sign-ins, counted in the store so that every instance counts
 	// the same ones.
 	throttle.Store
@@ -69,6 +71,8 @@ type UserStore interface {
 	GetUserByUsername(ctx context.Context, username string) (User, error)
 	// CountUsers returns the number of operator accounts.
 	CountUsers(ctx context.Context) (int, error)
+	// ListUsers returns every account, ordered by username.
+	ListUsers(ctx context.Context) ([]User, error)
 }
 
 // LicenseFilter narrows ListLicenses; empty fields match everything.
@@ -306,4 +310,30 @@ type PackageStore interface {
 	// OpenPackage opens the encrypted bytes of a package saved with
 	// SavePackage. It reads lazily: it must not load the package in memory.
 	OpenPackage(ctx context.Context, meta PackageMeta) (PackageReader, error)
+}
+
+// GradeStore keeps the grades of essay answers, every version of each (the
+// history of changes), and the exams assigned to each grader.
+type GradeStore interface {
+	// SaveGrade stores g as version g.Version of the grade of (g.ExamID,
+	// g.MemberID, g.QuestionID) when the latest stored version is
+	// g.Version-1 (none stored: g.Version is 1); otherwise it returns
+	// ErrGradeConflict and writes nothing. Two saves of the same version
+	// never both succeed.
+	SaveGrade(ctx context.Context, g Grade) error
+	// GetGrade returns the latest version of the grade of one answer.
+	GetGrade(ctx context.Context, examID, memberID, questionID string) (Grade, error)
+	// ListGrades returns the latest version of every grade of the exam
+	// (of one question when questionID is set), ordered by MemberID then
+	// QuestionID.
+	ListGrades(ctx context.Context, examID, questionID string) ([]Grade, error)
+	// GradeHistory returns every version of the grade of one answer,
+	// oldest first; empty when it was never graded.
+	GradeHistory(ctx context.Context, examID, memberID, questionID string) ([]Grade, error)
+	// SetGraderExams replaces the exams assigned to the grader by examIDs
+	// (none: the grader may grade nothing).
+	SetGraderExams(ctx context.Context, graderID string, examIDs []string) error
+	// GraderExams returns the ids of the exams assigned to the grader,
+	// sorted.
+	GraderExams(ctx context.Context, graderID string) ([]string, error)
 }

@@ -22,15 +22,27 @@ type storedAnswerView struct {
 	SyncID     string    `json:"sync_id"`
 	Correct    bool      `json:"correct"`
 	Points     float64   `json:"points"`
+	// Graded is false for an essay answer waiting for its grade (points
+	// 0, pending_points what it may earn); Grade is an essay's grade.
+	Graded        bool       `json:"graded"`
+	PendingPoints float64    `json:"pending_points"`
+	Grade         *gradeView `json:"grade,omitempty"`
 }
 
 func newStoredAnswerView(a exam.StoredAnswer) storedAnswerView {
 	return storedAnswerView{MemberID: a.MemberID, QuestionID: a.QuestionID, Answer: a.Answer.Answer,
-		AnsweredAt: a.AnsweredAt.UTC(), ServerCode: a.ServerCode, SyncID: a.SyncID, Correct: a.Correct, Points: a.Points}
+		AnsweredAt: a.AnsweredAt.UTC(), ServerCode: a.ServerCode, SyncID: a.SyncID, Correct: a.Correct, Points: a.Points,
+		Graded: a.Graded, PendingPoints: a.PendingPoints, Grade: newGradeView(a.Grade)}
 }
 
-// answersCSVHeader is the header row of the answers' CSV export.
-var answersCSVHeader = []string{"exam_id", "member_id", "question_id", "answer", "answered_at", "server_code", "sync_id", "correct", "points"}
+// answersCSVHeader is the header row of the answers' CSV export. An essay
+// answer waiting for its grade has "ungraded" in points and correct, and
+// graded false.
+var answersCSVHeader = []string{"exam_id", "member_id", "question_id", "answer", "answered_at", "server_code", "sync_id",
+	"correct", "points", "graded", "grade_comment"}
+
+// ungradedCSV marks an essay answer waiting for its grade in the CSV.
+const ungradedCSV = "ungraded"
 
 // examAnswers handles GET /api/v1/admin/exams/{id}/answers?member_id=&npsn=&page=&per_page=&format=:
 // the stored answers of an exam, one per (member, question), scored, with
@@ -102,6 +114,13 @@ func (s *server) examAnswersCSV(w http.ResponseWriter, r *http.Request, q exam.A
 		row[0], row[1], row[2], row[3] = a.ExamID, a.MemberID, a.QuestionID, a.Answer.Answer
 		row[4], row[5], row[6] = a.AnsweredAt.UTC().Format(time.RFC3339Nano), a.ServerCode, a.SyncID
 		row[7], row[8] = strconv.FormatBool(a.Correct), strconv.FormatFloat(a.Points, 'f', -1, 64)
+		if !a.Graded {
+			row[7], row[8] = ungradedCSV, ungradedCSV
+		}
+		row[9], row[10] = strconv.FormatBool(a.Graded), ""
+		if a.Grade != nil {
+			row[10] = a.Grade.Comment
+		}
 		if err := cw.Write(row); err != nil {
 			return err
 		}
@@ -154,7 +173,10 @@ func (s *server) answerSheet(w http.ResponseWriter, r *http.Request) {
 		MaxScore  float64        `json:"max_score"`
 		Answered  int            `json:"answered"`
 		Correct   int            `json:"correct"`
+		Graded    bool           `json:"graded"`
+		Pending   int            `json:"pending"`
+		PendingPt float64        `json:"pending_points"`
 		Questions []sheetRowView `json:"questions"`
 	}{sh.ExamID, sh.ExamTitle, sh.Member.ID, sh.Member.Nama, sh.Member.Username, sh.Member.Kelas, sh.Member.NPSN,
-		sh.Score, sh.MaxScore, sh.Answered, sh.Correct, rows})
+		sh.Score, sh.MaxScore, sh.Answered, sh.Correct, sh.Pending == 0, sh.Pending, sh.PendingPoints, rows})
 }

@@ -37,6 +37,8 @@ type questionJSON struct {
 	PlayLimit int      `json:"play_limit,omitempty"`
 	Answer    []string `json:"answer"`
 	Points    float64  `json:"points"`
+	// Rubric is an essay's note to its graders.
+	Rubric string `json:"rubric,omitempty"`
 }
 
 // optionsJSON is opts as operators read them.
@@ -110,7 +112,7 @@ func newExamView(e exam.Exam, withQuestions bool) examView {
 func newQuestionJSON(q exam.Question) questionJSON {
 	qj := questionJSON{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Options: optionsJSON(q.Options),
 		Scoring: q.Scoring, ReuseResponses: q.ReuseResponses, Stimulus: q.Stimulus, PlayLimit: q.PlayLimit,
-		Answer: nonNil(q.Answer), Points: q.Points}
+		Answer: nonNil(q.Answer), Points: q.Points, Rubric: q.Rubric}
 	switch q.Type {
 	case exam.StatementGrid:
 		qj.Statements, qj.Columns = optionsJSON(q.Statements), optionsJSON(q.Columns)
@@ -138,7 +140,7 @@ func (req createExamRequest) input() exam.ExamInput {
 		in.Questions[i] = exam.Question{ID: q.ID, Type: exam.QuestionType(q.Type), Format: q.Format, Text: q.Text,
 			Options: examOptions(q.Options), Statements: examOptions(q.Statements), Columns: examOptions(q.Columns),
 			Premises: examOptions(q.Premises), Responses: examOptions(q.Responses), ReuseResponses: q.ReuseResponses,
-			Stimulus: q.Stimulus, Scoring: q.Scoring, PlayLimit: q.PlayLimit, Answer: q.Answer, Points: q.Points}
+			Stimulus: q.Stimulus, Scoring: q.Scoring, PlayLimit: q.PlayLimit, Answer: q.Answer, Points: q.Points, Rubric: q.Rubric}
 	}
 	return in
 }
@@ -219,10 +221,16 @@ type memberResultView struct {
 	Score    float64 `json:"score"`
 	Answered int     `json:"answered"`
 	Correct  int     `json:"correct"`
+	// Graded is false while essay answers wait for their grades: Pending
+	// counts them, PendingPoints is what they may still earn.
+	Graded        bool    `json:"graded"`
+	Pending       int     `json:"pending"`
+	PendingPoints float64 `json:"pending_points"`
 }
 
 // examResults handles GET /api/v1/admin/exams/{id}/results: every student's
-// score, computed from the pushed answers and the answer key.
+// score, computed from the pushed answers, the answer key and the essays'
+// grades (an essay without one is pending, never zero).
 func (s *server) examResults(w http.ResponseWriter, r *http.Request) {
 	res, err := s.exam.Results(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
@@ -232,7 +240,8 @@ func (s *server) examResults(w http.ResponseWriter, r *http.Request) {
 	results := make([]memberResultView, len(res.Results))
 	for i, m := range res.Results {
 		results[i] = memberResultView{MemberID: m.MemberID, Nama: m.Nama, Username: m.Username,
-			Kelas: m.Kelas, Score: m.Score, Answered: m.Answered, Correct: m.Correct}
+			Kelas: m.Kelas, Score: m.Score, Answered: m.Answered, Correct: m.Correct,
+			Graded: m.Pending == 0, Pending: m.Pending, PendingPoints: m.PendingPoints}
 	}
 	writeData(w, http.StatusOK, struct {
 		ExamID     string             `json:"exam_id"`

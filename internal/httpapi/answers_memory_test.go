@@ -78,7 +78,7 @@ func TestAnswersCSVMemory(t *testing.T) {
 		for sc.Scan() {
 			rows++
 			size += len(sc.Bytes()) + 1
-			if rows == 2 && !strings.HasSuffix(sc.Text(), ",LAB-01,sync-1,true,2") {
+			if rows == 2 && !strings.HasSuffix(sc.Text(), ",LAB-01,sync-1,true,2,true,") {
 				t.Errorf("first row %q", sc.Text())
 			}
 		}

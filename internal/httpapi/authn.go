@@ -9,9 +9,24 @@ import (
 	"github.com/seedhq/portal/internal/httpapi/respond"
 )
 
-// requireOperator admits requests with a valid operator JWT and stores the
-// operator (exam.User) in the context.
+// requireOperator admits requests with a valid operator JWT of an account
+// that operates (SUPER_ADMIN, OPERATOR) and stores the operator (exam.User)
+// in the context. A grader's token is refused 403 GRADER_FORBIDDEN: graders
+// only reach the routes of requireAccount.
 func (s *server) requireOperator(next http.Handler) http.Handler {
+	return s.requireAccount(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !operatorFrom(r.Context()).Role.Operates() {
+			s.writeError(w, r, exam.ErrGraderForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	}))
+}
+
+// requireAccount admits requests with a valid operator JWT of any account,
+// graders included, and stores the account (exam.User) in the context: the
+// routes a grader may use (who am I, grading) check the rest themselves.
+func (s *server) requireAccount(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u, err := s.exam.AuthenticateOperator(r.Context(), respond.BearerToken(r))
 		if err != nil {
@@ -57,7 +72,8 @@ func (s *server) unauthorized(w http.ResponseWriter, r *http.Request, err error)
 	s.writeError(w, r, err)
 }
 
-// operatorFrom returns the operator stored by requireOperator.
+// operatorFrom returns the account stored by requireOperator or
+// requireAccount.
 func operatorFrom(ctx context.Context) exam.User {
 	u, _ := ctx.Value(ctxOperator).(exam.User)
 	return u

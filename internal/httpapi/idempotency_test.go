@@ -92,6 +92,7 @@ func TestIdempotencyKeyOnCreatingCalls(t *testing.T) {
 					`{"members":[{"npsn":"20100001","nama":"Budi","nisn":"0099999998","kelas":"X"}]}`},
 				{"/api/v1/admin/academic-years", js, "op", `{"name":"2026/2027"}`, `{"name":"2027/2028"}`},
 				{"/api/v1/admin/api-keys", js, "op", `{"name":"dapodik"}`, `{"name":"rapor"}`},
+				{"/api/v1/admin/graders", js, "op", `{"username":"guru.satu","password":"rahasia-guru"}`, `{"username":"guru.dua","password":"rahasia-guru"}`},
 				{"/api/v1/admin/link-users", js, "op", `{"email":"u2@example.com","username":"user2","plan":"free","rate_limit":10}`,
 					`{"email":"u3@example.com","username":"user3","plan":"free","rate_limit":10}`},
 				{"/api/v1/admin/link-overlays", js, "op", fmt.Sprintf(`{"user_id":%d,"type":"message","name":"Promo"}`, u.id),

@@ -82,11 +82,23 @@ func (s *server) examRoutes(r chi.Router) {
 	r.Get(v1+"/licenses/public-key", s.licensePublicKey)
 	r.Post(v1+"/sync/verify-server", s.verifyServer)
 
-	// Operator JWT.
+	// Operator JWT of any account, graders included: who am I, and the
+	// grading of essays (the service checks a grader's exams).
 	r.Group(func(r chi.Router) {
-		r.Use(s.requireOperator)
+		r.Use(s.requireAccount)
 
 		r.Get(v1+"/auth/me", s.me)
+
+		r.Get(v1+"/grading/exams", s.gradingExams)
+		r.Get(v1+"/grading/exams/{id}", s.gradingProgress)
+		r.Get(v1+"/grading/exams/{id}/questions/{question_id}/answers", s.essayAnswers)
+		r.Get(v1+"/grading/exams/{id}/questions/{question_id}/answers/{code}", s.essayAnswer)
+		r.Put(v1+"/grading/exams/{id}/questions/{question_id}/answers/{code}/grade", s.saveGrade)
+	})
+
+	// Operator JWT of an account that operates (graders are refused 403).
+	r.Group(func(r chi.Router) {
+		r.Use(s.requireOperator)
 
 		r.With(s.operatorOnce).Post(v1+"/licenses/generate", s.generateLicense)
 		r.Get(v1+"/licenses", s.listLicenses)
@@ -116,6 +128,10 @@ func (s *server) examRoutes(r chi.Router) {
 		r.With(s.operatorOnce).Post(v1+"/admin/academic-years", s.createAcademicYear)
 		r.Get(v1+"/admin/academic-years", s.listAcademicYears)
 		r.Post(v1+"/admin/academic-years/{id}/activate", s.activateAcademicYear)
+
+		r.With(s.operatorOnce).Post(v1+"/admin/graders", s.createGrader)
+		r.Get(v1+"/admin/graders", s.listGraders)
+		r.Put(v1+"/admin/graders/{id}/exams", s.setGraderExams)
 
 		r.With(s.operatorOnce).Post(v1+"/admin/api-keys", s.createAPIKey)
 		r.Get(v1+"/admin/api-keys", s.listAPIKeys)

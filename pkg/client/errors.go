@@ -128,6 +128,7 @@ const (
 	CodeInvalidAPIKey        = "INVALID_API_KEY"           // 401
 	CodeLicenseInvalid       = "LICENSE_INVALID"           // 401 bad signature or malformed token
 	CodeForbidden            = "FORBIDDEN"                 // 403
+	CodeGraderForbidden      = "GRADER_FORBIDDEN"          // 403 a grader's token outside grading, or asking for names
 	CodeLicenseExpired       = "LICENSE_EXPIRED"           // 403
 	CodeLicenseRevoked       = "LICENSE_REVOKED"           // 403
 	CodeHardwareMismatch     = "HARDWARE_MISMATCH"         // 403
@@ -139,6 +140,8 @@ const (
 	CodeUsernameTaken        = "USERNAME_TAKEN"            // 409
 	CodeAcademicYearExists   = "ACADEMIC_YEAR_EXISTS"      // 409
 	CodeExamHasAnswers       = "EXAM_HAS_ANSWERS"          // 409
+	CodeGradeConflict        = "GRADE_CONFLICT"            // 409 another grader saved first: see GradeConflictError
+	CodeNotAnEssay           = "NOT_AN_ESSAY"              // 400 only essays worth points are graded
 	CodeIdempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED"    // 409 on a push, 422 on a creating call
 	CodeIdempotencyKeyInUse  = "IDEMPOTENCY_KEY_IN_USE"    // 409, with Retry-After: the first call still runs
 	CodeLabagentTooOld       = "LABAGENT_UPGRADE_REQUIRED" // 406: the package needs a newer labagent

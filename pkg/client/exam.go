@@ -13,6 +13,7 @@ import (
 //	Licenses   /licenses/...                    operator JWT; the public key needs none
 //	Sync       /sync/...                        lab-server JWT; the handshake needs none
 //	Admin      /admin/...                       operator JWT
+//	Grading    /grading/...                     operator JWT of an operator or a grader
 //	Directory  /academic-year/..., /members...  X-API-Key
 type ExamService struct {
 	// Auth is operator login and identity.
@@ -26,6 +27,8 @@ type ExamService struct {
 	Admin *ExamAdminService
 	// Directory is the member directory read with an API key.
 	Directory *ExamDirectoryService
+	// Grading is the grading of essays, by graders and operators.
+	Grading *ExamGradingService
 }
 
 // ExamAuthService is operator login (/api/v1/auth).
@@ -41,6 +44,10 @@ type ExamSyncService service
 // ExamAdminService is the operator endpoints (/api/v1/admin).
 type ExamAdminService service
 
+// ExamGradingService is the grading of essays (/api/v1/grading), with the
+// token of a grader or an operator.
+type ExamGradingService service
+
 // ExamDirectoryService is the member directory API (/api/v1/academic-year
 // and /api/v1/members), authenticated with X-API-Key.
 type ExamDirectoryService service
@@ -52,6 +59,7 @@ func newExamService(s *service) *ExamService {
 		Sync:      (*ExamSyncService)(s),
 		Admin:     (*ExamAdminService)(s),
 		Directory: (*ExamDirectoryService)(s),
+		Grading:   (*ExamGradingService)(s),
 	}
 }
 

@@ -207,6 +207,8 @@ type Question struct {
 	// essay.
 	Answer []string `json:"answer,omitempty"`
 	Points float64  `json:"points"`
+	// Rubric is an essay's note to its graders (what earns the points).
+	Rubric string `json:"rubric,omitempty"`
 }
 
 // ExamRequest is the body of an exam creation.
@@ -348,13 +350,19 @@ type ExamResults struct {
 
 // MemberResult is one student's score.
 type MemberResult struct {
-	MemberID string  `json:"member_id"`
-	Nama     string  `json:"nama"`
-	Username string  `json:"username"`
-	Kelas    string  `json:"kelas"`
+	MemberID string `json:"member_id"`
+	Nama     string `json:"nama"`
+	Username string `json:"username"`
+	Kelas    string `json:"kelas"`
+	// Score is the points earned so far: final only when Graded.
 	Score    float64 `json:"score"`
 	Answered int     `json:"answered"`
 	Correct  int     `json:"correct"`
+	// Graded is false while essay answers wait for their grades: Pending
+	// counts them and PendingPoints is what they may still earn.
+	Graded        bool    `json:"graded"`
+	Pending       int     `json:"pending"`
+	PendingPoints float64 `json:"pending_points"`
 }
 
 // ExamResults returns every student's score in an exam, computed from the

@@ -21,6 +21,12 @@ type StoredAnswer struct {
 	SyncID     string    `json:"sync_id"`
 	Correct    bool      `json:"correct"`
 	Points     float64   `json:"points"`
+	// Graded is false for an essay answer waiting for its grade: Points
+	// is then 0 and PendingPoints what it may still earn. Grade is an
+	// essay's grade.
+	Graded        bool    `json:"graded"`
+	PendingPoints float64 `json:"pending_points"`
+	Grade         *Grade  `json:"grade,omitempty"`
 }
 
 // AnswerListOptions selects stored answers of an exam.
@@ -111,18 +117,22 @@ func (s *ExamAdminService) AnswersCSV(ctx context.Context, examID string, opts *
 
 // AnswerSheet is one student's answers to an exam, question by question.
 type AnswerSheet struct {
-	ExamID    string           `json:"exam_id"`
-	ExamTitle string           `json:"exam_title"`
-	MemberID  string           `json:"member_id"`
-	Nama      string           `json:"nama"`
-	Username  string           `json:"username"`
-	Kelas     string           `json:"kelas"`
-	NPSN      string           `json:"npsn"`
-	Score     float64          `json:"score"`
-	MaxScore  float64          `json:"max_score"`
-	Answered  int              `json:"answered"`
-	Correct   int              `json:"correct"`
-	Questions []AnswerSheetRow `json:"questions"`
+	ExamID    string  `json:"exam_id"`
+	ExamTitle string  `json:"exam_title"`
+	MemberID  string  `json:"member_id"`
+	Nama      string  `json:"nama"`
+	Username  string  `json:"username"`
+	Kelas     string  `json:"kelas"`
+	NPSN      string  `json:"npsn"`
+	Score     float64 `json:"score"`
+	MaxScore  float64 `json:"max_score"`
+	Answered  int     `json:"answered"`
+	Correct   int     `json:"correct"`
+	// Graded is false while essay answers wait for their grades.
+	Graded        bool             `json:"graded"`
+	Pending       int              `json:"pending"`
+	PendingPoints float64          `json:"pending_points"`
+	Questions     []AnswerSheetRow `json:"questions"`
 }
 
 // AnswerSheetRow is one question of an answer sheet, with its answer key

@@ -123,6 +123,23 @@ func (s *Store) CountUsers(ctx context.Context) (int, error) {
 	return n, err
 }
 
+// ListUsers returns every account, ordered by username.
+func (s *Store) ListUsers(ctx context.Context) ([]exam.User, error) {
+	var out []exam.User
+	err := s.view(ctx, "list users", func(tx *bbolt.Tx) error {
+		c := tx.Bucket(bucketUsersByName).Cursor()
+		for _, id := c.First(); id != nil; _, id = c.Next() {
+			u, err := getUser(tx, string(id))
+			if err != nil {
+				return err
+			}
+			out = append(out, u)
+		}
+		return nil
+	})
+	return out, err
+}
+
 type licenseRecord struct {
 	ID            string     `json:"id"`
 	NPSN          string     `json:"npsn"`

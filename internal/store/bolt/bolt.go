@@ -90,6 +90,8 @@ var (
 	bucketIdempotency     = []byte("idempotency")    // receipt id -> idempotency.Receipt (JSON)
 	bucketMedia           = []byte("media")          // sha256 -> mediaRecord (JSON)
 	bucketMediaChunks     = []byte("media_chunks")   // (sha256, uint32 BE seq) -> bytes
+	bucketGrades          = []byte("grades")         // (exam, member, question, version) -> grade
+	bucketGraderExams     = []byte("grader_exams")   // (grader, exam) -> empty
 )
 
 var allBuckets = [][]byte{
@@ -97,7 +99,7 @@ var allBuckets = [][]byte{
 	bucketExams, bucketExamQuestions, bucketExamStimuli, bucketMembers, bucketMembersByName, bucketMembersBySchool,
 	bucketYears, bucketYearsByName, bucketAPIKeys, bucketAPIKeysByHash, bucketAnswers,
 	bucketPushesByKey, bucketPushesBySum, bucketSyncLogs, bucketMonitors, bucketPackages, bucketFailures,
-	bucketIdempotency, bucketMedia, bucketMediaChunks,
+	bucketIdempotency, bucketMedia, bucketMediaChunks, bucketGrades, bucketGraderExams,
 }
 
 func init() {

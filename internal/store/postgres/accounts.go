@@ -92,6 +92,16 @@ func (s *Store) CountUsers(ctx context.Context) (int, error) {
 	return n, nil
 }
 
+// ListUsers returns every account, ordered by username.
+func (s *Store) ListUsers(ctx context.Context) ([]exam.User, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+userColumns+` FROM users ORDER BY username_key`)
+	us, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (exam.User, error) { return scanUser(row) })
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list users: %w", err)
+	}
+	return us, nil
+}
+
 // Licences.
 
 const licenseColumns = `id, npsn, school_name, hardware_id, max_students, operating_mode,

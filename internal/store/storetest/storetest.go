@@ -29,6 +29,9 @@
 //     time); every other field but the generation and hash stays.
 //   - A package's Format is at least 1: a zero is kept as 1, the format of
 //     every package written before formats were recorded.
+//   - Grades keep every version: a stale or skipped version is
+//     ErrGradeConflict, and of concurrent saves of one version exactly one
+//     succeeds. Points are kept to the hundredth.
 //   - SavePackage checks that r yields meta.Size bytes whose SHA-256 is
 //     meta.Checksum and fails, keeping the current package, when it does not.
 //   - SaveMedia of a SHA-256 stored already keeps the first record (its name
@@ -63,6 +66,7 @@ var suite = []test{
 
 	{"Users", testUsers},
 	{"UsernameTaken", testUsernameTaken},
+	{"ListUsers", testListUsers},
 
 	{"Licenses", testLicenses},
 	{"RevokeLicense", testRevokeLicense},
@@ -111,6 +115,9 @@ var suite = []test{
 
 	{"Media", testMedia},
 	{"MediaRefused", testMediaRefused},
+	{"Grades", testGrades},
+	{"GradesConcurrent", testGradesConcurrent},
+	{"GraderExams", testGraderExams},
 
 	{"FailuresWriteNothing", testFailuresWriteNothing},
 }

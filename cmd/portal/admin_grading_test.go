@@ -1,0 +1,93 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seedhq/portal/pkg/client"
+)
+
+// TestAdminGrading drives "portal admin grader" and "portal admin exam
+// grade" of the real binary: an operator makes a grader and assigns it an
+// exam, the grader grades an essay, a stale save is refused with the grade
+// that won, and the results change.
+func TestAdminGrading(t *testing.T) {
+	t.Parallel()
+	p := mustStartPortal(t, filepath.Join(t.TempDir(), "data"), []string{"PORTAL_ADMIN_PASSWORD=cli-test-password"})
+	defer p.Stop()
+	a := &adminCLI{t: t, env: []string{"PORTAL_URL=" + p.URL, "PORTAL_ADMIN_PASSWORD=cli-test-password"}}
+
+	// An exam with an essay, a student's answer pushed by a lab server.
+	examFile := filepath.Join(t.TempDir(), "exam.json")
+	os.WriteFile(examFile, []byte(`{"title":"Bahasa","npsn":["`+e2eNPSN+`"],
+		"starts_at":"2026-12-01T07:00:00Z","ends_at":"2026-12-01T09:00:00Z","duration_minutes":90,
+		"questions":[{"id":"q1","type":"essay","text":"Tulis pantun","points":10,"rubric":"sampiran dan isi"}]}`), 0o600)
+	var ex client.Exam
+	a.mustJSON(&ex, "exam", "create", "--file", examFile)
+	var issued client.IssuedLicense
+	a.mustJSON(&issued, "license", "generate", "--npsn", e2eNPSN, "--school", e2eSchool, "--hardware-id", e2eHardwareID)
+	lab, err := client.NewClient(p.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ver, _, err := lab.Exam.Sync.VerifyServer(t.Context(), &client.VerifyServerRequest{
+		ServerCode: e2eServerCode, NPSN: e2eNPSN, HardwareID: e2eHardwareID, LicenseToken: issued.LicenseToken,
+	})
+	if err != nil {
+		t.Fatalf("verify server: %v", err)
+	}
+	lab.SetToken(ver.AccessToken)
+	at := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
+	if _, _, err := lab.Exam.Sync.PushAnswers(t.Context(), &client.PushAnswersRequest{ServerCode: e2eServerCode, NPSN: e2eNPSN,
+		Answers: []client.Answer{{ExamID: ex.ID, MemberID: "m-1", QuestionID: "q1", Answer: "Ada ubi ada talas", AnsweredAt: at}}}); err != nil {
+		t.Fatalf("push: %v", err)
+	}
+
+	// The operator makes a grader and assigns it the exam.
+	var g client.Grader
+	a.mustJSON(&g, "grader", "create", "--account-username", "bu.sari", "--name", "Bu Sari", "--account-password", "rahasia-guru")
+	a.mustFail(1, "error: VALIDATION_FAILED: ", "grader", "create", "--account-username", "x", "--account-password", "short")
+	a.mustFail(2, "required flag(s)", "grader", "create", "--account-username", "bu.budi")
+	a.mustJSON(&g, "grader", "assign", g.ID, ex.ID)
+	if len(g.ExamIDs) != 1 || g.ExamIDs[0] != ex.ID {
+		t.Fatalf("grader assign: %+v", g)
+	}
+	if out := a.mustRun("grader", "list", "--output", "table"); !strings.Contains(out, "bu.sari") || !strings.Contains(out, ex.ID) {
+		t.Errorf("grader list:\n%s", out)
+	}
+
+	// The grader signs in with its own account and grades.
+	guru := &adminCLI{t: t, env: []string{"PORTAL_URL=" + p.URL, "PORTAL_ADMIN_USERNAME=bu.sari", "PORTAL_ADMIN_PASSWORD=rahasia-guru"}}
+	guru.mustFail(1, "error: GRADER_FORBIDDEN: ", "exam", "list")
+	if out := guru.mustRun("exam", "grade", "progress", ex.ID, "--output", "table"); !strings.Contains(out, "TO GRADE") || !strings.Contains(out, "q1") {
+		t.Errorf("grade progress:\n%s", out)
+	}
+	var as []client.EssayAnswer
+	guru.mustJSON(&as, "exam", "grade", "list", ex.ID, "q1", "--ungraded")
+	if len(as) != 1 || as[0].MemberID != "" || as[0].Grade != nil {
+		t.Fatalf("grade list: %+v", as)
+	}
+	code := as[0].Code
+	guru.mustFail(1, "error: GRADER_FORBIDDEN: ", "exam", "grade", "list", ex.ID, "q1", "--names")
+	guru.mustFail(1, "error: VALIDATION_FAILED: ", "exam", "grade", "save", ex.ID, "q1", code, "--points", "12", "--version", "0")
+	guru.mustFail(2, "required flag(s)", "exam", "grade", "save", ex.ID, "q1", code, "--points", "5")
+	if out := guru.mustRun("exam", "grade", "save", ex.ID, "q1", code, "--points", "7.5", "--comment", "isi kurang", "--version", "0", "--output", "table"); !strings.Contains(out, "graded "+code+": 7.5 points (version 1)") {
+		t.Errorf("grade save:\n%s", out)
+	}
+	a.mustFail(1, "the grade now is 7.5 points by bu.sari (version 1, isi kurang): to replace it, save again with --version 1",
+		"exam", "grade", "save", ex.ID, "q1", code, "--points", "3", "--version", "0")
+
+	var res client.ExamResults
+	a.mustJSON(&res, "exam", "results", ex.ID)
+	if len(res.Results) != 1 || res.Results[0].Score != 7.5 || !res.Results[0].Graded {
+		t.Errorf("results after grading: %+v", res.Results)
+	}
+	var shown client.EssayAnswer
+	a.mustJSON(&shown, "exam", "grade", "show", ex.ID, "q1", code, "--names")
+	if shown.MemberID != "m-1" || len(shown.History) != 1 || shown.History[0].Comment != "isi kurang" {
+		t.Errorf("grade show: %+v", shown)
+	}
+}
