@@ -18,7 +18,8 @@ import (
 
 // richExam is an exam of every kind of content a school paper has, its
 // media uploaded through op: the formula fixture, a table, an image, a
-// statement grid, a listening item played at most twice and an essay.
+// statement grid, a matching question beside a shared passage, a
+// listening item played at most twice and an essay.
 func richExam(t *testing.T, op *client.Client) *client.ExamRequest {
 	t.Helper()
 	upload := func(name string, data []byte) string {
@@ -44,8 +45,14 @@ func richExam(t *testing.T, op *client.Client) *client.ExamRequest {
 				Answer:     []string{"s1=true", "s2=false"}},
 			{ID: "listen", Type: client.ShortAnswer, Format: "markdown", Points: 1, PlayLimit: 2, Answer: []string{"nada"},
 				Text: "![Listening 1: sebuah nada](" + tone + ")\n\nApa yang kamu dengar?"},
-			{ID: "essay", Type: client.Essay, Points: 5, Text: "Jelaskan siklus air."},
-		}}
+			{ID: "match", Type: client.Matching, Format: "markdown", Points: 2, Stimulus: "bacaan", Text: "Jodohkan provinsi dengan ibu kotanya.",
+				Premises:  []client.QuestionOption{{ID: "p1", Text: "Bali"}, {ID: "p2", Text: "Jawa Barat"}},
+				Responses: []client.QuestionOption{{ID: "r1", Text: "Denpasar"}, {ID: "r2", Text: "Bandung"}, {ID: "r3", Text: "Medan"}},
+				Answer:    []string{"p1=r1", "p2=r2"}},
+			{ID: "essay", Type: client.Essay, Points: 5, Stimulus: "bacaan", Text: "Jelaskan siklus air.", Rubric: "5: menguap, mengembun, hujan."},
+		},
+		Stimuli: []client.Stimulus{{ID: "bacaan", Title: "Bacaan 1", Format: "markdown",
+			Text: "Air laut **menguap**, mengembun menjadi awan, lalu turun sebagai hujan.\n\n| Provinsi | Ibu kota |\n|---|---|\n| Bali | ? |"}}}
 }
 
 // TestBrowserRichExamEndToEnd: an exam with formulas, a table, an image, a
@@ -151,18 +158,47 @@ func TestBrowserRichExamEndToEnd(t *testing.T) {
 	}
 	run("answer", chromedp.SendKeys(chromedp.ID("answer-text"), "nada"))
 
+	show("Jodohkan")
+	wait("the passage shows beside the question", `(function(){var p=document.getElementById('stimulus-pane');
+		return p.className.indexOf('hidden') < 0 && p.textContent.indexOf('Bacaan 1') >= 0 && p.querySelectorAll('td').length === 2 &&
+		p.getBoundingClientRect().right <= document.getElementById('question-text').getBoundingClientRect().left + 1;})()`)
+	run("match Bali and Jawa Barat", chromedp.Evaluate[chromedp.Void](`['p1=r1','p2=r2'].forEach(function(pair){
+		var kv=pair.split('='), s=document.querySelector('select[data-match-premise="'+kv[0]+'"]');
+		s.value=kv[1]; s.dispatchEvent(new Event('change',{bubbles:true}));})`))
+	saved()
+
 	show("siklus air")
 	run("write the essay", chromedp.SendKeys(chromedp.ID("answer-text"), "Air menguap, mengembun, lalu turun sebagai hujan."))
 	run("finish", chromedp.Click(chromedp.ID("finish-button")), chromedp.WaitVisible(chromedp.ID("finish-confirm")),
 		chromedp.Click(chromedp.ID("finish-confirm")))
 
 	lab.waitStatus(60*time.Second, "every answer pushed", func(st agent.Status) bool {
-		return st.AnswersSaved == 5 && st.AnswersPending == 0
+		return st.AnswersSaved == 6 && st.AnswersPending == 0
 	})
-	// 2 (math) + 1 (chart) + 1 of 2 (the grid, partial) + 1 (listening);
-	// the essay waits for a teacher.
+	// 2 (math) + 1 (chart) + 1 of 2 (the grid, partial) + 2 (matching) +
+	// 1 (listening); the essay waits for a teacher.
 	r := results(t, op, examID)["ani"]
-	if r.Score != 5 || r.Answered != 5 {
-		t.Fatalf("ani's result on the portal: %+v", r)
+	if r.Score != 7 || r.Answered != 6 || r.Pending != 1 {
+		t.Fatalf("ani's result on the portal before the essay is graded: %+v", r)
 	}
+
+	// A teacher grades the essay in the portal's console, with the keyboard.
+	run("grade the essay",
+		chromedp.Navigate(p.URL+"/console/login"),
+		chromedp.WaitVisible(chromedp.ID("username")),
+		chromedp.SendKeys(chromedp.ID("username"), "admin"),
+		chromedp.SendKeys(chromedp.ID("password"), p.Password),
+		chromedp.Submit(chromedp.ID("password")),
+		chromedp.WaitVisible(chromedp.CSS("nav")),
+		chromedp.Navigate(p.URL+"/console/grading/"+examID+"/essay"),
+		chromedp.WaitVisible(chromedp.ID("points")),
+	)
+	if got := text(`document.querySelector('.essay').textContent`); !strings.Contains(got, "Air menguap") {
+		t.Fatalf("the grading page shows %q", got)
+	}
+	run("4 points, Enter", chromedp.SendKeys(chromedp.ID("points"), "4\n"))
+	eventually(t, 30*time.Second, "the grade counted in the results", func() (bool, string) {
+		r = results(t, op, examID)["ani"]
+		return r.Score == 11 && r.Pending == 0, jsonString(r)
+	})
 }
