@@ -61,30 +61,7 @@ func TestLabagentLoad(t *testing.T) {
 	agentBin := buildBinary(t, "labagent")
 	portal, portalURL := startPortal(t, portalBin, "", t.TempDir())
 
-	c, err := client.NewClient(portalURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	login, _, err := c.Exam.Auth.Login(ctx, "admin", adminPassword)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.SetToken(login.Token)
-	if _, _, err := c.Exam.Admin.CreateAcademicYear(ctx, "2025/2026", true); err != nil {
-		t.Fatal(err)
-	}
-	members := make([]client.MemberInput, labStudents)
-	for i := range members {
-		members[i] = client.MemberInput{Nama: fmt.Sprintf("Siswa %03d", i), Username: fmt.Sprintf("lab%03d", i), Role: "siswa", Kelas: "XII"}
-	}
-	if _, _, err := c.Exam.Admin.ImportMembers(ctx, members, &client.ImportOptions{NPSN: npsnLab}); err != nil {
-		t.Fatal(err)
-	}
-	cards, _, err := c.Exam.Admin.LoginCards(ctx, npsnLab)
-	if err != nil || len(cards) != labStudents {
-		t.Fatalf("login cards: %d, %v", len(cards), err)
-	}
-	slices.SortFunc(cards, func(a, b *client.LoginCard) int { return cmpString(a.Username, b.Username) })
+	c, cards := schoolOfStudents(t, portalURL, npsnLab, "lab")
 	opts := []client.QuestionOption{{ID: "a", Text: "A"}, {ID: "b", Text: "B"}, {ID: "c", Text: "C"}, {ID: "d", Text: "D"}}
 	req := &client.ExamRequest{Title: "Beban", Subject: "LOAD", NPSN: []string{npsnLab},
 		StartsAt: time.Now().Add(-time.Hour), EndsAt: time.Now().Add(24 * time.Hour), DurationMinutes: 600}
@@ -163,6 +140,40 @@ func TestLabagentLoad(t *testing.T) {
 		"< 60 s", ptr(took < catchUpTarget))
 	report("labagent catch-up: labagent memory", "bbolt", lab.memory(), "-", nil)
 	lab.stop(t)
+}
+
+// schoolOfStudents signs in to the portal at portalURL as the operator,
+// activates an academic year and imports labStudents students of the school
+// npsn named <prefix>000, <prefix>001, ...; it returns the operator's
+// client and the students' login cards, by username.
+func schoolOfStudents(t *testing.T, portalURL, npsn, prefix string) (*client.Client, []*client.LoginCard) {
+	t.Helper()
+	ctx := t.Context()
+	c, err := client.NewClient(portalURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	login, _, err := c.Exam.Auth.Login(ctx, "admin", adminPassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetToken(login.Token)
+	if _, _, err := c.Exam.Admin.CreateAcademicYear(ctx, "2025/2026", true); err != nil {
+		t.Fatal(err)
+	}
+	members := make([]client.MemberInput, labStudents)
+	for i := range members {
+		members[i] = client.MemberInput{Nama: fmt.Sprintf("Siswa %03d", i), Username: fmt.Sprintf("%s%03d", prefix, i), Role: "siswa", Kelas: "XII"}
+	}
+	if _, _, err := c.Exam.Admin.ImportMembers(ctx, members, &client.ImportOptions{NPSN: npsn}); err != nil {
+		t.Fatal(err)
+	}
+	cards, _, err := c.Exam.Admin.LoginCards(ctx, npsn)
+	if err != nil || len(cards) != labStudents {
+		t.Fatalf("login cards: %d, %v", len(cards), err)
+	}
+	slices.SortFunc(cards, func(a, b *client.LoginCard) int { return cmpString(a.Username, b.Username) })
+	return c, cards
 }
 
 func cmpString(a, b string) int {

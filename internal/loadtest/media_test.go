@@ -122,29 +122,7 @@ func TestMediaLoad(t *testing.T) {
 	proxy := httptest.NewServer(rp)
 	defer proxy.Close()
 
-	c, err := client.NewClient(portalURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	login, _, err := c.Exam.Auth.Login(ctx, "admin", adminPassword)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.SetToken(login.Token)
-	if _, _, err := c.Exam.Admin.CreateAcademicYear(ctx, "2025/2026", true); err != nil {
-		t.Fatal(err)
-	}
-	members := make([]client.MemberInput, labStudents)
-	for i := range members {
-		members[i] = client.MemberInput{Nama: fmt.Sprintf("Siswa %03d", i), Username: fmt.Sprintf("media%03d", i), Role: "siswa", Kelas: "XII"}
-	}
-	if _, _, err := c.Exam.Admin.ImportMembers(ctx, members, &client.ImportOptions{NPSN: npsnMedia}); err != nil {
-		t.Fatal(err)
-	}
-	cards, _, err := c.Exam.Admin.LoginCards(ctx, npsnMedia)
-	if err != nil || len(cards) != labStudents {
-		t.Fatalf("login cards: %d, %v", len(cards), err)
-	}
+	c, cards := schoolOfStudents(t, portalURL, npsnMedia, "media")
 
 	// 60 MiB of media: 20 images of 1 MiB, 4 audio files of 10 MiB.
 	var refs, images []string

@@ -22,6 +22,7 @@ import (
 	"github.com/seedhq/portal/internal/agent/localdb"
 	"github.com/seedhq/portal/internal/agent/webui"
 	"github.com/seedhq/portal/internal/testkit"
+	"github.com/seedhq/portal/pkg/client"
 )
 
 // TestBrowserStudentFlow drives the real student page (webui) in headless
@@ -467,4 +468,31 @@ func getJSON(t *testing.T, url, session string, out any) {
 func jsString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// openExam starts a lab serving the real pages with pkg (students s1..sN),
+// its clock moving from ten minutes into exam e1's window, opens Chromium
+// at width×height, signs in as s1 and starts e1. set changes the lab's
+// options further (media, say).
+func openExam(t *testing.T, pkg *client.Package, students, width, height int, set ...func(*examsrv.Options)) (*studentPage, *lab) {
+	t.Helper()
+	execPath := testkit.FindBrowser(t, "the student page")
+	start := time.Now()
+	now := func() time.Time { return t0.Add(10*time.Minute + time.Since(start)) }
+	opts := append([]func(*examsrv.Options){func(o *examsrv.Options) { o.Static = webui.FS(); o.Now = now }}, set...)
+	l := newLabWith(t, filepath.Join(t.TempDir(), localdb.FileName), 0, testkit.NewClock(t0), students, localdb.Options{NoSync: true}, opts...)
+	l.srv.SetPackage(pkg)
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	t.Cleanup(cancel)
+	bctx, cancelBrowser := testkit.NewBrowser(ctx, execPath, width, height)
+	t.Cleanup(cancelBrowser)
+	p := &studentPage{t: t, ctx: bctx}
+	p.watch()
+	p.signIn(l.url, l.token())
+	p.do("start e1",
+		chromedp.WaitVisible(chromedp.CSS(`.exam-item[data-exam-id="e1"] .start-exam`)),
+		chromedp.Click(chromedp.CSS(`.exam-item[data-exam-id="e1"] .start-exam`)),
+		chromedp.WaitVisible(chromedp.ID("exam-view")),
+	)
+	return p, l
 }

@@ -1,21 +1,13 @@
 package examsrv_test
 
 import (
-	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-
-	"github.com/seedhq/portal/internal/agent/examsrv"
-	"github.com/seedhq/portal/internal/agent/localdb"
-	"github.com/seedhq/portal/internal/agent/webui"
-	"github.com/seedhq/portal/internal/testkit"
 )
 
 // TestBrowserMatching answers a matching question with the keyboard only
@@ -25,26 +17,9 @@ import (
 // formula shows as MathML, no XSS vector of the premises and responses
 // runs, and the page never scrolls sideways.
 func TestBrowserMatching(t *testing.T) {
-	execPath := testkit.FindBrowser(t, "the student page")
 	for _, width := range []int{1280, 1024, 390} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
-			start := time.Now()
-			now := func() time.Time { return t0.Add(10*time.Minute + time.Since(start)) }
-			l := newLabWith(t, filepath.Join(t.TempDir(), localdb.FileName), 0, testkit.NewClock(t0), 5, localdb.Options{NoSync: true},
-				func(o *examsrv.Options) { o.Static = webui.FS(); o.Now = now })
-			l.srv.SetPackage(typesPackage(t))
-			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-			defer cancel()
-			bctx, cancelBrowser := testkit.NewBrowser(ctx, execPath, width, 900)
-			defer cancelBrowser()
-			p := &studentPage{t: t, ctx: bctx}
-			p.watch()
-			p.signIn(l.url, l.token())
-			p.do("start e1",
-				chromedp.WaitVisible(chromedp.CSS(`.exam-item[data-exam-id="e1"] .start-exam`)),
-				chromedp.Click(chromedp.CSS(`.exam-item[data-exam-id="e1"] .start-exam`)),
-				chromedp.WaitVisible(chromedp.ID("exam-view")),
-			)
+			p, l := openExam(t, typesPackage(t), 5, width, 900)
 			p.showQuestionWith("Jodohkan")
 			if p.count("#answer-area select.match-select") != 3 || p.count("#answer-area .match-response") != 4 ||
 				p.count("#answer-area .match-premise math") != 1 {
@@ -120,18 +95,19 @@ func TestBrowserMatching(t *testing.T) {
 }
 
 // showQuestionWith goes through the questions with the number grid until
-// the question's text holds text.
-func (p *studentPage) showQuestionWith(text string) {
+// the question's text holds text, and returns its number.
+func (p *studentPage) showQuestionWith(text string) int {
 	p.t.Helper()
 	total := p.count(".nav-item")
 	for n := 1; n <= total; n++ {
 		p.goTo(n, total)
 		if strings.Contains(p.eval("the question's text", `document.getElementById('question-text').textContent`, false), text) {
 			p.checkSafe()
-			return
+			return n
 		}
 	}
 	p.t.Fatalf("no question shows %q", text)
+	return 0
 }
 
 // checkSafe fails the test if the question or its stimulus holds an

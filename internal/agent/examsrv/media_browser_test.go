@@ -1,34 +1,14 @@
 package examsrv_test
 
 import (
-	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/seedhq/portal/internal/agent/examsrv"
-	"github.com/seedhq/portal/internal/agent/localdb"
-	"github.com/seedhq/portal/internal/agent/webui"
-	"github.com/seedhq/portal/internal/testkit"
 )
-
-// findQuestion shows the question whose text contains s (the order is the
-// student's own) and returns its number.
-func (p *studentPage) findQuestion(s string, total int) int {
-	p.t.Helper()
-	for n := 1; n <= total; n++ {
-		p.goTo(n, total)
-		if strings.Contains(p.eval("the question's text", `document.getElementById('question-text').textContent`, false), s) {
-			return n
-		}
-	}
-	p.t.Fatalf("no question shows %q", s)
-	return 0
-}
 
 // TestBrowserMedia shows an image and a listening item in Chromium, at a
 // desktop's width, a small laptop's and a phone's: the image loads with its
@@ -36,30 +16,13 @@ func (p *studentPage) findQuestion(s string, total int) int {
 // play button, twice and no more, and the count survives a reload; the
 // text-size control enlarges the page without sideways scrolling.
 func TestBrowserMedia(t *testing.T) {
-	execPath := testkit.FindBrowser(t, "the student page")
 	for _, width := range []int{1280, 1024, 390} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
-			start := time.Now()
-			now := func() time.Time { return t0.Add(10*time.Minute + time.Since(start)) }
 			pkg, store := mediaPackage(t)
-			l := newLabWith(t, filepath.Join(t.TempDir(), localdb.FileName), 0, testkit.NewClock(t0), 3, localdb.Options{NoSync: true},
-				func(o *examsrv.Options) { o.Static = webui.FS(); o.Now = now; o.Media = store })
-			l.srv.SetPackage(pkg)
-			ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
-			defer cancel()
-			bctx, cancelBrowser := testkit.NewBrowser(ctx, execPath, width, 900)
-			defer cancelBrowser()
-			p := &studentPage{t: t, ctx: bctx}
-			p.watch()
-			p.signIn(l.url, l.token())
-			p.do("start e1",
-				chromedp.WaitVisible(chromedp.CSS(`.exam-item[data-exam-id="e1"] .start-exam`)),
-				chromedp.Click(chromedp.CSS(`.exam-item[data-exam-id="e1"] .start-exam`)),
-				chromedp.WaitVisible(chromedp.ID("exam-view")),
-			)
+			p, _ := openExam(t, pkg, 3, width, 900, func(o *examsrv.Options) { o.Media = store })
 			total := p.count(".nav-item")
 
-			p.findQuestion("wettest", total)
+			p.showQuestionWith("wettest")
 			p.waitTrue("the image loaded", `(function(){var i=document.querySelector('#question-text img');return !!i && i.complete && i.naturalWidth === 320;})()`)
 			if alt := p.eval("alt text", `document.querySelector('#question-text img').alt`, false); alt != "A bar chart of rainfall, March highest" {
 				t.Fatalf("alt = %q", alt)
@@ -71,7 +34,7 @@ func TestBrowserMedia(t *testing.T) {
 				p.shot("student-media")
 			}
 
-			listening := p.findQuestion("What did you hear", total)
+			listening := p.showQuestionWith("What did you hear")
 			if n := p.count("#question-text audio[controls]"); n != 0 {
 				t.Fatal("a listening item shows the browser's own player")
 			}
@@ -85,7 +48,7 @@ func TestBrowserMedia(t *testing.T) {
 			if width == 1024 {
 				// The text-size control: larger text and images, no
 				// sideways scrolling, and the choice kept on reload.
-				p.findQuestion("wettest", total)
+				p.showQuestionWith("wettest")
 				p.do("largest text", chromedp.Click(chromedp.CSS(`[data-text-size="2"]`)))
 				p.waitTrue("the image is drawn larger", `document.querySelector('#question-text img').getBoundingClientRect().width > 400`)
 				p.waitTrue("nothing scrolls sideways", `document.documentElement.scrollWidth <= window.innerWidth`)

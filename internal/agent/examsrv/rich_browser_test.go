@@ -1,18 +1,13 @@
 package examsrv_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/seedhq/portal/internal/agent/examsrv"
-	"github.com/seedhq/portal/internal/agent/localdb"
-	"github.com/seedhq/portal/internal/agent/webui"
 	"github.com/seedhq/portal/internal/richtext"
 	"github.com/seedhq/portal/internal/testkit"
 	"github.com/seedhq/portal/pkg/client"
@@ -77,26 +72,9 @@ const e1Grid = "q8"
 // embedded math font, the table and the Arabic text show, and no vector
 // runs.
 func TestBrowserRichContent(t *testing.T) {
-	execPath := testkit.FindBrowser(t, "the student page")
 	for _, width := range []int{1280, 390} {
 		t.Run(map[int]string{1280: "wide", 390: "phone"}[width], func(t *testing.T) {
-			start := time.Now()
-			now := func() time.Time { return t0.Add(10*time.Minute + time.Since(start)) }
-			l := newLabWith(t, filepath.Join(t.TempDir(), localdb.FileName), 0, testkit.NewClock(t0), 2, localdb.Options{NoSync: true},
-				func(o *examsrv.Options) { o.Static = webui.FS(); o.Now = now })
-			l.srv.SetPackage(richPackage(t))
-			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-			defer cancel()
-			bctx, cancelBrowser := testkit.NewBrowser(ctx, execPath, width, 900)
-			defer cancelBrowser()
-			p := &studentPage{t: t, ctx: bctx}
-			p.watch()
-			p.signIn(l.url, l.token())
-			p.do("start e1",
-				chromedp.WaitVisible(chromedp.CSS(`.exam-item[data-exam-id="e1"] .start-exam`)),
-				chromedp.Click(chromedp.CSS(`.exam-item[data-exam-id="e1"] .start-exam`)),
-				chromedp.WaitVisible(chromedp.ID("exam-view")),
-			)
+			p, l := openExam(t, richPackage(t), 2, width, 900)
 			p.waitTrue("the math font loaded", `document.fonts.check('16px "STIX Two Math"') || (document.fonts.load('16px "STIX Two Math"'), false)`)
 			total := p.count(".nav-item")
 			seen := map[string]bool{}

@@ -1,20 +1,12 @@
 package examsrv_test
 
 import (
-	"context"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-
-	"github.com/seedhq/portal/internal/agent/examsrv"
-	"github.com/seedhq/portal/internal/agent/localdb"
-	"github.com/seedhq/portal/internal/agent/webui"
-	"github.com/seedhq/portal/internal/testkit"
 )
 
 // TestBrowserStimulus shows questions sharing a stimulus in Chromium: at
@@ -24,26 +16,9 @@ import (
 // it; the table shows, and no XSS vector of the stimuli runs (one of them
 // raw HTML, as a compromised portal could send).
 func TestBrowserStimulus(t *testing.T) {
-	execPath := testkit.FindBrowser(t, "the student page")
 	for _, width := range []int{1280, 390} {
 		t.Run(strconv.Itoa(width), func(t *testing.T) {
-			start := time.Now()
-			now := func() time.Time { return t0.Add(10*time.Minute + time.Since(start)) }
-			l := newLabWith(t, filepath.Join(t.TempDir(), localdb.FileName), 0, testkit.NewClock(t0), 5, localdb.Options{NoSync: true},
-				func(o *examsrv.Options) { o.Static = webui.FS(); o.Now = now })
-			l.srv.SetPackage(typesPackage(t))
-			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-			defer cancel()
-			bctx, cancelBrowser := testkit.NewBrowser(ctx, execPath, width, 800)
-			defer cancelBrowser()
-			p := &studentPage{t: t, ctx: bctx}
-			p.watch()
-			p.signIn(l.url, l.token())
-			p.do("start e1",
-				chromedp.WaitVisible(chromedp.CSS(`.exam-item[data-exam-id="e1"] .start-exam`)),
-				chromedp.Click(chromedp.CSS(`.exam-item[data-exam-id="e1"] .start-exam`)),
-				chromedp.WaitVisible(chromedp.ID("exam-view")),
-			)
+			p, _ := openExam(t, typesPackage(t), 5, width, 800)
 			p.showQuestionWith("Menurut bacaan, di provinsi")
 			if p.text("#stimulus-title") != "Bacaan: Danau Toba" || p.count("#stimulus-pane:not(.hidden) #stimulus-text table td") != 4 {
 				t.Fatal("the stimulus with its title and table does not show")
