@@ -118,6 +118,10 @@ func TestBrowserRichExamEndToEnd(t *testing.T) {
 			run("go to a question", chromedp.Click(chromedp.CSS(fmt.Sprintf(`.nav-item[data-number="%d"]`, n))))
 			wait("question shown", fmt.Sprintf(`document.getElementById('question-number').textContent.indexOf('Soal %d ') === 0`, n))
 			if strings.Contains(text(`document.getElementById('question-text').textContent`), needle) {
+				// Clicks land where the layout was: wait until the math
+				// font and the images have been laid out.
+				wait("the question laid out", `document.fonts.status === 'loaded' &&
+					Array.prototype.every.call(document.images, function (i) { return i.complete; })`)
 				return
 			}
 		}
@@ -130,6 +134,7 @@ func TestBrowserRichExamEndToEnd(t *testing.T) {
 		document.querySelectorAll('#question-text math[display="block"]').length === 1 &&
 		document.querySelectorAll('#answer-area math').length === 2`)
 	run("choose 7/4", chromedp.Click(chromedp.CSS(`.option[data-option-id="a"]`)))
+	wait("7/4 chosen", `document.querySelector('.option[data-option-id="a"]').getAttribute('aria-checked') === 'true'`)
 	saved()
 
 	show("Bulan paling basah")
@@ -137,6 +142,7 @@ func TestBrowserRichExamEndToEnd(t *testing.T) {
 		return !!i && i.complete && i.naturalWidth === 360 && i.alt === 'Curah hujan per bulan: Februari tertinggi';})()`)
 	wait("the table shows", `document.querySelectorAll('#question-text td').length === 2`)
 	run("choose Februari", chromedp.Click(chromedp.CSS(`.option[data-option-id="b"]`)))
+	wait("Februari chosen", `document.querySelector('.option[data-option-id="b"]').getAttribute('aria-checked') === 'true'`)
 	saved()
 
 	show("Benar atau salah")
