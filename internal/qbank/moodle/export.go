@@ -165,7 +165,7 @@ func (x *exporter) question(q exam.Question) error {
 	case exam.ShortAnswer:
 		x.printf("    <usecase>0</usecase>\n")
 		for _, a := range q.Answer {
-			x.printf("    <answer fraction=\"100\" format=\"moodle_auto_format\">\n      <text>%s</text>\n      <feedback format=\"html\"><text></text></feedback>\n    </answer>\n", esc(a))
+			x.printf("    <answer fraction=\"100\" format=\"moodle_auto_format\">\n      <text>%s</text>\n      <feedback format=\"html\"><text></text></feedback>\n    </answer>\n", esc(strings.ReplaceAll(a, "*", `\*`))) // a star, not Moodle's wildcard
 		}
 	case exam.Essay:
 		x.printf("    <responseformat>editor</responseformat>\n    <responserequired>1</responserequired>\n    <responsefieldlines>15</responsefieldlines>\n    <attachments>0</attachments>\n    <attachmentsrequired>0</attachmentsrequired>\n")

@@ -565,6 +565,15 @@ func (it *item) plainOf(e *elem) string {
 	return htmlToPlain(raw)
 }
 
+// rawOf is the text of an answer Moodle keeps as plain text (a short or
+// numerical answer, true or false, a matching answer), trimmed.
+func rawOf(e *elem) string {
+	if e == nil {
+		return ""
+	}
+	return strings.TrimSpace(e.textOf())
+}
+
 func (it *item) convert() {
 	defer func() {
 		if it.report.Status == "" {
@@ -751,7 +760,7 @@ func (it *item) multichoice(q *exam.Question) bool {
 			positive = append(positive, o.ID)
 		case f > 0:
 			positive = append(positive, o.ID)
-		case f < 0:
+		case f < 0 && !it.tags[tagScoringAll]:
 			it.change("dropped the penalty of the wrong choices: the exam gives no negative points")
 		}
 	}
@@ -790,7 +799,7 @@ func (it *item) truefalse(q *exam.Question) bool {
 		if f < 99.99 {
 			continue
 		}
-		switch v := strings.ToLower(it.plainOf(a)); v {
+		switch v := strings.ToLower(rawOf(a)); v {
 		case "true", "false":
 			q.Answer = []string{v}
 		default:
@@ -809,7 +818,7 @@ func (it *item) shortanswer(q *exam.Question) bool {
 	q.Type = exam.ShortAnswer
 	for _, a := range it.q.children("answer") {
 		f, _ := fraction(a)
-		v := it.plainOf(a)
+		v := rawOf(a)
 		if v == "" {
 			continue
 		}
@@ -819,10 +828,11 @@ func (it *item) shortanswer(q *exam.Question) bool {
 			}
 			continue
 		}
-		if strings.Contains(v, "*") {
+		// Moodle reads * as a wildcard and \* as a star.
+		if strings.Contains(strings.ReplaceAll(v, `\*`, ""), "*") {
 			it.change("the answer %q has Moodle's wildcard *: the exam compares it as written", clip(v, 40))
 		}
-		q.Answer = append(q.Answer, v)
+		q.Answer = append(q.Answer, strings.ReplaceAll(v, `\*`, "*"))
 	}
 	if len(q.Answer) == 0 {
 		it.refuse("KEY_NOT_AN_OPTION", "no answer is accepted (fraction 100)")
@@ -840,7 +850,7 @@ func (it *item) numerical(q *exam.Question) bool {
 	q.Type = exam.ShortAnswer
 	for _, a := range it.q.children("answer") {
 		f, _ := fraction(a)
-		v := it.plainOf(a)
+		v := rawOf(a)
 		if f < 99.99 || v == "" {
 			continue
 		}
@@ -901,7 +911,7 @@ func (it *item) matching(q *exam.Question) bool {
 	used := map[string]int{}
 	var key []string
 	for _, sq := range it.q.children("subquestion") {
-		ans := it.plainOf(sq.child("answer"))
+		ans := rawOf(sq.child("answer"))
 		if ans == "" {
 			continue
 		}
