@@ -422,9 +422,10 @@ func isCorrupt(err error) bool {
 // shownField are the elements whose files a question shows.
 var shownField = map[string]bool{"questiontext": true, "answer": true, "subquestion": true, "graderinfo": true}
 
-// stripSpace removes the whitespace base64.NewDecoder does not skip.
+// stripSpace removes the whitespace base64.NewDecoder does not skip, in
+// place (the token's bytes are the decoder's until its next token).
 func stripSpace(b []byte) []byte {
-	out := make([]byte, 0, len(b))
+	out := b[:0]
 	for _, c := range b {
 		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
 			out = append(out, c)
