@@ -710,6 +710,7 @@ func questionTexts(q exam.Question) []string {
 }
 
 func (it *item) description() {
+	it.im.stimulus = "" // a description refused ends the one before all the same
 	st := exam.Stimulus{ID: it.id("s"), Format: string(richtext.Markdown), Title: clip(it.report.Title, 200)}
 	it.report.QuestionID = st.ID
 	st.Text = it.text(it.q.child("questiontext"))
