@@ -23,10 +23,14 @@ import (
 )
 
 // mustService opens a real exam service on a bbolt store in t's
-// directory: the media store of the tests.
-func mustService(t testing.TB) *exam.Service {
+// directory: the media store of the tests (without an fsync per commit,
+// unless opts say otherwise: the benchmark's store syncs).
+func mustService(t testing.TB, opts ...bolt.Option) *exam.Service {
 	t.Helper()
-	st, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"))
+	if opts == nil {
+		opts = []bolt.Option{bolt.WithNoSync()}
+	}
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
