@@ -351,7 +351,7 @@ func (im *importer) question(start xml.StartElement) error {
 		return qbank.ErrTooManyItems
 	}
 	it := &item{im: im, q: q, files: files, typ: typ,
-		report: qbank.ItemReport{Position: im.position, Title: strings.TrimSpace(q.child("name").textOf()), Kind: typ}}
+		report: qbank.ItemReport{Position: im.position, Title: clip(strings.TrimSpace(q.child("name").textOf()), 200), Kind: clip(typ, 40)}}
 	it.convert()
 	im.bank.Items = append(im.bank.Items, it.report)
 	return nil
