@@ -51,14 +51,15 @@ const (
 // The whole file is never in memory: the XML is read token by token, each
 // question is kept until its end, and each embedded file is decoded from
 // base64 straight into media (only one file's base64 text is held at a
-// time, by encoding/xml). A file that is not XML, holds a DOCTYPE (so no
-// entity is ever defined, nor expanded), nests deeper than
-// qbank.MaxXMLDepth, is larger than qbank.MaxFileSize (ErrTooLarge) or
-// holds more than qbank.MaxItems items (ErrTooManyItems) is refused as a
-// whole; an item the exam cannot hold is refused in the report.
+// time, by encoding/xml, and no token may pass 48 MiB). A file that is not
+// XML, holds a DOCTYPE (so no entity is ever defined, nor expanded), nests
+// deeper than qbank.MaxXMLDepth, is larger than qbank.MaxFileSize
+// (ErrTooLarge) or holds more than qbank.MaxItems items (ErrTooManyItems)
+// is refused as a whole; an item the exam cannot hold is refused in the
+// report. media must not be nil.
 func Import(ctx context.Context, r io.Reader, media qbank.MediaStore) (*qbank.Bank, error) {
 	lr := &limitReader{r: r, left: qbank.MaxFileSize}
-	d := xml.NewDecoder(lr)
+	d := xml.NewDecoder(&tokenLimiter{r: lr, lr: lr, max: maxToken})
 	d.Strict = true
 	d.Entity = nil // only XML's five: encoding/xml defines no other and fetches nothing
 	d.CharsetReader = func(label string, in io.Reader) (io.Reader, error) {
@@ -68,6 +69,9 @@ func Import(ctx context.Context, r io.Reader, media qbank.MediaStore) (*qbank.Ba
 	if err := im.run(); err != nil {
 		if lr.over {
 			return nil, qbank.ErrTooLarge
+		}
+		if lr.tokenErr != nil {
+			return nil, lr.tokenErr
 		}
 		return nil, err
 	}
@@ -79,6 +83,102 @@ type limitReader struct {
 	r    io.Reader
 	left int64
 	over bool
+	// tokenErr is the tokenLimiter's refusal.
+	tokenErr error
+}
+
+// maxToken bounds one token of the XML (a text, a CDATA section, a
+// comment, a tag), which encoding/xml holds whole: the base64 of the
+// largest audio file the exam takes (30 MiB) is 40 MiB.
+const maxToken = 48 << 20
+
+// tokenLimiter refuses a file whose XML has a token longer than max bytes,
+// before encoding/xml has read it whole: it follows the XML's lexical
+// states (text, tag with its quoted values, comment, CDATA section) byte by
+// byte and counts the bytes of the current one.
+type tokenLimiter struct {
+	r     io.Reader
+	lr    *limitReader
+	max   int64
+	state lexState
+	run   int64
+	quote byte
+	bang  []byte // what follows "<!" while it is undecided
+	tail  [2]byte
+}
+
+type lexState int
+
+const (
+	lexText lexState = iota
+	lexOpen          // just after "<"
+	lexBang          // after "<!": a comment, a CDATA section or a directive
+	lexTag
+	lexComment
+	lexCDATA
+)
+
+func (t *tokenLimiter) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	for _, c := range p[:n] {
+		t.run++
+		switch t.state {
+		case lexText:
+			if c == '<' {
+				t.state, t.run = lexOpen, 1
+			}
+		case lexOpen:
+			if c == '!' {
+				t.state, t.bang = lexBang, t.bang[:0]
+			} else {
+				t.state = lexTag
+				t.tagByte(c)
+			}
+		case lexBang:
+			t.bang = append(t.bang, c)
+			switch b := string(t.bang); {
+			case b == "--":
+				t.state, t.tail = lexComment, [2]byte{}
+			case b == "[CDATA[":
+				t.state, t.tail = lexCDATA, [2]byte{}
+			case strings.HasPrefix("--", b) || strings.HasPrefix("[CDATA[", b):
+			default:
+				t.state = lexTag
+				t.tagByte(c)
+			}
+		case lexTag:
+			t.tagByte(c)
+		case lexComment, lexCDATA:
+			end := byte('-')
+			if t.state == lexCDATA {
+				end = ']'
+			}
+			if c == '>' && t.tail[0] == end && t.tail[1] == end {
+				t.state, t.run = lexText, 0
+			}
+			t.tail = [2]byte{t.tail[1], c}
+		}
+		if t.run > t.max {
+			t.lr.tokenErr = qbank.Invalid("the XML holds a text, tag or comment of more than %d MiB", t.max>>20)
+			return 0, t.lr.tokenErr
+		}
+	}
+	return n, err
+}
+
+// tagByte follows a tag (or a directive) to its ">", skipping quoted
+// values.
+func (t *tokenLimiter) tagByte(c byte) {
+	switch {
+	case t.quote != 0:
+		if c == t.quote {
+			t.quote = 0
+		}
+	case c == '"' || c == '\'':
+		t.quote = c
+	case c == '>':
+		t.state, t.run = lexText, 0
+	}
 }
 
 func (l *limitReader) Read(p []byte) (int, error) {

@@ -288,28 +288,65 @@ func TestImportRefusesFiles(t *testing.T) {
 // TestImportTooLarge: a file over qbank.MaxFileSize is refused without
 // being read further.
 func TestImportTooLarge(t *testing.T) {
-	r := io.MultiReader(strings.NewReader("<quiz><!-- "), &repeatReader{b: 'x', n: qbank.MaxFileSize}, strings.NewReader(" --></quiz>"))
+	comment := "<!-- " + strings.Repeat("x", 4<<10) + " -->\n"
+	r := io.MultiReader(strings.NewReader("<quiz>"), &repeatReader{s: comment, n: qbank.MaxFileSize}, strings.NewReader("</quiz>"))
 	_, err := Import(t.Context(), r, mustService(t))
 	if !errors.Is(err, qbank.ErrTooLarge) {
 		t.Fatalf("Import: %v, want ErrTooLarge", err)
 	}
 }
 
+// TestImportTokenLimit: a text, CDATA section, comment or tag longer than
+// encoding/xml should hold is refused before it is read whole.
+func TestImportTokenLimit(t *testing.T) {
+	r := io.MultiReader(strings.NewReader("<quiz><question type=\"essay\"><name><text>"), &repeatReader{s: "x", n: maxToken + 1},
+		strings.NewReader("</text></name></question></quiz>"))
+	_, err := Import(t.Context(), r, mustService(t))
+	if apperr.CodeOf(err) != "INVALID_BANK" || !strings.Contains(err.Error(), "more than 48 MiB") {
+		t.Errorf("Import: %v, want the text refused", err)
+	}
+	// Each kind of token, with a limit of 1 KiB.
+	for name, parts := range map[string][3]string{
+		"text":    {"<quiz><question type=\"essay\"><name><text>", "x", "</text></name></question></quiz>"},
+		"cdata":   {"<quiz><![CDATA[", "<a>]]", "]]></quiz>"},
+		"comment": {"<quiz><!--", "<x>->", "--></quiz>"},
+		"tag":     {"<quiz><question type=\"", "x>", "\"></question></quiz>"},
+		"pi":      {"<quiz><?x ", "y", "?></quiz>"},
+	} {
+		for _, n := range []int64{1000, 1100} {
+			lr := &limitReader{r: io.MultiReader(strings.NewReader(parts[0]), &repeatReader{s: parts[1], n: n}, strings.NewReader(parts[2])), left: 1 << 20}
+			_, err := io.Copy(io.Discard, &tokenLimiter{r: lr, lr: lr, max: 1024})
+			if refused := err != nil && lr.tokenErr != nil; refused != (n > 1024) {
+				t.Errorf("%s of %d bytes: %v", name, n, err)
+			}
+		}
+	}
+	// Tokens below the limit, one after the other, pass.
+	lr := &limitReader{r: strings.NewReader(strings.Repeat("<a b='>'>"+strings.Repeat("x", 900)+"<!--"+strings.Repeat("-", 900)+"--><![CDATA["+strings.Repeat("]", 900)+"]]></a>", 50)), left: 1 << 20}
+	if _, err := io.Copy(io.Discard, &tokenLimiter{r: lr, lr: lr, max: 1024}); err != nil {
+		t.Errorf("small tokens: %v", err)
+	}
+}
+
+// repeatReader reads s again and again, n bytes in all.
 type repeatReader struct {
-	b byte
-	n int64
+	s   string
+	n   int64
+	off int
 }
 
 func (r *repeatReader) Read(p []byte) (int, error) {
 	if r.n <= 0 {
 		return 0, io.EOF
 	}
-	n := min(int64(len(p)), r.n)
-	for i := range n {
-		p[i] = r.b
+	n := 0
+	for n < len(p) && r.n > 0 {
+		c := copy(p[n:min(len(p), n+int(min(r.n, int64(len(r.s)-r.off))))], r.s[r.off:])
+		n += c
+		r.n -= int64(c)
+		r.off = (r.off + c) % len(r.s)
 	}
-	r.n -= n
-	return int(n), nil
+	return n, nil
 }
 
 func TestImportMediaEdgeCases(t *testing.T) {
