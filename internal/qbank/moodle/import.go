@@ -471,8 +471,9 @@ func (im *importer) file(start xml.StartElement, parent string, files map[string
 	key := path.Join(dir, name)
 	pr, pw := io.Pipe()
 	done := make(chan upload, 1)
+	dec := &errReader{r: base64.NewDecoder(base64.StdEncoding, pr)}
 	go func() {
-		m, err := im.media.UploadMedia(im.ctx, name, base64.NewDecoder(base64.StdEncoding, pr))
+		m, err := im.media.UploadMedia(im.ctx, name, dec)
 		pr.CloseWithError(errUploadDone) // the rest of the base64 is skipped
 		done <- upload{sha: m.SHA256, err: err}
 	}()
@@ -502,7 +503,7 @@ func (im *importer) file(start xml.StartElement, parent string, files map[string
 	pw.Close()
 	up := <-done
 	if up.err != nil && apperr.KindOf(up.err) == apperr.Internal {
-		if isCorrupt(up.err) {
+		if dec.err != nil && dec.err != errUploadDone { // the base64 did not decode (or was cut short)
 			up.err = apperr.New(apperr.Invalid, "INVALID_BASE64", "the file's base64 does not decode")
 		} else {
 			return fmt.Errorf("moodle import: store %s: %w", name, up.err)
@@ -514,9 +515,18 @@ func (im *importer) file(start xml.StartElement, parent string, files map[string
 
 var errUploadDone = errors.New("upload done")
 
-func isCorrupt(err error) bool {
-	var c base64.CorruptInputError
-	return errors.As(err, &c)
+// errReader keeps the error its reader returned, other than io.EOF.
+type errReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }
 
 // shownField are the elements whose files a question shows.
