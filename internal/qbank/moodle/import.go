@@ -58,8 +58,14 @@ const (
 // is refused as a whole; an item the exam cannot hold is refused in the
 // report. media must not be nil.
 func Import(ctx context.Context, r io.Reader, media qbank.MediaStore) (*qbank.Bank, error) {
-	lr := &limitReader{r: r, left: qbank.MaxFileSize}
-	d := xml.NewDecoder(&tokenLimiter{r: lr, lr: lr, max: maxToken})
+	return importLimited(ctx, r, media, qbank.MaxFileSize, maxToken)
+}
+
+// importLimited is Import with a file's and a token's largest sizes (the
+// tests' are smaller).
+func importLimited(ctx context.Context, r io.Reader, media qbank.MediaStore, maxFile, maxTok int64) (*qbank.Bank, error) {
+	lr := &limitReader{r: r, left: maxFile}
+	d := xml.NewDecoder(&tokenLimiter{r: lr, lr: lr, max: maxTok})
 	d.Strict = true
 	d.Entity = nil // only XML's five: encoding/xml defines no other and fetches nothing
 	d.CharsetReader = func(label string, in io.Reader) (io.Reader, error) {

@@ -289,20 +289,25 @@ func TestImportRefusesFiles(t *testing.T) {
 // being read further.
 func TestImportTooLarge(t *testing.T) {
 	comment := "<!-- " + strings.Repeat("x", 4<<10) + " -->\n"
-	r := io.MultiReader(strings.NewReader("<quiz>"), &repeatReader{s: comment, n: qbank.MaxFileSize}, strings.NewReader("</quiz>"))
-	_, err := Import(t.Context(), r, mustService(t))
+	const limit = 1 << 20 // Import's is qbank.MaxFileSize
+	r := io.MultiReader(strings.NewReader("<quiz>"), &repeatReader{s: comment, n: limit}, strings.NewReader("</quiz>"))
+	_, err := importLimited(t.Context(), r, mustService(t), limit, maxToken)
 	if !errors.Is(err, qbank.ErrTooLarge) {
 		t.Fatalf("Import: %v, want ErrTooLarge", err)
+	}
+	r = io.MultiReader(strings.NewReader("<quiz>"), &repeatReader{s: comment, n: int64(limit/len(comment)-1) * int64(len(comment))}, strings.NewReader("</quiz>"))
+	if _, err := importLimited(t.Context(), r, mustService(t), limit, maxToken); err != nil {
+		t.Fatalf("a file below the limit: %v", err)
 	}
 }
 
 // TestImportTokenLimit: a text, CDATA section, comment or tag longer than
 // encoding/xml should hold is refused before it is read whole.
 func TestImportTokenLimit(t *testing.T) {
-	r := io.MultiReader(strings.NewReader("<quiz><question type=\"essay\"><name><text>"), &repeatReader{s: "x", n: maxToken + 1},
+	r := io.MultiReader(strings.NewReader("<quiz><question type=\"essay\"><name><text>"), &repeatReader{s: "x", n: 4 << 20},
 		strings.NewReader("</text></name></question></quiz>"))
-	_, err := Import(t.Context(), r, mustService(t))
-	if apperr.CodeOf(err) != "INVALID_BANK" || !strings.Contains(err.Error(), "more than 48 MiB") {
+	_, err := importLimited(t.Context(), r, mustService(t), qbank.MaxFileSize, 2<<20) // Import's is maxToken, 48 MiB
+	if apperr.CodeOf(err) != "INVALID_BANK" || !strings.Contains(err.Error(), "more than 2 MiB") {
 		t.Errorf("Import: %v, want the text refused", err)
 	}
 	// Each kind of token, with a limit of 1 KiB.
