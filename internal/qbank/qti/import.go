@@ -19,7 +19,6 @@ import (
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/qbank"
-	"github.com/seedhq/portal/internal/richtext"
 )
 
 // The resource types of items and stimuli in a manifest.
