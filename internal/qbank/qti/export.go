@@ -360,8 +360,8 @@ func (ex *exporter) item(q exam.Question, stimuli map[string]exam.Stimulus) (str
 	}
 	var b strings.Builder
 	b.WriteString(xmlHeader)
-	fmt.Fprintf(&b, `<qti-assessment-item xmlns="%s" xmlns:m="%s" identifier="%s" title="%s" adaptive="false" time-dependent="false">`+"\n",
-		nsQTI3, nsMathML, esc(xmlID(q.ID)), esc(q.ID))
+	fmt.Fprintf(&b, `<qti-assessment-item xmlns="%s" identifier="%s" title="%s" adaptive="false" time-dependent="false">`+"\n",
+		nsQTI3, esc(xmlID(q.ID)), esc(q.ID))
 	b.WriteString(decl.String() + "\n")
 	b.WriteString(`<qti-outcome-declaration identifier="SCORE" cardinality="single" base-type="float"/>` + "\n")
 	fmt.Fprintf(&b, `<qti-outcome-declaration identifier="MAXSCORE" cardinality="single" base-type="float"><qti-default-value><qti-value>%s</qti-value></qti-default-value></qti-outcome-declaration>`+"\n", fmtPoints(points))
