@@ -40,7 +40,7 @@ func (ir *itemReader) texts(parts []*node, repl replacements) (format string, ou
 		}
 		return "", out, nil
 	}
-	var missing []string
+	var missing, refused []string
 	audio := map[string]bool{}
 	mediaFn := func(src string) (string, bool) {
 		if ir.imp.fatal != nil {
@@ -57,6 +57,7 @@ func (ir *itemReader) texts(parts []*node, repl replacements) (format string, ou
 			return "", false
 		}
 		if u.refused != "" {
+			refused = append(refused, src)
 			ir.note("dropped the media file %s, which the portal refuses: %s", p, u.refused)
 			return "", false
 		}
@@ -75,7 +76,13 @@ func (ir *itemReader) texts(parts []*node, repl replacements) (format string, ou
 		if len(missing) > 0 {
 			return "", nil, refuse(codeMediaNotFound, "the package has no file %q", missing[0])
 		}
+	changes:
 		for _, c := range changes {
+			for _, src := range refused {
+				if strings.HasSuffix(c, "("+src+")") {
+					continue changes // said already, with the portal's reason
+				}
+			}
 			ir.note("%s", c)
 		}
 		if len(md) > richtext.MaxSource {
