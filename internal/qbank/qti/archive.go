@@ -29,6 +29,9 @@ type archive struct {
 // qbank.MaxUnpacked bytes.
 var errUnpacked = qbank.Invalid("the package unpacks to more than %d MiB", qbank.MaxUnpacked>>20)
 
+// maxUnpacked is qbank.MaxUnpacked; tests lower it.
+var maxUnpacked int64 = qbank.MaxUnpacked
+
 func openArchive(ra io.ReaderAt, size int64) (*archive, error) {
 	if size > qbank.MaxFileSize {
 		return nil, qbank.ErrTooLarge
@@ -107,7 +110,7 @@ type countingReader struct {
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.a.unpacked += int64(n)
-	if c.a.unpacked > qbank.MaxUnpacked {
+	if c.a.unpacked > maxUnpacked {
 		return n, errUnpacked
 	}
 	return n, err

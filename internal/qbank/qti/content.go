@@ -119,7 +119,8 @@ func plainContent(n *node, repl replacements, top bool) bool {
 		}
 		switch n.Name {
 		case "":
-			return true
+			// TeX between \( \), \[ \] or $$ is math (HTMLToMarkdown).
+			return !strings.Contains(n.Text, `\(`) && !strings.Contains(n.Text, `\[`) && !strings.Contains(n.Text, "$$")
 		case "p", "div", "br", "span", "prompt", "contentBody", "stimulusBody", "simpleChoice", "simpleAssociableChoice", "inlineChoice":
 			if n.Name == "span" && n.attr("class") != "" {
 				return false

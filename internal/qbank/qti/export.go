@@ -21,7 +21,7 @@ import (
 
 // The namespaces Export writes.
 const (
-	nsQTI3     = "http://www.imsglobal.org/spec/qti/v3p0/imsqti_asiv3p0_v1p0"
+	nsQTI3     = "http://www.imsglobal.org/xsd/imsqtiasi_v3p0"
 	nsCP3      = "http://www.imsglobal.org/xsd/qti/qtiv3p0/imscp_v1p1"
 	nsMathML   = "http://www.w3.org/1998/Math/MathML"
 	nsLOM      = "http://ltsc.ieee.org/xsd/LOM"
