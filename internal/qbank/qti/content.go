@@ -17,6 +17,10 @@ func textNode(s string) *node { return &node{Text: s} }
 // blank is what an inline interaction leaves in its sentence.
 const blank = "_____"
 
+// maxTextHTML bounds one text's HTML: its markdown is at most
+// richtext.MaxSource.
+const maxTextHTML = 1 << 20
+
 // replacements say what to write instead of some nodes of a text: the
 // interaction (its prompt, a blank) and what a question keeps elsewhere
 // (a rubric). A node mapped to nil is left out.
@@ -68,6 +72,9 @@ func (ir *itemReader) texts(parts []*node, repl replacements) (format string, ou
 		var b strings.Builder
 		if err := ir.writeHTML(&b, p, repl, true); err != nil {
 			return "", nil, err
+		}
+		if b.Len() > maxTextHTML {
+			return "", nil, refuse(codeInvalidItem, "a text is longer than %d KiB as HTML", maxTextHTML>>10)
 		}
 		md, changes := qbank.HTMLToMarkdown(b.String(), mediaFn)
 		if ir.imp.fatal != nil {

@@ -39,6 +39,10 @@ const (
 	codeInvalidItem     = "INVALID_ITEM"
 )
 
+// maxFormulas bounds the formulas of one item (each is converted and
+// rendered to be checked).
+const maxFormulas = 500
+
 // refusal is why one item did not become a question.
 type refusal struct{ code, msg string }
 
@@ -298,17 +302,26 @@ type itemReader struct {
 	path     string
 	root     *node
 	changes  []string
+	noted    map[string]bool
 	stimulus *stimulusRead
 }
 
+// maxChanges bounds the changes noted for one item.
+const maxChanges = 50
+
 func (ir *itemReader) note(format string, args ...any) {
 	s := fmt.Sprintf(format, args...)
-	for _, c := range ir.changes {
-		if c == s {
-			return
-		}
+	if ir.noted == nil {
+		ir.noted = map[string]bool{}
 	}
-	ir.changes = append(ir.changes, s)
+	switch {
+	case ir.noted[s] || len(ir.changes) > maxChanges:
+	case len(ir.changes) == maxChanges:
+		ir.changes = append(ir.changes, "and more changes")
+	default:
+		ir.noted[s] = true
+		ir.changes = append(ir.changes, s)
+	}
 }
 
 // interactions are the element names of QTI's interactions.
@@ -326,6 +339,9 @@ func (ir *itemReader) read(rep *qbank.ItemReport) (*exam.Question, error) {
 	body := ir.root.child("itemBody")
 	if body == nil {
 		return nil, refuse(codeInvalidItem, "the item has no itemBody")
+	}
+	if n := len(ir.root.find(func(n *node) bool { return n.Name == "math" })); n > maxFormulas {
+		return nil, refuse(codeInvalidItem, "the item has %d formulas; a question has at most %d", n, maxFormulas)
 	}
 	found := body.find(func(n *node) bool { return interactions[n.Name] })
 	if len(found) == 0 {
@@ -441,7 +457,7 @@ func (ir *itemReader) points(decl *node, single bool) float64 {
 		} else if id == "SCORE" {
 			s = o.attr("normalMaximum")
 		}
-		if v, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil && v > 0 && v <= 1000 {
+		if v, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil && v >= 0 && v <= 1000 {
 			return v
 		}
 	}
@@ -549,6 +565,10 @@ func (imp *importer) readStimulus(p string, ref *node) *stimulusRead {
 		return sr
 	}
 	body := root.child("stimulusBody")
+	if n := len(root.find(func(n *node) bool { return n.Name == "math" })); n > maxFormulas {
+		sr.err = refuse(codeInvalidItem, "the stimulus %s has %d formulas; a text has at most %d", p, n, maxFormulas)
+		return sr
+	}
 	if root.Name != "assessmentStimulus" || body == nil {
 		sr.err = refuse(codeInvalidItem, "%s is not a QTI 3.0 stimulus with a stimulus body", p)
 		return sr

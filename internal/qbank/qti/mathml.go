@@ -52,17 +52,16 @@ func mathChildren(n *node) (string, error) {
 // a letter.
 func joinTeX(parts []string) string {
 	var b strings.Builder
+	last := ""
 	for _, p := range parts {
 		if p == "" {
 			continue
 		}
-		if b.Len() > 0 {
-			s := b.String()
-			if endsWithControlWord(s) && startsWithLetter(p) {
-				b.WriteByte(' ')
-			}
+		if last != "" && endsWithControlWord(last) && startsWithLetter(p) {
+			b.WriteByte(' ')
 		}
 		b.WriteString(p)
+		last = p
 	}
 	return b.String()
 }
