@@ -452,9 +452,6 @@ func (c *converter) list(n *html.Node, depth int) {
 			s.node(li, depth+1)
 		}
 		body := s.result()
-		if body == "" {
-			body = "&nbsp;" // an empty item stays an item
-		}
 		indent := strings.Repeat(" ", len(marker))
 		if c.cell {
 			c.b.WriteString(marker + strings.ReplaceAll(body, "\n", "<br>") + "<br>")

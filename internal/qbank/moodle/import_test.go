@@ -1,0 +1,384 @@
+package moodle
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/qbank"
+	"github.com/seedhq/portal/internal/store/bolt"
+)
+
+// mustService opens a real exam service on a bbolt store in t's
+// directory: the media store of the tests.
+func mustService(t testing.TB) *exam.Service {
+	t.Helper()
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	svc, err := exam.NewService(context.Background(), st, exam.Config{TempDir: t.TempDir()}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
+func mustImport(t testing.TB, svc *exam.Service, src string) *qbank.Bank {
+	t.Helper()
+	b, err := Import(context.Background(), strings.NewReader(src), svc)
+	if err != nil {
+		t.Fatalf("Import: %v", err)
+	}
+	return b
+}
+
+func mustImportFile(t testing.TB, svc *exam.Service, name string) *qbank.Bank {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b, err := Import(context.Background(), f, svc)
+	if err != nil {
+		t.Fatalf("Import(%s): %v", name, err)
+	}
+	return b
+}
+
+// want is an item's expected report: its status, and its code or a
+// change it must list.
+type want struct {
+	title  string
+	status qbank.Status
+	code   string
+	change string
+}
+
+func checkReport(t *testing.T, b *qbank.Bank, wants []want) {
+	t.Helper()
+	if len(b.Items) != len(wants) {
+		for _, it := range b.Items {
+			t.Logf("%+v", it)
+		}
+		t.Fatalf("%d items, want %d", len(b.Items), len(wants))
+	}
+	for i, w := range wants {
+		it := b.Items[i]
+		if it.Position != i+1 || it.Title != w.title || it.Status != w.status || it.Code != w.code {
+			t.Errorf("item %d = %+v, want %+v", i+1, it, w)
+		}
+		if w.change != "" && !slices.ContainsFunc(it.Changes, func(c string) bool { return strings.Contains(c, w.change) }) {
+			t.Errorf("item %d changes %q lack %q", i+1, it.Changes, w.change)
+		}
+		if w.status == qbank.Imported && len(it.Changes) > 0 {
+			t.Errorf("item %d imported with changes %q", i+1, it.Changes)
+		}
+	}
+}
+
+func question(t *testing.T, b *qbank.Bank, id string) exam.Question {
+	t.Helper()
+	for _, q := range b.Questions {
+		if q.ID == id {
+			return q
+		}
+	}
+	t.Fatalf("no question %s in %+v", id, b.Questions)
+	return exam.Question{}
+}
+
+func TestImportMultichoiceFixture(t *testing.T) {
+	svc := mustService(t)
+	b := mustImportFile(t, svc, "multichoice.xml")
+	checkReport(t, b, []want{
+		{title: "Greeting", status: qbank.Imported},
+		{title: "Bilangan prima", status: qbank.Changed, change: "dropped the penalty"},
+		{title: "Bendera", status: qbank.Changed, change: "dropped the file bendera.gif"},
+	})
+	if b.Title != "Default for testhead/Multichoice" {
+		t.Errorf("title %q", b.Title)
+	}
+	q := question(t, b, "q001")
+	if q.Type != exam.SingleChoice || !slices.Equal(q.Answer, []string{"b"}) || q.Points != 1 || len(q.Options) != 3 || q.Options[1].Text != "French" {
+		t.Errorf("q001 = %+v", q)
+	}
+	m, err := svc.GetMedia(t.Context(), sha(t, q.Text))
+	if err != nil || m.Kind != exam.MediaAudio || m.Name != "bonjour.mp3" {
+		t.Errorf("q001 audio %+v, %v (text %q)", m, err, q.Text)
+	}
+	if !strings.HasPrefix(q.Text, "![Listen to this greeting:](media:") || !strings.HasSuffix(q.Text, "What language is being spoken?") {
+		t.Errorf("q001 text %q", q.Text)
+	}
+	q = question(t, b, "q002")
+	if q.Type != exam.MultipleChoice || !slices.Equal(q.Answer, []string{"a", "b", "d"}) || q.Points != 2 {
+		t.Errorf("q002 = %+v", q)
+	}
+	if !strings.Contains(q.Text, `$n \le 6$`) || !strings.Contains(q.Text, "![Garis bilangan 1 sampai 6](media:") {
+		t.Errorf("q002 text %q", q.Text)
+	}
+	if m, err := svc.GetMedia(t.Context(), sha(t, q.Text)); err != nil || m.Type != "image/png" {
+		t.Errorf("q002 image %+v, %v", m, err)
+	}
+	q = question(t, b, "q003")
+	if q.Text != "Bendera ini milik negara mana?\n\nBendera" {
+		t.Errorf("q003 text %q", q.Text)
+	}
+}
+
+// sha is the SHA-256 of the first media reference of md.
+func sha(t *testing.T, md string) string {
+	t.Helper()
+	i := strings.Index(md, "(media:")
+	if i < 0 || len(md) < i+7+64 {
+		t.Fatalf("no media in %q", md)
+	}
+	return md[i+7 : i+7+64]
+}
+
+func TestImportNestedCategoriesFixture(t *testing.T) {
+	b := mustImportFile(t, mustService(t), "nested_categories.xml")
+	checkReport(t, b, []want{
+		{title: "Iota Question", status: qbank.Imported},
+		{title: "Kappa Essay Question", status: qbank.Imported},
+		{title: "Kappa Question", status: qbank.Imported},
+	})
+	if b.Title != "Iota" {
+		t.Errorf("title %q", b.Title)
+	}
+	if q := question(t, b, "q001"); q.Type != exam.TrueFalse || q.Answer[0] != "true" || q.Text != "Testing Iota Question" {
+		t.Errorf("q001 = %+v", q)
+	}
+	if q := question(t, b, "q002"); q.Type != exam.Essay || q.Rubric != "Full marks for naming two causes." || q.Points != 1 {
+		t.Errorf("q002 = %+v", q)
+	}
+	if q := question(t, b, "q003"); q.Answer[0] != "false" {
+		t.Errorf("q003 = %+v", q)
+	}
+}
+
+func TestImportMixedFixture(t *testing.T) {
+	b := mustImportFile(t, mustService(t), "mixed.xml")
+	checkReport(t, b, []want{
+		{title: "Bacaan: gerak lurus", status: qbank.Imported},
+		{title: "Jarak", status: qbank.Changed, change: `dropped the answer "seratus"`},
+		{title: "Waktu", status: qbank.Changed, change: "dropped the tolerance ±0.1 of 2.5"},
+		{title: "Besaran dan satuan", status: qbank.Imported},
+		{title: "Dihitung", status: qbank.Refused, code: "UNSUPPORTED_TYPE"},
+		{title: "Cloze", status: qbank.Refused, code: "UNSUPPORTED_TYPE"},
+		{title: "Seret", status: qbank.Refused, code: "UNSUPPORTED_TYPE"},
+		{title: "Rumus rusak", status: qbank.Refused, code: "TEX_ERROR"},
+		{title: "Gambar hilang", status: qbank.Refused, code: "MEDIA_NOT_FOUND"},
+		{title: "Tanpa kunci", status: qbank.Refused, code: "KEY_NOT_AN_OPTION"},
+	})
+	if b.Title != "Fisika Kelas X" {
+		t.Errorf("title %q", b.Title)
+	}
+	if i, c, r := b.Counts(); i != 2 || c != 2 || r != 6 {
+		t.Errorf("counts %d %d %d", i, c, r)
+	}
+	if len(b.Stimuli) != 1 || b.Stimuli[0].ID != "s001" || b.Stimuli[0].Text != `Sebuah mobil bergerak dengan kecepatan tetap $v = 20\,\mathrm{m/s}$.` {
+		t.Errorf("stimuli %+v", b.Stimuli)
+	}
+	if q := question(t, b, "q002"); q.Stimulus != "s001" || !slices.Equal(q.Answer, []string{"100", "100 m"}) {
+		t.Errorf("q002 = %+v", q)
+	}
+	if q := question(t, b, "q003"); q.Stimulus != "s001" || q.Type != exam.ShortAnswer || !slices.Equal(q.Answer, []string{"2.5", "2,5"}) {
+		t.Errorf("q003 = %+v", q)
+	}
+	q := question(t, b, "q004")
+	if q.Stimulus != "" || q.Type != exam.Matching || q.Scoring != exam.ScoringPartial || q.Points != 3 || q.ReuseResponses {
+		t.Errorf("q004 = %+v", q)
+	}
+	var resp []string
+	for _, r := range q.Responses {
+		resp = append(resp, r.Text)
+	}
+	if !slices.Equal(resp, []string{"m/s", `$\mathrm{m/s^2}$`, "N", "J"}) || !slices.Equal(q.Answer, []string{"p1=r1", "p2=r2", "p3=r3"}) {
+		t.Errorf("q004 responses %q key %q", resp, q.Answer)
+	}
+	if len(b.Questions) != 3 {
+		t.Errorf("%d questions", len(b.Questions))
+	}
+}
+
+func TestImportTextFormats(t *testing.T) {
+	src := `<quiz>
+<question type="truefalse"><name><text>plain</text></name>
+<questiontext format="plain_text"><text>2 * 3 &lt; 7, $5
+baris dua \(x^2\)</text></questiontext>
+<answer fraction="100"><text>true</text></answer><answer fraction="0"><text>false</text></answer></question>
+<question type="truefalse"><name><text>auto</text></name>
+<questiontext format="moodle_auto_format"><text>satu
+dua</text></questiontext>
+<answer fraction="100"><text>true</text></answer><answer fraction="0"><text>false</text></answer></question>
+<question type="truefalse"><name><text>md</text></name>
+<questiontext format="markdown"><text>**tebal** $x$</text></questiontext>
+<answer fraction="100"><text>true</text></answer><answer fraction="0"><text>false</text></answer></question>
+</quiz>`
+	b := mustImport(t, mustService(t), src)
+	for i, want := range []string{"2 \\* 3 \\< 7, \\$5\nbaris dua $x^2$", "satu\ndua", "**tebal** $x$"} {
+		if got := b.Questions[i].Text; got != want {
+			t.Errorf("question %d text %q, want %q", i+1, got, want)
+		}
+	}
+	if b.Items[2].Status != qbank.Changed {
+		t.Errorf("markdown item %+v", b.Items[2])
+	}
+}
+
+func TestImportRefusesFiles(t *testing.T) {
+	svc := mustService(t)
+	one := `<question type="truefalse"><name><text>x</text></name><questiontext format="html"><text>t</text></questiontext>` +
+		`<answer fraction="100"><text>true</text></answer><answer fraction="0"><text>false</text></answer></question>`
+	tests := []struct {
+		name, src string
+		code      string
+	}{
+		{"doctype entity", `<?xml version="1.0"?><!DOCTYPE quiz [<!ENTITY x SYSTEM "file:///etc/passwd">]><quiz>` + one + `</quiz>`, "INVALID_BANK"},
+		{"billion laughs", `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">` +
+			`<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]><quiz>` + one + `<question type="essay"><name><text>&lol3;</text></name></question></quiz>`, "INVALID_BANK"},
+		{"undefined entity", `<quiz><question type="essay"><name><text>&xxe;</text></name></question></quiz>`, "INVALID_BANK"},
+		{"external entity without doctype", `<quiz>` + one + `<question type="essay"><name><text>&xxe;</text></name></question></quiz>`, "INVALID_BANK"},
+		{"not a quiz", `<html><body>x</body></html>`, "INVALID_BANK"},
+		{"empty", ``, "INVALID_BANK"},
+		{"not xml", `{"quiz": []}`, "INVALID_BANK"},
+		{"unclosed", `<quiz>` + one, "INVALID_BANK"},
+		{"trailing", `<quiz>` + one + `</quiz><quiz></quiz>`, "INVALID_BANK"},
+		{"deep", `<quiz><question type="essay">` + strings.Repeat("<a>", qbank.MaxXMLDepth) + strings.Repeat("</a>", qbank.MaxXMLDepth) + `</question></quiz>`, "INVALID_BANK"},
+		{"other charset", `<?xml version="1.0" encoding="ISO-8859-1"?><quiz></quiz>`, "INVALID_BANK"},
+		{"too many items", `<quiz>` + strings.Repeat(one, qbank.MaxItems+1) + `</quiz>`, "TOO_MANY_ITEMS"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := Import(t.Context(), strings.NewReader(tt.src), svc)
+			if err == nil {
+				t.Fatalf("Import = %+v, want %s", b, tt.code)
+			}
+			if apperr.CodeOf(err) != tt.code {
+				t.Fatalf("Import: %v (%s), want %s", err, apperr.CodeOf(err), tt.code)
+			}
+		})
+	}
+	// The largest number of items is taken.
+	if b := mustImport(t, svc, `<quiz>`+strings.Repeat(one, qbank.MaxItems)+`</quiz>`); len(b.Questions) != qbank.MaxItems {
+		t.Fatalf("%d questions", len(b.Questions))
+	}
+}
+
+// TestImportTooLarge: a file over qbank.MaxFileSize is refused without
+// being read further.
+func TestImportTooLarge(t *testing.T) {
+	r := io.MultiReader(strings.NewReader("<quiz><!-- "), &repeatReader{b: 'x', n: qbank.MaxFileSize}, strings.NewReader(" --></quiz>"))
+	_, err := Import(t.Context(), r, mustService(t))
+	if !errors.Is(err, qbank.ErrTooLarge) {
+		t.Fatalf("Import: %v, want ErrTooLarge", err)
+	}
+}
+
+type repeatReader struct {
+	b byte
+	n int64
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.n <= 0 {
+		return 0, io.EOF
+	}
+	n := min(int64(len(p)), r.n)
+	for i := range n {
+		p[i] = r.b
+	}
+	r.n -= n
+	return int(n), nil
+}
+
+func TestImportMediaEdgeCases(t *testing.T) {
+	svc := mustService(t)
+	pngB64 := base64.StdEncoding.EncodeToString(pngBytes(t, 3, 2))
+	src := `<quiz>
+<question type="essay"><name><text>sub dir</text></name>
+<questiontext format="html"><text><![CDATA[<img src="@@PLUGINFILE@@/gambar/peta.png?time=123" alt="Peta">]]></text>
+<file name="peta.png" path="/gambar/" encoding="base64">` + pngB64[:10] + "\n  " + pngB64[10:] + `</file></questiontext></question>
+<question type="essay"><name><text>bad base64</text></name>
+<questiontext format="html"><text><![CDATA[<img src="@@PLUGINFILE@@/x.png" alt="x">]]></text>
+<file name="x.png" encoding="base64">!!!notbase64</file></questiontext></question>
+<question type="essay"><name><text>feedback file</text></name>
+<questiontext format="html"><text>teks</text></questiontext>
+<generalfeedback format="html"><text><![CDATA[<img src="@@PLUGINFILE@@/y.png">]]></text><file name="y.png" encoding="base64">` + pngB64 + `</file></generalfeedback></question>
+<question type="essay"><name><text>remote</text></name>
+<questiontext format="html"><text><![CDATA[<p>Lihat <img src="https://example.com/a.png" alt="peta"></p>]]></text></questiontext></question>
+</quiz>`
+	b := mustImport(t, svc, src)
+	checkReport(t, b, []want{
+		{title: "sub dir", status: qbank.Imported},
+		{title: "bad base64", status: qbank.Changed, change: "dropped the file x.png"},
+		{title: "feedback file", status: qbank.Changed, change: "dropped the general feedback"},
+		{title: "remote", status: qbank.Changed, change: "https://example.com/a.png"},
+	})
+	if !strings.HasPrefix(b.Questions[0].Text, "![Peta](media:") {
+		t.Errorf("text %q", b.Questions[0].Text)
+	}
+}
+
+// pngBytes is a w×h PNG.
+func pngBytes(t testing.TB, w, h int) []byte {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = byte(i*31 + w)
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestImportItemRefusals(t *testing.T) {
+	q := func(typ, body string) string {
+		return fmt.Sprintf(`<question type=%q><name><text>%s</text></name><questiontext format="html"><text>Soal</text></questiontext>%s</question>`, typ, typ, body)
+	}
+	src := `<quiz>` +
+		q("multichoice", `<single>true</single><answer fraction="100"><text>a</text></answer><answer fraction="100"><text>b</text></answer>`) +
+		q("multichoice", `<single>false</single><answer fraction="0"><text>a</text></answer><answer fraction="-100"><text>b</text></answer>`) +
+		q("truefalse", `<answer fraction="100"><text>mungkin</text></answer>`) +
+		q("shortanswer", `<answer fraction="50"><text>x</text></answer>`) +
+		q("numerical", `<answer fraction="100"><text>dua</text></answer>`) +
+		q("matching", `<subquestion><text></text><answer><text>x</text></answer></subquestion>`) +
+		q("essay", `<defaultgrade>5000</defaultgrade>`) +
+		q("multichoice", `<single>true</single><answer fraction="100"><text>a</text></answer>`) +
+		`<question type="essay"><name><text>kosong</text></name><questiontext format="html"><text><![CDATA[<p> </p>]]></text></questiontext></question>` +
+		`</quiz>`
+	b := mustImport(t, mustService(t), src)
+	checkReport(t, b, []want{
+		{title: "multichoice", status: qbank.Refused, code: "INVALID_ITEM"},
+		{title: "multichoice", status: qbank.Refused, code: "KEY_NOT_AN_OPTION"},
+		{title: "truefalse", status: qbank.Refused, code: "KEY_NOT_AN_OPTION"},
+		{title: "shortanswer", status: qbank.Refused, code: "KEY_NOT_AN_OPTION"},
+		{title: "numerical", status: qbank.Refused, code: "INVALID_ITEM"},
+		{title: "matching", status: qbank.Refused, code: "KEY_NOT_AN_OPTION"},
+		{title: "essay", status: qbank.Refused, code: "INVALID_ITEM"},
+		{title: "multichoice", status: qbank.Refused, code: "INVALID_ITEM"},
+		{title: "kosong", status: qbank.Refused, code: "INVALID_ITEM"},
+	})
+	for _, it := range b.Items {
+		if it.Message == "" {
+			t.Errorf("item %d refused without a message", it.Position)
+		}
+	}
+}
