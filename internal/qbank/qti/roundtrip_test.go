@@ -48,7 +48,11 @@ func (g *gen) text(format string, media bool) string {
 		return s
 	}
 	parts := []string{g.words(1 + g.r.IntN(4))}
-	switch g.r.IntN(6) {
+	switch g.r.IntN(8) {
+	case 6:
+		parts = append(parts, "\n\n| Kota | Suhu |\n|--|--|\n| "+g.words(1)+" | 22 |\n| "+g.words(1)+" | $x^2$ |\n\n"+g.words(1))
+	case 7:
+		parts = append(parts, "\n\n1. "+g.words(2)+"\n2. **"+g.words(1)+"**\n\n- "+g.words(1)+"\n- $\\frac{a}{b}$\n\n"+g.words(1))
 	case 0:
 		parts = append(parts, "**"+g.words(2)+"**")
 	case 1:
