@@ -81,6 +81,9 @@ type Result struct {
 	Problems []Problem
 	// Media lists the SHA-256 of every media file the text shows.
 	Media []string
+	// Math lists the TeX of every formula HTML shows as MathML, in the
+	// order of their <math> elements (an export annotates them with it).
+	Math []string
 }
 
 // ParseFormat returns the format named s: "" is Plain.
@@ -183,6 +186,7 @@ func renderMarkdown(src string, o Options) (Result, error) {
 				return ast.WalkStop, err
 			}
 			n.SetAttribute(attrHTML, []byte(ml))
+			res.Math = append(res.Math, n.tex)
 		case *ast.Image:
 			alt := strings.TrimSpace(string(nodeText(n, source)))
 			dest := string(n.Destination)

@@ -293,3 +293,12 @@ func FuzzRender(f *testing.F) {
 		}
 	})
 }
+
+// TestMathListsTeX lists each converted formula's TeX in the order of
+// its <math> element; a formula in error is not listed.
+func TestMathListsTeX(t *testing.T) {
+	res := mustRender(t, Markdown, `$a$ dan $\frac{1}{$ lalu $$b^2$$`)
+	if strings.Join(res.Math, "|") != "a|b^2" || strings.Count(res.HTML, "<math") != 2 {
+		t.Errorf("math %q in %q", res.Math, res.HTML)
+	}
+}
