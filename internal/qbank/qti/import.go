@@ -1,6 +1,6 @@
 // Package qti reads and writes 1EdTech QTI content packages: Import reads
 // a QTI 2.1 or 3.0 package (a zip with imsmanifest.xml) into a question
-// bank, Export writes an exam as a QTI 3.0 package. docs/question-banks-qti.md
+// bank, Export writes an exam as a QTI 3.0 package. docs/question-banks.md ("QTI 2.1 and 3.0 content packages")
 // has the mapping, what is dropped, the limits and the safety rules.
 package qti
 
