@@ -75,3 +75,24 @@ func TestDetectAndImportZip(t *testing.T) {
 		t.Errorf("parse: %v", err)
 	}
 }
+
+// TestZipLimits: a zip of a sheet with more than one .xlsx, or none, is
+// refused; so is a file over the size limit.
+func TestZipLimits(t *testing.T) {
+	x := mustXLSX(t)
+	for name, files := range map[string][]string{"two sheets": {"a.xlsx", "b.xlsx"}, "no sheet": {"peta.png"}} {
+		var z bytes.Buffer
+		zw := zip.NewWriter(&z)
+		for _, f := range files {
+			w, _ := zw.Create(f)
+			w.Write(x)
+		}
+		zw.Close()
+		if _, err := formats.Import(context.Background(), qbank.Sheet, bytes.NewReader(z.Bytes()), int64(z.Len()), &memMedia{}); apperr.CodeOf(err) != "INVALID_BANK" {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := formats.Import(context.Background(), qbank.Sheet, bytes.NewReader(x), qbank.MaxFileSize+1, &memMedia{}); err != qbank.ErrTooLarge {
+		t.Errorf("too large: %v", err)
+	}
+}

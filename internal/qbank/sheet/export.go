@@ -35,7 +35,7 @@ func Export(ctx context.Context, w io.Writer, e exam.Exam) error {
 		}
 	}
 	for i, st := range e.Stimuli {
-		row := []string{st.ID, st.Title, formatName(st.Format), st.Text}
+		row := []string{st.ID, st.Title, st.Format, st.Text}
 		if err := setRow(f, StimulusSheet, i+2, row); err != nil {
 			return apperr.Errorf(apperr.Unprocessable, "EXPORT_REFUSED", "stimulus %s: %v", st.ID, err)
 		}
@@ -66,7 +66,7 @@ func questionRow(q exam.Question) []string {
 	set := func(name, v string) { cells[columnIndex(name)] = v }
 	set("id", q.ID)
 	set("type", string(q.Type))
-	set("format", formatName(q.Format))
+	set("format", q.Format)
 	set("text", q.Text)
 	set("options", optionLines(q.Options))
 	set("answer", strings.Join(q.Answer, "\n"))
@@ -85,13 +85,6 @@ func questionRow(q exam.Question) []string {
 		set("reuse_responses", "true")
 	}
 	return cells
-}
-
-func formatName(f string) string {
-	if f == "" {
-		return ""
-	}
-	return f
 }
 
 func optionLines(opts []exam.Option) string {

@@ -140,7 +140,11 @@ func (im *importer) run() (*qbank.Bank, error) {
 			}
 			header = map[string]int{}
 			for i, c := range cells {
-				header[strings.ToLower(strings.TrimSpace(c))] = i
+				if k := strings.ToLower(strings.TrimSpace(c)); k != "" {
+					if _, dup := header[k]; !dup { // the first of two same names
+						header[k] = i
+					}
+				}
 			}
 			if _, ok := header["type"]; !ok {
 				return nil, qbank.Invalid("the first row of the sheet %q names no column type (use the template)", qsheet)
@@ -240,7 +244,11 @@ func (im *importer) readStimuli(sheet string) error {
 		if header == nil {
 			header = map[string]int{}
 			for i, c := range cells {
-				header[strings.ToLower(strings.TrimSpace(c))] = i
+				if k := strings.ToLower(strings.TrimSpace(c)); k != "" {
+					if _, dup := header[k]; !dup { // the first of two same names
+						header[k] = i
+					}
+				}
 			}
 			continue
 		}

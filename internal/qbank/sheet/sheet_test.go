@@ -384,3 +384,25 @@ func TestExportRefusesLongCells(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// TestImportPositionsAreRows: blank rows are skipped, and every report is
+// at its row's number; the columns are found by name in any order.
+func TestImportPositionsAreRows(t *testing.T) {
+	f := excelize.NewFile()
+	f.SetSheetRow("Sheet1", "A1", &[]string{"Text", "TYPE", "answer"})
+	f.SetSheetRow("Sheet1", "A4", &[]string{"Bumi bulat", "true_false", "benar"})
+	f.SetSheetRow("Sheet1", "A9", &[]string{"Jelaskan", "essay"})
+	var buf bytes.Buffer
+	if err := f.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	bank, _, err := importBytes(t, b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bank.Items) != 2 || bank.Items[0].Position != 4 || bank.Items[1].Position != 9 || bank.Questions[1].ID != "q8" ||
+		bank.Questions[0].Answer[0] != "true" {
+		t.Fatalf("%+v %+v", bank.Items, bank.Questions)
+	}
+}
