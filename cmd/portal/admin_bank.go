@@ -37,7 +37,8 @@ func newExamImportCmd(o *adminOptions) *cobra.Command {
 		Long: `Import a question bank: Moodle quiz XML (.xml), a QTI content package (.zip), or the
 spreadsheet template (.xlsx, or a .zip holding the .xlsx and the media files its rows name;
 "portal admin exam template" writes the template). The format is told by the file's bytes
-unless --format names it.
+unless --format names it or the extension does (.xml Moodle, .xlsx the spreadsheet; a .zip
+is told by its content).
 
 Without --create, prints the report of every item (imported, changed with what was dropped,
 refused with why) and creates nothing. With --create, creates the exam of the items that
@@ -52,7 +53,7 @@ passed; when some were refused it creates nothing unless --only-passed.
 		}),
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Format, "format", "", "moodle, qti or xlsx (default: told by the file's bytes)")
+	f.StringVar(&opts.Format, "format", "", "moodle, qti or xlsx (default: .xml moodle, .xlsx xlsx, else told by the file's bytes)")
 	f.BoolVar(&opts.Create, "create", false, "create the exam (default: preview only)")
 	f.StringVar(&opts.Title, "title", "", "the exam's title (default: the bank's own)")
 	f.StringVar(&opts.Subject, "subject", "", "the exam's subject")
@@ -65,23 +66,26 @@ passed; when some were refused it creates nothing unless --only-passed.
 }
 
 func runExamImport(ctx context.Context, c *client.Client, opts *examImportOptions, name string) error {
-	io := client.ExamImportOptions{Format: opts.Format, Create: opts.Create, OnlyPassed: opts.OnlyPassed, Title: opts.Title,
+	imp := client.ExamImportOptions{Format: opts.Format, Create: opts.Create, OnlyPassed: opts.OnlyPassed, Title: opts.Title,
 		Subject: opts.Subject, NPSN: opts.NPSN, DurationMinutes: opts.Duration}
 	if opts.Create {
 		var err error
-		if io.StartsAt, err = time.Parse(time.RFC3339, opts.Starts); err != nil {
+		if imp.StartsAt, err = time.Parse(time.RFC3339, opts.Starts); err != nil {
 			return &cmdutil.UsageError{Err: errors.New("--starts must be a time such as 2026-12-01T07:30:00+07:00")}
 		}
-		if io.EndsAt, err = time.Parse(time.RFC3339, opts.Ends); err != nil {
+		if imp.EndsAt, err = time.Parse(time.RFC3339, opts.Ends); err != nil {
 			return &cmdutil.UsageError{Err: errors.New("--ends must be a time such as 2026-12-01T09:30:00+07:00")}
 		}
+	}
+	if imp.Format == "" {
+		imp.Format = formatByExt(name)
 	}
 	f, err := os.Open(name)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	rep, _, err := c.Exam.Admin.ImportExam(ctx, f, io)
+	rep, _, err := c.Exam.Admin.ImportExam(ctx, f, imp)
 	if errors.Is(err, &client.Error{Code: client.CodeBankHasRefusedItems}) {
 		return fmt.Errorf("%w (run without --create to see the report, or add --only-passed)", err)
 	}
@@ -89,6 +93,19 @@ func runExamImport(ctx context.Context, c *client.Client, opts *examImportOption
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return opts.printer().Print(rep, func(t *table) { bankTable(t, rep) })
+}
+
+// formatByExt is the format a file's extension names: .xml Moodle, .xlsx
+// the spreadsheet; "" (the portal tells by the bytes) for a .zip, which is
+// a QTI package or a spreadsheet with its media.
+func formatByExt(name string) string {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".xml":
+		return client.BankMoodle
+	case ".xlsx":
+		return client.BankSheet
+	}
+	return ""
 }
 
 // bankTable prints an import's report: one row an item.

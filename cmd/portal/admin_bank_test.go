@@ -66,3 +66,11 @@ func TestAdminExamImport(t *testing.T) {
 		t.Errorf("a failed export left a file: %v", err)
 	}
 }
+
+func TestFormatByExt(t *testing.T) {
+	for name, want := range map[string]string{"bank.XML": "moodle", "a/b.xlsx": "xlsx", "qti.zip": "", "soal": ""} {
+		if got := formatByExt(name); got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+}
