@@ -36,6 +36,7 @@ import (
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	"github.com/seedhq/portal/internal/httpapi/respond"
 	"github.com/seedhq/portal/internal/links"
+	"github.com/seedhq/portal/internal/qbank"
 	"github.com/seedhq/portal/internal/richtext/mathfont"
 )
 
@@ -155,6 +156,11 @@ func New(o Options) http.Handler {
 	r.Method(http.MethodPost, "/academic-years/{id}/activate", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.activateYear)))))
 	r.Method(http.MethodPost, "/students/{id}/reset-password", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.resetPassword)))))
 	r.Method(http.MethodGet, "/exams/new", c.operator(http.HandlerFunc(c.newExam)))
+	r.Method(http.MethodGet, "/exams/import", c.operator(http.HandlerFunc(c.importPage)))
+	r.With(limitBody(qbank.MaxFileSize+64<<10)).Method(http.MethodPost, "/exams/import", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.importBank)))))
+	r.With(limitBody(maxBankFormSize)).Method(http.MethodPost, "/exams/import/create", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.createFromBank)))))
+	r.Method(http.MethodGet, "/exams/import/template.xlsx", c.operator(http.HandlerFunc(c.bankTemplate)))
+	r.Method(http.MethodGet, "/exams/{id}/export", c.operator(http.HandlerFunc(c.exportExam)))
 	r.With(limitBody(maxExamFormSize)).Method(http.MethodPost, "/exams/new", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.saveExam)))))
 	r.Method(http.MethodGet, "/exams/{id}/edit", c.operator(http.HandlerFunc(c.editExam)))
 	r.With(limitBody(maxExamFormSize)).Method(http.MethodPost, "/exams/{id}/edit", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.saveExam)))))

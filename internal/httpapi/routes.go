@@ -8,6 +8,7 @@ import (
 	"github.com/seedhq/portal/internal/exam"
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	"github.com/seedhq/portal/internal/httpapi/respond"
+	"github.com/seedhq/portal/internal/qbank"
 )
 
 // Body limits (docs/api/exam.md, "Errors").
@@ -111,6 +112,10 @@ func (s *server) examRoutes(r chi.Router) {
 
 		r.With(respond.RouteBodyLimit(examBodyLimit), s.operatorOnce).Post(v1+"/admin/exams", s.createExam)
 		r.Get(v1+"/admin/exams", s.listExams)
+		r.With(respond.RouteBodyLimitCode(qbank.MaxFileSize, qbank.ErrTooLarge.Code, qbank.ErrTooLarge.Message), s.operatorOnce).
+			Post(v1+"/admin/exams/import", s.importExam)
+		r.Get(v1+"/admin/exams/import/template.xlsx", s.importTemplate)
+		r.Get(v1+"/admin/exams/{id}/export", s.exportExam)
 		r.Get(v1+"/admin/exams/{id}", s.getExam)
 		r.With(respond.RouteBodyLimit(examBodyLimit)).Put(v1+"/admin/exams/{id}", s.updateExam)
 		r.Delete(v1+"/admin/exams/{id}", s.deleteExam)

@@ -140,6 +140,9 @@ const (
 	CodeUsernameTaken        = "USERNAME_TAKEN"            // 409
 	CodeAcademicYearExists   = "ACADEMIC_YEAR_EXISTS"      // 409
 	CodeExamHasAnswers       = "EXAM_HAS_ANSWERS"          // 409
+	CodeBankHasRefusedItems  = "BANK_HAS_REFUSED_ITEMS"    // 422 an import creating an exam, some items refused
+	CodeInvalidBank          = "INVALID_BANK"              // 400 the file is not a bank of its format
+	CodeBankTooLarge         = "BANK_TOO_LARGE"            // 413
 	CodeGradeConflict        = "GRADE_CONFLICT"            // 409 another grader saved first: see GradeConflictError
 	CodeNotAnEssay           = "NOT_AN_ESSAY"              // 400 only essays worth points are graded
 	CodeIdempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED"    // 409 on a push, 422 on a creating call

@@ -1,0 +1,140 @@
+package httpapi_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/seedhq/portal/internal/qbank/sheet"
+	"github.com/seedhq/portal/internal/testkit"
+)
+
+// bankReportJSON is the answer to an import.
+type bankReportJSON struct {
+	Data struct {
+		Format   string `json:"format"`
+		Imported int    `json:"imported"`
+		Changed  int    `json:"changed"`
+		Refused  int    `json:"refused"`
+		Items    []struct {
+			Position int    `json:"position"`
+			Title    string `json:"title"`
+			Status   string `json:"status"`
+			Code     string `json:"code"`
+		} `json:"items"`
+		Questions []map[string]any `json:"questions"`
+		Exam      *struct {
+			ID        string           `json:"id"`
+			Questions []map[string]any `json:"questions"`
+		} `json:"exam"`
+	} `json:"data"`
+}
+
+// bankSheet is an .xlsx of the template with rows (id, type, format, text,
+// options, answer).
+func bankSheet(t testing.TB, rows ...[]string) []byte {
+	t.Helper()
+	var tpl bytes.Buffer
+	if err := sheet.Template(&tpl); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenReader(&tpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range rows {
+		cell, _ := excelize.CoordinatesToCellName(1, i+2)
+		if err := f.SetSheetRow(sheet.QuestionSheet, cell, &r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out bytes.Buffer
+	if err := f.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// TestExamImportAndExport: a spreadsheet bank with its media in a zip is
+// previewed, refused for its refused row, created from the rows that
+// passed, exported and read back the same.
+func TestExamImportAndExport(t *testing.T) {
+	forEachStore(t, func(t *testing.T, h *harness) {
+		xlsx := bankSheet(t,
+			[]string{"q1", "single_choice", "", "Ibu kota?", "a: Jakarta\nb: Medan", "a"},
+			[]string{"q2", "essay", "markdown", "Amati ![peta](peta.png) dan $x^2$."},
+			[]string{"q3", "hotspot", "", "Klik"},
+		)
+		var z bytes.Buffer
+		zw := zip.NewWriter(&z)
+		w, _ := zw.Create("soal.xlsx")
+		w.Write(xlsx)
+		w, _ = zw.Create("peta.png")
+		w.Write(testkit.PNG(20, 20, 4))
+		zw.Close()
+
+		var prev bankReportJSON
+		h.op("POST", "/api/v1/admin/exams/import", z.Bytes(), "Content-Type", "application/zip").expect(200).decode(&prev)
+		if prev.Data.Format != "xlsx" || prev.Data.Imported != 2 || prev.Data.Refused != 1 || len(prev.Data.Questions) != 2 ||
+			prev.Data.Items[2].Position != 4 || prev.Data.Items[2].Code != "UNSUPPORTED_TYPE" {
+			t.Fatalf("preview %+v", prev.Data)
+		}
+		before := len(h.op("GET", "/api/v1/admin/exams", nil).expect(200).m()["data"].([]any))
+		start := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
+		qs := url.Values{"mode": {"create"}, "format": {"xlsx"}, "title": {"Bank IPA"}, "npsn": {npsnA},
+			"starts_at": {start.Format(time.RFC3339)}, "ends_at": {start.Add(2 * time.Hour).Format(time.RFC3339)}, "duration_minutes": {"60"}}
+		h.op("POST", "/api/v1/admin/exams/import?"+qs.Encode(), z.Bytes()).expectError(422, "BANK_HAS_REFUSED_ITEMS")
+		if n := len(h.op("GET", "/api/v1/admin/exams", nil).expect(200).m()["data"].([]any)); n != before {
+			t.Fatalf("a refused creation created an exam: %d exams, %d before", n, before)
+		}
+		qs.Set("only_passed", "true")
+		var made bankReportJSON
+		h.op("POST", "/api/v1/admin/exams/import?"+qs.Encode(), z.Bytes()).expect(201).decode(&made)
+		if made.Data.Exam == nil || len(made.Data.Exam.Questions) != 2 {
+			t.Fatalf("created %+v", made.Data)
+		}
+		id := made.Data.Exam.ID
+
+		exp := h.op("GET", "/api/v1/admin/exams/"+id+"/export?format=xlsx", nil).expect(200)
+		if cd := exp.header.Get("Content-Disposition"); !strings.Contains(cd, "attachment") || !strings.HasSuffix(cd, `.xlsx"`) {
+			t.Fatalf("Content-Disposition %q", cd)
+		}
+		var back bankReportJSON
+		h.op("POST", "/api/v1/admin/exams/import?format=xlsx", exp.body).expect(200).decode(&back)
+		if back.Data.Imported != 2 || back.Data.Refused != 0 || back.Data.Questions[1]["text"] != made.Data.Exam.Questions[1]["text"] {
+			t.Fatalf("export read back %+v", back.Data)
+		}
+		h.op("GET", "/api/v1/admin/exams/"+id+"/export?format=csv", nil).expectError(400, "UNKNOWN_FORMAT")
+		h.op("GET", "/api/v1/admin/exams/nope/export?format=xlsx", nil).expectError(404, "NOT_FOUND")
+		// The exam as Moodle XML and as a QTI 3.0 package, each read back
+		// with nothing refused.
+		moodleXML := h.op("GET", "/api/v1/admin/exams/"+id+"/export?format=moodle", nil).expect(200)
+		qtiZip := h.op("GET", "/api/v1/admin/exams/"+id+"/export?format=qti", nil).expect(200)
+		if !bytes.Contains(moodleXML.body, []byte("<quiz>")) || !bytes.HasPrefix(qtiZip.body, []byte("PK")) {
+			t.Fatalf("exports: moodle %.100q, qti %.20q", moodleXML.body, qtiZip.body)
+		}
+		for format, body := range map[string][]byte{"moodle": moodleXML.body, "qti": qtiZip.body} {
+			var back struct {
+				Data struct{ Imported, Changed, Refused int } `json:"data"`
+			}
+			h.op("POST", "/api/v1/admin/exams/import?format="+format, body).expect(200).decode(&back)
+			if back.Data.Refused != 0 || back.Data.Imported+back.Data.Changed == 0 {
+				t.Fatalf("the %s export read back: %+v", format, back.Data)
+			}
+		}
+
+		tpl := h.op("GET", "/api/v1/admin/exams/import/template.xlsx", nil).expect(200)
+		if !bytes.HasPrefix(tpl.body, []byte("PK")) || !strings.Contains(tpl.header.Get("Content-Type"), "spreadsheetml") {
+			t.Fatalf("template %q", tpl.header)
+		}
+		h.op("POST", "/api/v1/admin/exams/import", "no bank").expectError(400, "INVALID_BANK")
+		h.op("POST", "/api/v1/admin/exams/import?mode=publish", xlsx).expectError(400, "INVALID_MODE")
+		h.req("POST", "/api/v1/admin/exams/import", xlsx).expectError(401, "UNAUTHORIZED")
+		h.req("GET", "/api/v1/admin/exams/import/template.xlsx", nil).expectError(401, "UNAUTHORIZED")
+	})
+}

@@ -1,0 +1,98 @@
+package formats_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/qbank"
+	"github.com/seedhq/portal/internal/qbank/formats"
+	"github.com/seedhq/portal/internal/qbank/sheet"
+	"github.com/seedhq/portal/internal/testkit"
+)
+
+type memMedia struct{ n int }
+
+func (m *memMedia) UploadMedia(_ context.Context, name string, r io.Reader) (exam.Media, error) {
+	b, _ := io.ReadAll(r)
+	sum := sha256.Sum256(b)
+	m.n++
+	return exam.Media{SHA256: hex.EncodeToString(sum[:]), Name: name}, nil
+}
+
+func mustXLSX(t *testing.T) []byte {
+	t.Helper()
+	var tpl bytes.Buffer
+	if err := sheet.Template(&tpl); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := excelize.OpenReader(&tpl)
+	f.SetSheetRow(sheet.QuestionSheet, "A2", &[]string{"q1", "essay", "markdown", "Lihat ![peta](gambar/peta.png)"})
+	var out bytes.Buffer
+	f.Write(&out)
+	return out.Bytes()
+}
+
+func TestDetectAndImportZip(t *testing.T) {
+	x := mustXLSX(t)
+	var z bytes.Buffer
+	zw := zip.NewWriter(&z)
+	w, _ := zw.Create("bank/soal.xlsx")
+	w.Write(x)
+	w, _ = zw.Create("bank/gambar/peta.png")
+	w.Write(testkit.PNG(4, 4, 1))
+	zw.Close()
+	for name, c := range map[string]struct {
+		b    []byte
+		want qbank.Format
+	}{"xlsx": {x, qbank.Sheet}, "zip": {z.Bytes(), qbank.Sheet}, "xml": {[]byte("\xef\xbb\xbf <?xml version='1.0'?><quiz/>"), qbank.Moodle}} {
+		got, err := formats.Detect(bytes.NewReader(c.b), int64(len(c.b)))
+		if err != nil || got != c.want {
+			t.Errorf("%s: %q %v", name, got, err)
+		}
+	}
+	// The bare .xlsx misses its picture; the zip brings it (found by its path or base name).
+	m := &memMedia{}
+	bank, err := formats.Import(context.Background(), qbank.Sheet, bytes.NewReader(x), int64(len(x)), m)
+	if err != nil || bank.Items[0].Code != "MEDIA_NOT_FOUND" {
+		t.Fatalf("bare: %+v %v", bank, err)
+	}
+	zb := z.Bytes()
+	bank, err = formats.Import(context.Background(), qbank.Sheet, bytes.NewReader(zb), int64(len(zb)), m)
+	if err != nil || bank.Items[0].Status != qbank.Imported || m.n != 1 || !strings.Contains(bank.Questions[0].Text, "(media:") {
+		t.Fatalf("zip: %+v %v", bank, err)
+	}
+	if _, err := formats.Parse("csv"); apperr.CodeOf(err) != "UNKNOWN_FORMAT" {
+		t.Errorf("parse: %v", err)
+	}
+}
+
+// TestZipLimits: a zip of a sheet with more than one .xlsx, or none, is
+// refused; so is a file over the size limit.
+func TestZipLimits(t *testing.T) {
+	x := mustXLSX(t)
+	for name, files := range map[string][]string{"two sheets": {"a.xlsx", "b.xlsx"}, "no sheet": {"peta.png"}} {
+		var z bytes.Buffer
+		zw := zip.NewWriter(&z)
+		for _, f := range files {
+			w, _ := zw.Create(f)
+			w.Write(x)
+		}
+		zw.Close()
+		if _, err := formats.Import(context.Background(), qbank.Sheet, bytes.NewReader(z.Bytes()), int64(z.Len()), &memMedia{}); apperr.CodeOf(err) != "INVALID_BANK" {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := formats.Import(context.Background(), qbank.Sheet, bytes.NewReader(x), qbank.MaxFileSize+1, &memMedia{}); err != qbank.ErrTooLarge {
+		t.Errorf("too large: %v", err)
+	}
+}
