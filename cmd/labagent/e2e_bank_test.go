@@ -12,8 +12,8 @@ import (
 
 // TestImportedBankReachesStudents: a spreadsheet bank made from the
 // portal's template is imported into an exam of the school (the refused row
-// left out), the real labagent pulls it, and a student starts it with the
-// questions that passed.
+// left out), the real labagent pulls it, and a student takes it in
+// Chromium with the questions that passed.
 func TestImportedBankReachesStudents(t *testing.T) {
 	t.Parallel()
 	p := startPortal(t, portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata")})
@@ -54,17 +54,17 @@ func TestImportedBankReachesStudents(t *testing.T) {
 	lab := enrollLab(t, p.URL, sch)
 	lab.start()
 	lab.waitPackage()
-	st := newStudent(t, lab, sch, "ani")
-	st.mustLogin(lab.proctorToken())
-	a := st.mustStart(rep.Exam.ID)
-	if len(a.Questions) != 3 {
-		t.Fatalf("the student's attempt: %s", jsonString(a))
+	// A student takes it in Chromium: the three questions that passed, each
+	// drawn as its type.
+	pg := openStudentPage(t, lab, sch, "ani", rep.Exam.ID)
+	if pg.total != 3 {
+		t.Fatalf("the student's page shows %d questions, want 3", pg.total)
 	}
-	types := map[string]string{}
-	for _, q := range a.Questions {
-		types[q.ID] = q.Type
-	}
-	if types["pg"] != "single_choice" || types["bs"] != "statement_grid" || types["ms"] != "matching" {
-		t.Fatalf("the student's questions: %v", types)
-	}
+	pg.show("Ibu kota Bali")
+	pg.wait("the choice's options", `document.querySelectorAll('#answer-area .option').length === 2`)
+	pg.show("Benar atau salah")
+	pg.wait("the statement grid", `document.querySelectorAll('#answer-area .grid-choice').length === 2`)
+	pg.show("Jodohkan")
+	pg.wait("the matching lists and the formula", `document.querySelectorAll('#answer-area select.match-select').length === 1 &&
+		document.querySelectorAll('#question-text math').length === 1`)
 }

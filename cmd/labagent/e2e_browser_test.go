@@ -62,7 +62,6 @@ func richExam(t *testing.T, op *client.Client) *client.ExamRequest {
 // no more; the answers are pushed and scored on the portal.
 func TestBrowserRichExamEndToEnd(t *testing.T) {
 	t.Parallel()
-	execPath := testkit.FindBrowser(t, "the student page")
 	p := startPortal(t, portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata")})
 	op := p.operator()
 	sch := setupSchool(t, p, []string{"ani"}, richExam(t, op))
@@ -70,63 +69,8 @@ func TestBrowserRichExamEndToEnd(t *testing.T) {
 	lab := enrollLab(t, p.URL, sch)
 	lab.start()
 	lab.waitPackage()
-	token := lab.proctorToken()
-
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
-	bctx, cancelBrowser := testkit.NewBrowser(ctx, execPath, 1280, 900)
-	defer cancelBrowser()
-	run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(bctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	wait := func(what, expr string) {
-		t.Helper()
-		if _, err := chromedp.Run(bctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(50*time.Millisecond),
-			chromedp.WithPollingTimeout(30*time.Second))); err != nil {
-			t.Fatalf("wait until %s: %v", what, err)
-		}
-	}
-	text := func(expr string) string {
-		t.Helper()
-		s, err := chromedp.Run(bctx, chromedp.Evaluate[string](expr))
-		if err != nil {
-			t.Fatalf("evaluate %s: %v", expr, err)
-		}
-		return s
-	}
-	run("sign in and start the exam",
-		chromedp.Navigate(lab.lanURL()),
-		chromedp.WaitVisible(chromedp.ID("login-form")),
-		chromedp.SendKeys(chromedp.ID("username"), "ani"),
-		chromedp.SendKeys(chromedp.ID("password"), sch.passwords["ani"]),
-		chromedp.SendKeys(chromedp.ID("token"), token),
-		chromedp.Click(chromedp.ID("login-submit")),
-		chromedp.WaitVisible(chromedp.CSS(`.exam-item[data-exam-id="`+examID+`"] .start-exam`)),
-		chromedp.Click(chromedp.CSS(`.exam-item[data-exam-id="`+examID+`"] .start-exam`)),
-		chromedp.WaitVisible(chromedp.ID("exam-view")),
-	)
-	total, err := chromedp.Run(bctx, chromedp.Evaluate[int](`document.querySelectorAll('.nav-item').length`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	show := func(needle string) {
-		t.Helper()
-		for n := 1; n <= total; n++ {
-			run("go to a question", chromedp.Click(chromedp.CSS(fmt.Sprintf(`.nav-item[data-number="%d"]`, n))))
-			wait("question shown", fmt.Sprintf(`document.getElementById('question-number').textContent.indexOf('Soal %d ') === 0`, n))
-			if strings.Contains(text(`document.getElementById('question-text').textContent`), needle) {
-				// Clicks land where the layout was: wait until the math
-				// font and the images have been laid out.
-				wait("the question laid out", `document.fonts.status === 'loaded' &&
-					Array.prototype.every.call(document.images, function (i) { return i.complete; })`)
-				return
-			}
-		}
-		t.Fatalf("no question shows %q", needle)
-	}
+	pg := openStudentPage(t, lab, sch, "ani", examID)
+	run, wait, text, show := pg.run, pg.wait, pg.text, pg.show
 	saved := func() { wait("saved", `document.querySelector('.save-status').textContent.indexOf('Tersimpan') >= 0`) }
 
 	show("Hitung")
@@ -207,4 +151,85 @@ func TestBrowserRichExamEndToEnd(t *testing.T) {
 		r = results(t, op, examID)["ani"]
 		return r.Score == 11 && r.Pending == 0, jsonString(r)
 	})
+}
+
+// studentPage is a student's page of a real labagent in Chromium.
+type studentPage struct {
+	t     *testing.T
+	ctx   context.Context
+	total int // questions of the open exam
+}
+
+// openStudentPage opens Chromium at 1280×900 on lab's student page, signs
+// in as username with the proctor's token and starts examID.
+func openStudentPage(t *testing.T, lab *labAgent, sch *school, username, examID string) *studentPage {
+	t.Helper()
+	execPath := testkit.FindBrowser(t, "the student page")
+	token := lab.proctorToken()
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	t.Cleanup(cancel)
+	bctx, cancelBrowser := testkit.NewBrowser(ctx, execPath, 1280, 900)
+	t.Cleanup(cancelBrowser)
+	p := &studentPage{t: t, ctx: bctx}
+	p.run("sign in and start the exam",
+		chromedp.Navigate(lab.lanURL()),
+		chromedp.WaitVisible(chromedp.ID("login-form")),
+		chromedp.SendKeys(chromedp.ID("username"), username),
+		chromedp.SendKeys(chromedp.ID("password"), sch.passwords[username]),
+		chromedp.SendKeys(chromedp.ID("token"), token),
+		chromedp.Click(chromedp.ID("login-submit")),
+		chromedp.WaitVisible(chromedp.CSS(`.exam-item[data-exam-id="`+examID+`"] .start-exam`)),
+		chromedp.Click(chromedp.CSS(`.exam-item[data-exam-id="`+examID+`"] .start-exam`)),
+		chromedp.WaitVisible(chromedp.ID("exam-view")),
+	)
+	total, err := chromedp.Run(bctx, chromedp.Evaluate[int](`document.querySelectorAll('.nav-item').length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.total = total
+	return p
+}
+
+// run runs the actions, failing the test with what on an error.
+func (p *studentPage) run(what string, actions ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	if err := chromedp.Do(p.ctx, actions...); err != nil {
+		p.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// wait waits up to 30 s until the JavaScript expression is true.
+func (p *studentPage) wait(what, expr string) {
+	p.t.Helper()
+	if _, err := chromedp.Run(p.ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(50*time.Millisecond),
+		chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		p.t.Fatalf("wait until %s: %v", what, err)
+	}
+}
+
+// text evaluates a JavaScript expression giving a string.
+func (p *studentPage) text(expr string) string {
+	p.t.Helper()
+	s, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](expr))
+	if err != nil {
+		p.t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return s
+}
+
+// show shows the question whose text holds needle, laid out.
+func (p *studentPage) show(needle string) {
+	p.t.Helper()
+	for n := 1; n <= p.total; n++ {
+		p.run("go to a question", chromedp.Click(chromedp.CSS(fmt.Sprintf(`.nav-item[data-number="%d"]`, n))))
+		p.wait("question shown", fmt.Sprintf(`document.getElementById('question-number').textContent.indexOf('Soal %d ') === 0`, n))
+		if strings.Contains(p.text(`document.getElementById('question-text').textContent`), needle) {
+			// Clicks land where the layout was: wait until the math font
+			// and the images have been laid out.
+			p.wait("the question laid out", `document.fonts.status === 'loaded' &&
+				Array.prototype.every.call(document.images, function (i) { return i.complete; })`)
+			return
+		}
+	}
+	p.t.Fatalf("no question shows %q", needle)
 }
