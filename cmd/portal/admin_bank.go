@@ -86,8 +86,14 @@ func runExamImport(ctx context.Context, c *client.Client, opts *examImportOption
 	}
 	defer f.Close()
 	rep, _, err := c.Exam.Admin.ImportExam(ctx, f, imp)
-	if errors.Is(err, &client.Error{Code: client.CodeBankHasRefusedItems}) {
-		return fmt.Errorf("%w (run without --create to see the report, or add --only-passed)", err)
+	var refused *client.BankRefusedError
+	if errors.As(err, &refused) {
+		if refused.Report != nil {
+			if perr := opts.printer().Print(refused.Report, func(t *table) { bankTable(t, refused.Report) }); perr != nil {
+				return perr
+			}
+		}
+		return err // its message says to send only the items that passed
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)

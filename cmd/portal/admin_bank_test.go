@@ -43,6 +43,9 @@ func TestAdminExamImport(t *testing.T) {
 	create := []string{"exam", "import", bank, "--create", "--title", "Hitung", "--npsn", e2eNPSN,
 		"--starts", "2026-12-01T07:30:00+07:00", "--ends", "2026-12-01T09:30:00+07:00", "--duration", "60"}
 	a.mustFail(1, "BANK_HAS_REFUSED_ITEMS", create...)
+	if r := a.run(append(create, "--output", "table")...); r.Code != 1 || !strings.Contains(r.Stdout, "refused") || !strings.Contains(r.Stderr, "only_passed") {
+		t.Errorf("a refused creation shows its report: exit %d\nstdout: %s\nstderr: %s", r.Code, r.Stdout, r.Stderr)
+	}
 	var rep client.BankReport
 	a.mustJSON(&rep, append(create, "--only-passed")...)
 	if rep.Exam == nil || rep.Exam.Title != "Hitung" || len(rep.Exam.Questions) != 1 || rep.Refused != 1 {

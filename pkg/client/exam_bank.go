@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -83,7 +85,8 @@ type ExamImportOptions struct {
 // /api/v1/admin/exams/import, operator token; at most 256 MiB): Moodle XML,
 // a QTI package, or the spreadsheet template (an .xlsx, or a .zip holding
 // the .xlsx and its media). It returns the report of every item, with the
-// questions (a preview) or the exam created (opts.Create). r is streamed,
+// questions (a preview) or the exam created (opts.Create); a creation
+// refused for refused items gives a *BankRefusedError with the report. r is streamed,
 // not retried; a creation carries an Idempotency-Key, so a retry of the
 // same call by the transport creates one exam.
 func (s *ExamAdminService) ImportExam(ctx context.Context, r io.Reader, opts ExamImportOptions) (*BankReport, *Response, error) {
@@ -109,8 +112,45 @@ func (s *ExamAdminService) ImportExam(ctx context.Context, r io.Reader, opts Exa
 			q.Set("only_passed", "true")
 		}
 	}
-	return examData[*BankReport](ctx, s.client, http.MethodPost, "admin/exams/import", q, r)
+	var refused *BankReport
+	decode := func(e *Error, body []byte) bool {
+		if !decodeExamError(e, body) {
+			return false
+		}
+		if e.Code == CodeBankHasRefusedItems {
+			var env dataBody[*BankReport]
+			if json.Unmarshal(body, &env) == nil {
+				refused = env.Data
+			}
+		}
+		return true
+	}
+	var out dataBody[*BankReport]
+	resp, err := s.client.call(ctx, http.MethodPost, examPrefix+"admin/exams/import", q, r, &out, credBearer, decode)
+	var apiErr *Error
+	if errors.As(err, &apiErr) && apiErr.Code == CodeBankHasRefusedItems {
+		return nil, resp, &BankRefusedError{Report: refused, Err: apiErr}
+	}
+	if err != nil {
+		return nil, resp, err
+	}
+	return out.Data, resp, nil
 }
+
+// BankRefusedError is the error of an ImportExam creation refused because
+// some items were refused and OnlyPassed was not set (422
+// CodeBankHasRefusedItems): Report says which and why; nothing was
+// created. errors.As finds the *Error.
+type BankRefusedError struct {
+	Report *BankReport
+	Err    *Error
+}
+
+// Error implements error.
+func (e *BankRefusedError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the *Error.
+func (e *BankRefusedError) Unwrap() error { return e.Err }
 
 // ExportExam writes the exam id as a question bank file of format
 // (BankMoodle, BankQTI or BankSheet) to w (GET

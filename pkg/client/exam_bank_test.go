@@ -55,8 +55,10 @@ func TestIntegrationExamImport(t *testing.T) {
 			opts := client.ExamImportOptions{Format: client.BankSheet, Create: true, Title: "Bank IPA", NPSN: []string{"20100001"},
 				StartsAt: start, EndsAt: start.Add(2 * time.Hour), DurationMinutes: 90}
 			_, _, err = c.Exam.Admin.ImportExam(ctx, bytes.NewReader(xlsx.Bytes()), opts)
-			if !errors.Is(err, &client.Error{Code: client.CodeBankHasRefusedItems}) {
-				t.Fatalf("creation with a refused row: %v", err)
+			var refused *client.BankRefusedError
+			if !errors.Is(err, &client.Error{Code: client.CodeBankHasRefusedItems}) || !errors.As(err, &refused) ||
+				refused.Report == nil || refused.Report.Refused != 1 || refused.Report.Items[1].Code != "KEY_NOT_AN_OPTION" {
+				t.Fatalf("creation with a refused row: %v (report %+v)", err, refused)
 			}
 			opts.OnlyPassed = true
 			rep, resp, err := c.Exam.Admin.ImportExam(ctx, bytes.NewReader(xlsx.Bytes()), opts)
