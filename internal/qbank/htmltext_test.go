@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/net/html"
-
 	"github.com/seedhq/portal/internal/richtext"
+	"github.com/seedhq/portal/internal/testkit"
 )
 
 var (
@@ -50,7 +49,7 @@ func mustRender(t testing.TB, src, md string, allowed ...string) string {
 			t.Fatalf("HTMLToMarkdown(%q) = %q, which renders with %s: %s", src, md, p.Code, p.Message)
 		}
 	}
-	checkSafe(t, src, res.HTML)
+	testkit.CheckRenderedHTML(t, src, res.HTML)
 	return res.HTML
 }
 
@@ -204,54 +203,6 @@ func TestHTMLToMarkdownXSS(t *testing.T) {
 			}
 		}
 	}
-}
-
-// Elements and attributes a rendered text may hold.
-var (
-	safeElements = map[string]bool{"p": true, "br": true, "strong": true, "em": true, "u": true, "sub": true, "sup": true,
-		"ul": true, "ol": true, "li": true, "code": true, "table": true, "thead": true, "tbody": true, "tr": true, "th": true,
-		"td": true, "img": true, "audio": true}
-	safeAttrs = map[string]bool{"dir": true, "start": true, "align": true, "class": true, "src": true, "alt": true,
-		"loading": true, "aria-label": true, "controls": true, "preload": true, "data-media": true, "style": true}
-)
-
-// checkSafe fails t when out holds an element, attribute or URL that a
-// rendered text must not: anything but the allow-list, an event handler,
-// a link, a URL that is not the exam's media.
-func checkSafe(t testing.TB, src, out string) {
-	t.Helper()
-	z := html.NewTokenizer(strings.NewReader(out))
-	for {
-		tt := z.Next()
-		if tt == html.ErrorToken {
-			return
-		}
-		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
-			continue
-		}
-		tok := z.Token()
-		if !safeElements[tok.Data] && !isMathElement(tok.Data) {
-			t.Fatalf("%q rendered a <%s> element:\n%s", src, tok.Data, out)
-		}
-		for _, a := range tok.Attr {
-			v := strings.ToLower(a.Val)
-			if a.Key == "alt" || a.Key == "aria-label" {
-				continue // text, whatever it says
-			}
-			if !safeAttrs[a.Key] && !isMathElement(tok.Data) || strings.HasPrefix(a.Key, "on") ||
-				strings.Contains(v, "javascript:") || strings.Contains(v, "url(") || strings.Contains(v, "expression(") {
-				t.Fatalf("%q rendered <%s %s=%q>:\n%s", src, tok.Data, a.Key, a.Val, out)
-			}
-			if a.Key == "src" && !strings.HasPrefix(a.Val, "media/") {
-				t.Fatalf("%q rendered a load of %q:\n%s", src, a.Val, out)
-			}
-		}
-	}
-}
-
-func isMathElement(name string) bool {
-	return name == "math" || name == "none" || name == "semantics" || name == "annotation" ||
-		(strings.HasPrefix(name, "m") && len(name) > 1 && name != "meta" && name != "marquee" && name != "menu" && name != "mark")
 }
 
 // FuzzHTMLToMarkdown: whatever HTML a bank holds converts without a panic
