@@ -24,6 +24,7 @@ import (
 	"github.com/seedhq/portal/internal/agent"
 	"github.com/seedhq/portal/internal/agent/localdb"
 	"github.com/seedhq/portal/internal/store/pgtest"
+	"github.com/seedhq/portal/internal/testkit"
 	"github.com/seedhq/portal/internal/testkit/proc"
 	"github.com/seedhq/portal/pkg/client"
 )
@@ -391,7 +392,7 @@ type onlineLab struct {
 func startOnline(t *testing.T, title string, users []string, answer string) *onlineLab {
 	t.Helper()
 	mustBuild(t)
-	o := &onlineLab{cfg: portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata"), Listen: freeAddr(t)}}
+	o := &onlineLab{cfg: portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata"), Listen: testkit.FreeAddr(t)}}
 	o.p = startPortal(t, o.cfg)
 	o.sch = setupSchool(t, o.p, users, shortAnswerExam(title, 5))
 	o.examID = o.sch.exams[0].ID
@@ -475,7 +476,7 @@ func TestKillNine(t *testing.T) {
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 
-	cfg := portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata"), Listen: freeAddr(t)}
+	cfg := portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata"), Listen: testkit.FreeAddr(t)}
 	p := startPortal(t, cfg)
 	const nStorm, nBulk, perBulk = 6, 20, 1000 // nBulk*perBulk answers queued while the portal is down
 	var users []string

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -91,18 +90,6 @@ func eventually(t testing.TB, timeout time.Duration, what string, cond func() (b
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-// freeAddr returns a loopback address with a port free now, for a process
-// that must come back on the same address after a restart.
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // jsonString renders v for failure messages.

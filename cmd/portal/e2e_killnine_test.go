@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -62,7 +61,7 @@ func runKillNine(t *testing.T, extra ...string) {
 	}
 	prov := newFakeProvider(t)
 	p := mustStartPortal(t, filepath.Join(t.TempDir(), "data"), faultEnv,
-		faultPortalArgs(prov, append(extra, "--listen", freeAddr(t))...)...)
+		faultPortalArgs(prov, append(extra, "--listen", testkit.FreeAddr(t))...)...)
 	w := setupFaultWorld(t, p)
 	// The lab server and the provider reach the portal through kp.
 	kp := newKillProxy(t, p.URL)
@@ -271,18 +270,6 @@ func restartPortal(t *testing.T, p *portalProc) *portalProc {
 	}
 	proc.WaitReady(t, np.URL+"/readyz", time.Minute)
 	return np
-}
-
-// freeAddr returns a 127.0.0.1 address free a moment ago, for a portal that
-// must come back on the same address after a restart.
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // retryable reports whether a lab server sends a push again after err: a
