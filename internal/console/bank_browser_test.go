@@ -13,6 +13,7 @@ import (
 
 	"github.com/seedhq/portal/internal/qbank/sheet"
 	"github.com/seedhq/portal/internal/testkit"
+	"github.com/seedhq/portal/internal/testkit/banksheet"
 )
 
 // TestBrowserBankImport uploads a spreadsheet made from the template in
@@ -24,7 +25,7 @@ func TestBrowserBankImport(t *testing.T) {
 	p := newPortal(t, onStore("bolt"))
 	dir := t.TempDir()
 	bank := filepath.Join(dir, "bank-ipa.xlsx")
-	xlsx := bankXLSX(t,
+	xlsx := banksheet.XLSX(t,
 		[]string{"ipa-1", "single_choice", "", "Planet terdekat dari Matahari adalah ...", "a: Merkurius\nb: Venus\nc: Mars", "a", "2"},
 		[]string{"ipa-2", "multiple_choice", "markdown", "Manakah yang termasuk zat cair pada suhu ruang? $T = 25\\,^\\circ\\mathrm{C}$", "a: air\nb: raksa\nc: besi", "a\nb", "2"},
 		[]string{"ipa-3", "true_false", "", "Bunyi merambat lebih cepat di udara daripada di air.", "", "salah"},

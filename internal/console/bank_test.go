@@ -1,41 +1,13 @@
 package console_test
 
 import (
-	"bytes"
 	"net/url"
 	"strings"
 	"testing"
 
-	"github.com/xuri/excelize/v2"
-
-	"github.com/seedhq/portal/internal/qbank/sheet"
 	"github.com/seedhq/portal/internal/testkit"
+	"github.com/seedhq/portal/internal/testkit/banksheet"
 )
-
-// bankXLSX is an .xlsx of the template with rows (id, type, format, text,
-// options, answer).
-func bankXLSX(t testing.TB, rows ...[]string) []byte {
-	t.Helper()
-	var tpl bytes.Buffer
-	if err := sheet.Template(&tpl); err != nil {
-		t.Fatal(err)
-	}
-	f, err := excelize.OpenReader(&tpl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, r := range rows {
-		cell, _ := excelize.CoordinatesToCellName(1, i+2)
-		if err := f.SetSheetRow(sheet.QuestionSheet, cell, &r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var out bytes.Buffer
-	if err := f.Write(&out); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
-}
 
 // TestBankImportEscapes: the OWASP vectors in a sheet's item titles, types,
 // texts and file name show as text on the report, never as markup; the
@@ -50,7 +22,7 @@ func TestBankImportEscapes(t *testing.T) {
 			[]string{"x" + string(rune('a'+i)), v, "", "teks"}) // a type that is a vector: refused, quoted in the message
 	}
 	resp, page := postMultipart(t, c, p.srv.URL+"/console/exams/import", url.Values{"csrf": {csrf}},
-		formFile{"file", `bank"><script>window.__xss=1</script>.xlsx`, bankXLSX(t, rows...)})
+		formFile{"file", `bank"><script>window.__xss=1</script>.xlsx`, banksheet.XLSX(t, rows...)})
 	if resp.StatusCode != 200 || !strings.Contains(page, "UNSUPPORTED_TYPE") {
 		t.Fatalf("import: %d %.2000s", resp.StatusCode, page)
 	}

@@ -8,10 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xuri/excelize/v2"
-
-	"github.com/seedhq/portal/internal/qbank/sheet"
 	"github.com/seedhq/portal/internal/testkit"
+	"github.com/seedhq/portal/internal/testkit/banksheet"
 )
 
 // bankReportJSON is the answer to an import.
@@ -35,37 +33,12 @@ type bankReportJSON struct {
 	} `json:"data"`
 }
 
-// bankSheet is an .xlsx of the template with rows (id, type, format, text,
-// options, answer).
-func bankSheet(t testing.TB, rows ...[]string) []byte {
-	t.Helper()
-	var tpl bytes.Buffer
-	if err := sheet.Template(&tpl); err != nil {
-		t.Fatal(err)
-	}
-	f, err := excelize.OpenReader(&tpl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, r := range rows {
-		cell, _ := excelize.CoordinatesToCellName(1, i+2)
-		if err := f.SetSheetRow(sheet.QuestionSheet, cell, &r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var out bytes.Buffer
-	if err := f.Write(&out); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
-}
-
 // TestExamImportAndExport: a spreadsheet bank with its media in a zip is
 // previewed, refused for its refused row, created from the rows that
 // passed, exported and read back the same.
 func TestExamImportAndExport(t *testing.T) {
 	forEachStore(t, func(t *testing.T, h *harness) {
-		xlsx := bankSheet(t,
+		xlsx := banksheet.XLSX(t,
 			[]string{"q1", "single_choice", "", "Ibu kota?", "a: Jakarta\nb: Medan", "a"},
 			[]string{"q2", "essay", "markdown", "Amati ![peta](peta.png) dan $x^2$."},
 			[]string{"q3", "hotspot", "", "Klik"},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/testkit"
+	"github.com/seedhq/portal/internal/testkit/banksheet"
 )
 
 // creatingCall is one creating call of the three APIs, with two different
@@ -100,8 +101,8 @@ func TestIdempotencyKeyOnCreatingCalls(t *testing.T) {
 				{"/api/v1/admin/link-splashes", js, "op", fmt.Sprintf(`{"user_id":%d,"name":"Welcome"}`, u.id),
 					fmt.Sprintf(`{"user_id":%d,"name":"Hello"}`, u.id)},
 				{"/api/v1/admin/exams/import", "application/octet-stream", "op",
-					string(bankSheet(t, []string{"q1", "essay", "", "Jelaskan fotosintesis."})),
-					string(bankSheet(t, []string{"q1", "essay", "", "Jelaskan respirasi."}))},
+					string(banksheet.XLSX(t, []string{"q1", "essay", "", "Jelaskan fotosintesis."})),
+					string(banksheet.XLSX(t, []string{"q1", "essay", "", "Jelaskan respirasi."}))},
 				{"/api/v1/admin/ordering/menu/import", csv, "op", "category,name,price\nMinuman,Es Teh,4000\n", "category,name,price\nMinuman,Kopi,6000\n"},
 				{"/api/domain/add", js, "link", `{"domain":"https://go.example.com"}`, `{"domain":"https://go2.example.com"}`},
 				{"/api/campaign/add", js, "link", `{"name":"Promo","slug":"promo","public":true}`, `{"name":"Promo 2","slug":"promo-2"}`},

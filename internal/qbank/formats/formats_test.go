@@ -10,14 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xuri/excelize/v2"
-
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/qbank"
 	"github.com/seedhq/portal/internal/qbank/formats"
-	"github.com/seedhq/portal/internal/qbank/sheet"
 	"github.com/seedhq/portal/internal/testkit"
+	"github.com/seedhq/portal/internal/testkit/banksheet"
 )
 
 type memMedia struct{ n int }
@@ -29,21 +27,8 @@ func (m *memMedia) UploadMedia(_ context.Context, name string, r io.Reader) (exa
 	return exam.Media{SHA256: hex.EncodeToString(sum[:]), Name: name}, nil
 }
 
-func mustXLSX(t *testing.T) []byte {
-	t.Helper()
-	var tpl bytes.Buffer
-	if err := sheet.Template(&tpl); err != nil {
-		t.Fatal(err)
-	}
-	f, _ := excelize.OpenReader(&tpl)
-	f.SetSheetRow(sheet.QuestionSheet, "A2", &[]string{"q1", "essay", "markdown", "Lihat ![peta](gambar/peta.png)"})
-	var out bytes.Buffer
-	f.Write(&out)
-	return out.Bytes()
-}
-
 func TestDetectAndImportZip(t *testing.T) {
-	x := mustXLSX(t)
+	x := banksheet.XLSX(t, []string{"q1", "essay", "markdown", "Lihat ![peta](gambar/peta.png)"})
 	var z bytes.Buffer
 	zw := zip.NewWriter(&z)
 	w, _ := zw.Create("bank/soal.xlsx")
@@ -79,7 +64,7 @@ func TestDetectAndImportZip(t *testing.T) {
 // TestZipLimits: a zip of a sheet with more than one .xlsx, or none, is
 // refused; so is a file over the size limit.
 func TestZipLimits(t *testing.T) {
-	x := mustXLSX(t)
+	x := banksheet.XLSX(t, []string{"q1", "essay", "markdown", "Lihat ![peta](gambar/peta.png)"})
 	for name, files := range map[string][]string{"two sheets": {"a.xlsx", "b.xlsx"}, "no sheet": {"peta.png"}} {
 		var z bytes.Buffer
 		zw := zip.NewWriter(&z)
