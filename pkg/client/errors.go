@@ -151,6 +151,8 @@ const (
 	CodeInvalidIdempotency   = "INVALID_IDEMPOTENCY_KEY"   // 400
 	CodeBodyTooLarge         = "BODY_TOO_LARGE"            // 413
 	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"    // 415
+	CodeUnsupportedMedia     = "UNSUPPORTED_MEDIA"         // 415 an upload that is no accepted image or audio
+	CodeMediaTooLarge        = "MEDIA_TOO_LARGE"           // 413 an upload, or an exam's media in total, over the limits
 	CodeChecksumMismatch     = "CHECKSUM_MISMATCH"         // 422
 	CodeRecordCountMismatch  = "RECORD_COUNT_MISMATCH"     // 422
 	CodeUnknownExam          = "UNKNOWN_EXAM"              // 422
