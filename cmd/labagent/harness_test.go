@@ -59,8 +59,18 @@ var dropEnv = []string{"PORTAL_", "LABAGENT_"}
 func TestMain(m *testing.M) {
 	code := m.Run()
 	bins.Remove()
+	for _, f := range exitFuncs {
+		f()
+	}
 	os.Exit(code)
 }
+
+// exitFuncs run after the tests, in TestMain (atExit).
+var exitFuncs []func()
+
+// atExit has f run once every test of the process has finished: for what
+// the tests share, such as a Wine prefix.
+func atExit(f func()) { exitFuncs = append(exitFuncs, f) }
 
 // mustBuild builds cmd/portal and cmd/labagent (once) and returns their
 // paths; with -short it skips the test.
@@ -397,38 +407,61 @@ func questionIDs(e *client.Exam) []string {
 // labAgent is one lab server: its data directory and, while it runs, its
 // "labagent run" process.
 type labAgent struct {
-	t   testing.TB
-	bin string
-	dir string
+	t      testing.TB
+	target *target
+	bin    string
+	dir    string // the data directory on this machine
+	dirArg string // the data directory as labagent is given it
 
 	mu      sync.Mutex
+	started time.Time // when the current run was started
 	run     *proc.Proc
 	lan     string // host:port of the student pages
 	control agent.Control
 }
 
 // enrollLab runs "labagent enroll" against portalURL with the school's
-// licence into a new data directory.
+// licence into a new data directory, on this machine.
 func enrollLab(t testing.TB, portalURL string, s *school) *labAgent {
 	t.Helper()
-	_, bin := mustBuild(t)
-	l := &labAgent{t: t, bin: bin, dir: filepath.Join(t.TempDir(), "ldata")}
-	licFile := filepath.Join(t.TempDir(), "licence.txt")
-	if err := os.WriteFile(licFile, []byte(s.licence+"\n"), 0o600); err != nil {
+	return enrollLabOn(t, hostTarget, portalURL, s)
+}
+
+// enrollLabOn is enrollLab with labagent on the target tg. The licence file
+// sits in the data directory's parent, so that labagent reaches it under
+// the same path style as its data.
+func enrollLabOn(t testing.TB, tg *target, portalURL string, s *school) *labAgent {
+	t.Helper()
+	l := &labAgent{t: t, target: tg, bin: tg.bin(t)}
+	l.dirArg, l.dir = tg.dataDir(t)
+	if err := os.MkdirAll(filepath.Dir(l.dir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	res := runBin(t, bin, nil, "enroll", "--portal-url", portalURL, "--server-code", e2eServerCode,
-		"--npsn", e2eNPSN, "--license-file", licFile, "--hardware-id", e2eHardwareID, "--data-dir", l.dir)
+	if err := os.WriteFile(filepath.Join(filepath.Dir(l.dir), "licence.txt"), []byte(s.licence+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	licArg := l.siblingArg("licence.txt")
+	res := proc.Run(t, l.bin, tg.options(), "enroll", "--portal-url", portalURL, "--server-code", e2eServerCode,
+		"--npsn", e2eNPSN, "--license-file", licArg, "--hardware-id", e2eHardwareID, "--data-dir", l.dirArg)
 	if res.Code != 0 || !strings.Contains(res.Stdout, "enrolled "+e2eServerCode) {
-		t.Fatalf("labagent enroll: %s", res)
+		t.Fatalf("labagent enroll (%s): %s", tg.name, res)
 	}
 	return l
+}
+
+// siblingArg is the path, as labagent is given it, of the file name beside
+// the data directory.
+func (l *labAgent) siblingArg(name string) string {
+	if i := strings.LastIndexAny(l.dirArg, `/\`); i >= 0 {
+		return l.dirArg[:i+1] + name
+	}
+	return name
 }
 
 // cli runs "labagent args... --data-dir <dir>".
 func (l *labAgent) cli(args ...string) proc.Result {
 	l.t.Helper()
-	return runBin(l.t, l.bin, nil, append(args, "--data-dir", l.dir)...)
+	return proc.Run(l.t, l.bin, l.target.options(), append(args, "--data-dir", l.dirArg)...)
 }
 
 // start runs "labagent run" on 127.0.0.1:0 (LAN and control), and waits
@@ -443,10 +476,11 @@ func (l *labAgent) start() {
 func (l *labAgent) startNoWait() *proc.Proc {
 	l.t.Helper()
 	var p *proc.Proc
+	l.started = time.Now()
 	if prev := l.proc(); prev != nil {
 		p = prev.Restart() // fails the test if labagent is still running
 	} else {
-		p = proc.Start(l.t, l.bin, proc.Options{DropEnv: dropEnv}, "run", "--data-dir", l.dir,
+		p = proc.Start(l.t, l.bin, l.target.options(), "run", "--data-dir", l.dirArg,
 			"--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0",
 			"--pull-interval", "5s", "--log-format", "json")
 	}
@@ -460,23 +494,7 @@ func (l *labAgent) startNoWait() *proc.Proc {
 // answers on the LAN.
 func (l *labAgent) waitReady(p *proc.Proc) {
 	l.t.Helper()
-	pid := p.Cmd.Process.Pid
-	var ctl *agent.Control
-	// A control file left by a killed run names another pid: wait for ours.
-	eventually(l.t, 30*time.Second, "labagent control file", func() (bool, string) {
-		if !p.Running() {
-			l.t.Fatalf("labagent run exited: %v\n%s", p.Err(), p.Tail(50))
-		}
-		c, err := agent.ReadControl(l.dir)
-		if err != nil {
-			return false, err.Error()
-		}
-		if c.PID != pid {
-			return false, fmt.Sprintf("control file of pid %d, want %d", c.PID, pid)
-		}
-		ctl = c
-		return true, ""
-	})
+	ctl := l.target.controlOf(l.t, l.dir, p, l.started)
 	proc.WaitReady(l.t, "http://"+ctl.LANAddr+"/healthz", 30*time.Second)
 	l.mu.Lock()
 	l.lan, l.control = ctl.LANAddr, *ctl
@@ -506,8 +524,8 @@ func (l *labAgent) stop() {
 	}
 }
 
-// kill9 kills "labagent run" with SIGKILL.
-func (l *labAgent) kill9() { l.proc().Kill() }
+// kill9 ends "labagent run" at once: SIGKILL (taskkill /F under Wine).
+func (l *labAgent) kill9() { l.target.kill(l) }
 
 // status runs "labagent status --output json".
 func (l *labAgent) status() agent.Status {

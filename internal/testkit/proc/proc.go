@@ -58,6 +58,9 @@ type Binaries struct {
 	// BuildFlags are added to go build, e.g. "-race" or
 	// "-ldflags", "-X main.version=e2e-test".
 	BuildFlags []string
+	// Env is added to go build's environment, e.g. "GOOS=windows" and
+	// "CGO_ENABLED=0" to build for another platform.
+	Env []string
 
 	once sync.Once
 	dir  string
@@ -80,6 +83,7 @@ func (b *Binaries) Path(t testing.TB, name string) string {
 		}
 		args := append([]string{"build", "-o", b.dir + string(os.PathSeparator)}, b.BuildFlags...)
 		cmd := exec.Command("go", append(args, b.Packages...)...)
+		cmd.Env = append(os.Environ(), b.Env...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.err = fmt.Errorf("go %s: %v\n%s", strings.Join(cmd.Args[1:], " "), err, out)
 		}
@@ -87,10 +91,21 @@ func (b *Binaries) Path(t testing.TB, name string) string {
 	if b.err != nil {
 		t.Fatal(b.err)
 	}
-	if runtime.GOOS == "windows" {
+	if b.goos() == "windows" {
 		name += ".exe"
 	}
 	return filepath.Join(b.dir, name)
+}
+
+// goos is the operating system the binaries are built for.
+func (b *Binaries) goos() string {
+	goos := runtime.GOOS
+	for _, kv := range b.Env {
+		if v, ok := strings.CutPrefix(kv, "GOOS="); ok {
+			goos = v
+		}
+	}
+	return goos
 }
 
 // Remove deletes the built binaries, if any; call it from TestMain after
@@ -116,6 +131,11 @@ type Options struct {
 	Dir string
 	// Stdin is the process's standard input; default empty.
 	Stdin string
+	// Wrapper, if not empty, is the command that runs the binary: the
+	// process is Wrapper[0] with Wrapper[1:], the binary and its arguments
+	// (Wine's loader for a Windows binary, qemu-aarch64-static for an arm64
+	// one). Name still names the binary.
+	Wrapper []string
 	// OnLine, if not nil, sees every output line of a process started by
 	// Start as it comes (on another goroutine). Run ignores it.
 	OnLine func(line string)
@@ -123,6 +143,10 @@ type Options struct {
 
 // command builds the exec.Cmd of bin with o.
 func (o Options) command(ctx context.Context, bin string, args []string) *exec.Cmd {
+	if len(o.Wrapper) > 0 {
+		args = append(append(slices.Clone(o.Wrapper[1:]), bin), args...)
+		bin = o.Wrapper[0]
+	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = o.Dir
 	cmd.Stdin = strings.NewReader(o.Stdin)
