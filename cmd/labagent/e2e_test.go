@@ -37,13 +37,13 @@ func TestEndToEnd(t *testing.T) {
 	t.Parallel()
 	t.Run("bolt", func(t *testing.T) {
 		t.Parallel()
-		runEndToEnd(t, portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata")})
+		runEndToEnd(t, hostTarget, portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata")})
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
 		mustBuild(t)
 		dbURL := pgtest.NewDatabase(t)
-		runEndToEnd(t, portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata"), DBURL: dbURL})
+		runEndToEnd(t, hostTarget, portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata"), DBURL: dbURL})
 	})
 }
 
@@ -70,13 +70,15 @@ func mixedExam() *client.ExamRequest {
 	}
 }
 
-func runEndToEnd(t *testing.T, cfg portalConfig) {
+// runEndToEnd is TestEndToEnd's scenario with labagent on tg and the
+// portal started with cfg.
+func runEndToEnd(t *testing.T, tg *target, cfg portalConfig) {
 	p := startPortal(t, cfg)
 	sch := setupSchool(t, p, []string{"ani", "budi", "citra"}, mixedExam())
 	examID := sch.exams[0].ID
 	op := p.operator()
 
-	lab := enrollLab(t, p.URL, sch)
+	lab := enrollLabOn(t, tg, p.URL, sch)
 	lab.start()
 	lab.waitPackage()
 	st := lab.status()
@@ -84,6 +86,7 @@ func runEndToEnd(t *testing.T, cfg portalConfig) {
 		len(st.Exams) != 1 || st.Exams[0].ID != examID || st.Exams[0].Questions != 5 || st.Sync.LicenseID == "" {
 		t.Errorf("status after the first pull: %s", jsonString(st))
 	}
+	checkDisk(t, st, lab.dir)
 	token := lab.proctorToken()
 
 	// Each student on a device of their own.
@@ -158,11 +161,7 @@ func runEndToEnd(t *testing.T, cfg portalConfig) {
 		}
 	}
 
-	// A second labagent run on the same data directory is refused.
-	if res := lab.cli("run", "--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0"); res.Code == 0 ||
-		!strings.Contains(res.Stderr, "already running") {
-		t.Errorf("a second labagent run: %s", res)
-	}
+	secondRunRefused(t, lab)
 
 	// Results: scored on the portal with the answer key (never on labagent).
 	res := results(t, op, examID)
@@ -237,10 +236,10 @@ func runEndToEnd(t *testing.T, cfg portalConfig) {
 	// A clean stop; status then reads the state file.
 	lab.stop()
 	st = lab.status()
-	if st.Running || st.AnswersPending != 0 || st.AnswersSaved != 13 || st.Sync.LastReceipt == nil ||
-		st.Disk == nil || st.Disk.FreeBytes == 0 || st.Disk.Low != (st.Disk.FreeBytes < localdb.LowSpace) {
+	if st.Running || st.AnswersPending != 0 || st.AnswersSaved != 13 || st.Sync.LastReceipt == nil {
 		t.Errorf("status of the stopped labagent: %s", jsonString(st))
 	}
+	checkDisk(t, st, lab.dir)
 	if res := lab.cli("status"); res.Code != 0 || !strings.Contains(res.Stdout, "0 waiting to be pushed") ||
 		!strings.Contains(res.Stdout, e2eServerCode) || !strings.Contains(res.Stdout, "GB free") {
 		t.Errorf("labagent status (table): %s", res)
@@ -258,6 +257,48 @@ func runEndToEnd(t *testing.T, cfg portalConfig) {
 		}
 	}
 	checkStored(t, cfg, examID, sch, stored)
+	if !t.Failed() {
+		t.Logf("proved (%s, data in %q): 3 students signed in, %d saves acknowledged, 3 finished, %d records pushed once, %d answers stored, status reported %.1f GB free, a second run refused",
+			tg.name, lab.dirArg, len(saves), ledger.records, len(stored["ani"])+len(stored["budi"])+len(stored["citra"]), float64(st.Disk.FreeBytes)/1e9)
+	}
+}
+
+// checkDisk checks the disk part of a labagent status against the free
+// space this machine sees on the file system holding hostDir (the data
+// directory): more than zero, "low" as LowSpace says, and within 10% and
+// 1 GiB of this machine's own figure (other processes write meanwhile).
+// Under Wine labagent.exe measures with Windows' GetDiskFreeSpaceEx, this
+// machine with its own call.
+func checkDisk(t *testing.T, st agent.Status, hostDir string) {
+	t.Helper()
+	if st.Disk == nil || st.Disk.FreeBytes == 0 || st.Disk.Low != (st.Disk.FreeBytes < localdb.LowSpace) {
+		t.Errorf("disk in labagent status: %s", jsonString(st.Disk))
+		return
+	}
+	space, err := localdb.DirFreeSpace(hostDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, host := st.Disk.FreeBytes, space.FreeBytes
+	if diff := max(got, host) - min(got, host); diff > host/10+1<<30 {
+		t.Errorf("labagent status reports %d bytes free, this machine sees %d on the same file system", got, host)
+	}
+}
+
+// secondRunRefused checks that a second "labagent run" on the data
+// directory of the running lab is refused: a non-zero exit, within the
+// time the state file's lock wait allows (plus the process's start), with
+// a message that says why.
+func secondRunRefused(t *testing.T, lab *labAgent) {
+	t.Helper()
+	t0 := time.Now()
+	p := proc.Start(t, lab.bin, lab.target.options(), "run", "--data-dir", lab.dirArg,
+		"--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0")
+	code := p.Wait(time.Minute)
+	if want := "another labagent is already running with the data directory " + lab.dirArg; code == 0 || !strings.Contains(p.Output(), want) {
+		t.Errorf("a second labagent run (%s): exit %d, want non-zero and %q\n%s", lab.target.name, code, want, p.Output())
+	}
+	t.Logf("a second labagent run (%s) refused after %s: exit %d", lab.target.name, time.Since(t0).Round(time.Millisecond), code)
 }
 
 // TestPortalDown: labagent keeps serving while the portal is stopped
@@ -391,13 +432,19 @@ type onlineLab struct {
 // returns once labagent has pushed those two answers.
 func startOnline(t *testing.T, title string, users []string, answer string) *onlineLab {
 	t.Helper()
+	return startOnlineOn(t, hostTarget, title, users, answer)
+}
+
+// startOnlineOn is startOnline with labagent on the target tg.
+func startOnlineOn(t *testing.T, tg *target, title string, users []string, answer string) *onlineLab {
+	t.Helper()
 	mustBuild(t)
 	o := &onlineLab{cfg: portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata"), Listen: testkit.FreeAddr(t)}}
 	o.p = startPortal(t, o.cfg)
 	o.sch = setupSchool(t, o.p, users, shortAnswerExam(title, 5))
 	o.examID = o.sch.exams[0].ID
 
-	o.lab = enrollLab(t, o.p.URL, o.sch)
+	o.lab = enrollLabOn(t, tg, o.p.URL, o.sch)
 	o.lab.start()
 	o.lab.waitPackage()
 	o.token = o.lab.proctorToken()
@@ -464,6 +511,26 @@ type stormStudent struct {
 	lastErr error
 }
 
+// killStorm is where the storm of TestKillNine leaves the lab (runKillStorm).
+type killStorm struct {
+	cfg         portalConfig
+	p           *portalProc
+	op          *client.Client
+	users       []string // the storm's students, then the others
+	sch         *school
+	examID      string
+	qs          []string // the exam's questions
+	proxy       *portalProxy
+	lab         *labAgent
+	token       string // the proctor's session token
+	rng         *rand.Rand
+	want        map[storeKey]string // the answers the portal must end with
+	wantCorrect map[string]int      // correct answers by username
+	saves       int                 // every save that reached labagent's disk, each to be pushed once
+	acked       int                 // saves acknowledged during the storm
+	landed      int                 // saves stored while in flight at a kill
+}
+
 // TestKillNine: labagent is killed with SIGKILL at random moments while
 // students save as fast as they can and while it pushes; every acknowledged
 // answer survives (labagent's student API after the restart), and the portal
@@ -471,147 +538,14 @@ type stormStudent struct {
 // (sync log) and nothing twice.
 func TestKillNine(t *testing.T) {
 	t.Parallel()
-	mustBuild(t)
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 1))
-
-	cfg := portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata"), Listen: testkit.FreeAddr(t)}
-	p := startPortal(t, cfg)
 	const nStorm, nBulk, perBulk = 6, 20, 1000 // nBulk*perBulk answers queued while the portal is down
-	var users []string
-	for i := range nStorm {
-		users = append(users, fmt.Sprintf("storm%02d", i))
-	}
+	var bulkUsers []string
 	for i := range nBulk {
-		users = append(users, fmt.Sprintf("bulk%02d", i))
+		bulkUsers = append(bulkUsers, fmt.Sprintf("bulk%02d", i))
 	}
-	sch := setupSchool(t, p, users, shortAnswerExam("Fisika", 10))
-	examID := sch.exams[0].ID
-	qs := questionIDs(sch.exams[0])
-	proxy := newPortalProxy(t, p.URL)
-	lab := enrollLab(t, proxy.URL, sch)
-
-	lab.start()
-	lab.waitPackage()
-	token := lab.proctorToken()
-	storm := make([]*stormStudent, nStorm)
-	for i := range storm {
-		s := &stormStudent{student: newStudent(t, lab, sch, users[i]), hist: map[string]*history{}}
-		for _, q := range qs {
-			s.hist[q] = &history{acked: -1}
-		}
-		s.mustLogin(token)
-		s.mustStart(examID)
-		storm[i] = s
-	}
-
-	// Rounds: a storm of saves, a kill -9 at a random moment, a restart,
-	// then the check that every acknowledged save is there.
-	rounds := killRounds(t)
-	totalAcked, totalLanded := 0, 0
-	for round := range rounds {
-		var wg sync.WaitGroup
-		for i, s := range storm {
-			srng := rand.New(rand.NewPCG(seed, uint64(round*100+i+2)))
-			wg.Go(func() {
-				for n := 0; ; n++ {
-					q := qs[srng.IntN(len(qs))]
-					v := fmt.Sprintf("%s-r%d-n%d", s.username, round, n)
-					h := s.hist[q]
-					h.sent = append(h.sent, v)
-					if err := s.save(examID, q, v); err != nil {
-						s.lastErr = err
-						return
-					}
-					h.acked = len(h.sent) - 1
-					s.acked++
-				}
-			})
-		}
-		time.Sleep(time.Duration(50+rng.IntN(451)) * time.Millisecond)
-		lab.kill9()
-		wg.Wait()
-		lab.start()
-		token = lab.proctorToken()
-		roundAcked := 0
-		for _, s := range storm {
-			var ae *apiError
-			if errors.As(s.lastErr, &ae) {
-				t.Fatalf("round %d: %s: a save refused by labagent: %v", round, s.username, s.lastErr)
-			}
-			a, err := s.attempt(examID)
-			if errCode(err) == "UNAUTHORIZED" { // the session did not survive: sign in again, same device
-				t.Logf("round %d: %s signs in again after the restart", round, s.username)
-				s.mustLogin(token)
-				a, err = s.attempt(examID)
-			}
-			if err != nil {
-				t.Fatalf("round %d: %s: attempt after the restart: %v", round, s.username, err)
-			}
-			got := a.answers()
-			landed := 0
-			for _, q := range qs {
-				h := s.hist[q]
-				idx := slices.Index(h.sent, got[q])
-				switch {
-				case h.acked >= 0 && idx < h.acked:
-					t.Errorf("round %d: %s %s: labagent holds %q, but %q was acknowledged after it (sent %v)",
-						round, s.username, q, got[q], h.sent[h.acked], h.sent)
-				case h.acked < 0 && idx < 0 && got[q] != "":
-					t.Errorf("round %d: %s %s: labagent holds %q, which was never sent", round, s.username, q, got[q])
-				case idx > h.acked:
-					landed += idx - h.acked // the save in flight at the kill was stored
-				}
-				// What labagent holds now is the reference of the next round.
-				if got[q] == "" {
-					h.sent, h.acked = nil, -1
-				} else {
-					h.sent, h.acked = []string{got[q]}, 0
-				}
-			}
-			if landed > 1 {
-				t.Errorf("round %d: %s: %d unacknowledged saves stored, but a student has one in flight at most", round, s.username, landed)
-			}
-			roundAcked += s.acked
-			totalLanded += landed
-		}
-		t.Logf("round %d: %d saves acknowledged so far", round, roundAcked)
-		if t.Failed() {
-			t.FailNow()
-		}
-	}
-	for _, s := range storm {
-		totalAcked += s.acked
-	}
-
-	// Last answers, then finish: the values the portal must end with.
-	want := map[storeKey]string{}
-	wantCorrect := map[string]int{}
-	finalSaves := 0
-	for i, s := range storm {
-		for j, q := range qs {
-			v := "wrong"
-			if (i+j)%3 != 0 {
-				v = "final"
-				wantCorrect[s.username]++
-			}
-			s.mustSave(examID, q, v)
-			finalSaves++
-			want[storeKey{s.memberID, q}] = v
-		}
-		s.mustFinish(examID)
-	}
-	if res := lab.cli("push", "--now"); res.Code != 0 {
-		t.Fatalf("push --now: %s", res)
-	}
-	lab.waitStatus(60*time.Second, "the storm pushed", func(s agent.Status) bool { return s.AnswersPending == 0 })
-	stormSaves := totalAcked + totalLanded + finalSaves
-	t.Logf("storm: %d rounds, %d saves acknowledged, %d stored while in flight at a kill, %d final", rounds, totalAcked, totalLanded, finalSaves)
-	op := p.operator()
-	if l := pushLogs(t, op); l.records != stormSaves {
-		t.Errorf("after the storm: accepted pushes carry %d records, want %d (each save once)", l.records, stormSaves)
-	}
+	ks := runKillStorm(t, hostTarget, killRounds(t), nStorm, bulkUsers)
+	cfg, p, op, users, sch, examID, qs, proxy, lab, token, rng := ks.cfg, ks.p, ks.op, ks.users, ks.sch, ks.examID, ks.qs, ks.proxy, ks.lab, ks.token, ks.rng
+	want, wantCorrect, stormSaves := ks.want, ks.wantCorrect, ks.saves
 
 	// Bulk: 20,000 answers queued while the portal is down, then pushed
 	// with kills in the middle.
@@ -773,6 +707,13 @@ func TestKillNine(t *testing.T) {
 	}
 	lab.stop()
 	p.Stop()
+	checkStoredKeys(t, cfg, examID, want)
+}
+
+// checkStoredKeys checks that the portal's store holds exactly want for
+// the exam.
+func checkStoredKeys(t *testing.T, cfg portalConfig, examID string, want map[storeKey]string) {
+	t.Helper()
 	stored := storedAnswers(t, cfg, examID)
 	if len(stored) != len(want) {
 		t.Errorf("%d answers stored, want %d", len(stored), len(want))
@@ -782,6 +723,157 @@ func TestKillNine(t *testing.T) {
 			t.Errorf("member %s %s: stored %q, want %q", k.member, k.question, got, v)
 		}
 	}
+}
+
+// runKillStorm is the first part of TestKillNine, with labagent on tg: a
+// portal, a school with nStorm storm students and the other users, labagent
+// enrolled through a proxy in front of the portal; then rounds rounds of
+// the storm students saving as fast as they can while labagent is killed
+// at a random moment (kill -9, taskkill /F under Wine) and restarted, each
+// round checking that every acknowledged save survived. Last, each storm
+// student saves final answers and finishes, everything is pushed, and the
+// sync log must hold every save exactly once.
+func runKillStorm(t *testing.T, tg *target, rounds, nStorm int, others []string) *killStorm {
+	t.Helper()
+	mustBuild(t)
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
+
+	cfg := portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata"), Listen: testkit.FreeAddr(t)}
+	p := startPortal(t, cfg)
+	var users []string
+	for i := range nStorm {
+		users = append(users, fmt.Sprintf("storm%02d", i))
+	}
+	users = append(users, others...)
+	sch := setupSchool(t, p, users, shortAnswerExam("Fisika", 10))
+	examID := sch.exams[0].ID
+	qs := questionIDs(sch.exams[0])
+	proxy := newPortalProxy(t, p.URL)
+	lab := enrollLabOn(t, tg, proxy.URL, sch)
+
+	lab.start()
+	lab.waitPackage()
+	token := lab.proctorToken()
+	storm := make([]*stormStudent, nStorm)
+	for i := range storm {
+		s := &stormStudent{student: newStudent(t, lab, sch, users[i]), hist: map[string]*history{}}
+		for _, q := range qs {
+			s.hist[q] = &history{acked: -1}
+		}
+		s.mustLogin(token)
+		s.mustStart(examID)
+		storm[i] = s
+	}
+
+	// Rounds: a storm of saves, a kill -9 at a random moment, a restart,
+	// then the check that every acknowledged save is there.
+	totalAcked, totalLanded := 0, 0
+	for round := range rounds {
+		var wg sync.WaitGroup
+		for i, s := range storm {
+			srng := rand.New(rand.NewPCG(seed, uint64(round*100+i+2)))
+			wg.Go(func() {
+				for n := 0; ; n++ {
+					q := qs[srng.IntN(len(qs))]
+					v := fmt.Sprintf("%s-r%d-n%d", s.username, round, n)
+					h := s.hist[q]
+					h.sent = append(h.sent, v)
+					if err := s.save(examID, q, v); err != nil {
+						s.lastErr = err
+						return
+					}
+					h.acked = len(h.sent) - 1
+					s.acked++
+				}
+			})
+		}
+		time.Sleep(time.Duration(50+rng.IntN(451)) * time.Millisecond)
+		lab.kill9()
+		wg.Wait()
+		lab.start()
+		token = lab.proctorToken()
+		roundAcked := 0
+		for _, s := range storm {
+			var ae *apiError
+			if errors.As(s.lastErr, &ae) {
+				t.Fatalf("round %d: %s: a save refused by labagent: %v", round, s.username, s.lastErr)
+			}
+			a, err := s.attempt(examID)
+			if errCode(err) == "UNAUTHORIZED" { // the session did not survive: sign in again, same device
+				t.Logf("round %d: %s signs in again after the restart", round, s.username)
+				s.mustLogin(token)
+				a, err = s.attempt(examID)
+			}
+			if err != nil {
+				t.Fatalf("round %d: %s: attempt after the restart: %v", round, s.username, err)
+			}
+			got := a.answers()
+			landed := 0
+			for _, q := range qs {
+				h := s.hist[q]
+				idx := slices.Index(h.sent, got[q])
+				switch {
+				case h.acked >= 0 && idx < h.acked:
+					t.Errorf("round %d: %s %s: labagent holds %q, but %q was acknowledged after it (sent %v)",
+						round, s.username, q, got[q], h.sent[h.acked], h.sent)
+				case h.acked < 0 && idx < 0 && got[q] != "":
+					t.Errorf("round %d: %s %s: labagent holds %q, which was never sent", round, s.username, q, got[q])
+				case idx > h.acked:
+					landed += idx - h.acked // the save in flight at the kill was stored
+				}
+				// What labagent holds now is the reference of the next round.
+				if got[q] == "" {
+					h.sent, h.acked = nil, -1
+				} else {
+					h.sent, h.acked = []string{got[q]}, 0
+				}
+			}
+			if landed > 1 {
+				t.Errorf("round %d: %s: %d unacknowledged saves stored, but a student has one in flight at most", round, s.username, landed)
+			}
+			roundAcked += s.acked
+			totalLanded += landed
+		}
+		t.Logf("round %d: %d saves acknowledged so far", round, roundAcked)
+		if t.Failed() {
+			t.FailNow()
+		}
+	}
+	for _, s := range storm {
+		totalAcked += s.acked
+	}
+
+	// Last answers, then finish: the values the portal must end with.
+	want := map[storeKey]string{}
+	wantCorrect := map[string]int{}
+	finalSaves := 0
+	for i, s := range storm {
+		for j, q := range qs {
+			v := "wrong"
+			if (i+j)%3 != 0 {
+				v = "final"
+				wantCorrect[s.username]++
+			}
+			s.mustSave(examID, q, v)
+			finalSaves++
+			want[storeKey{s.memberID, q}] = v
+		}
+		s.mustFinish(examID)
+	}
+	if res := lab.cli("push", "--now"); res.Code != 0 {
+		t.Fatalf("push --now: %s", res)
+	}
+	lab.waitStatus(60*time.Second, "the storm pushed", func(s agent.Status) bool { return s.AnswersPending == 0 })
+	stormSaves := totalAcked + totalLanded + finalSaves
+	t.Logf("storm: %d rounds, %d saves acknowledged, %d stored while in flight at a kill, %d final", rounds, totalAcked, totalLanded, finalSaves)
+	op := p.operator()
+	if l := pushLogs(t, op); l.records != stormSaves {
+		t.Errorf("after the storm: accepted pushes carry %d records, want %d (each save once)", l.records, stormSaves)
+	}
+	return &killStorm{cfg: cfg, p: p, op: op, users: users, sch: sch, examID: examID, qs: qs, proxy: proxy, lab: lab,
+		token: token, rng: rng, want: want, wantCorrect: wantCorrect, saves: stormSaves, acked: totalAcked, landed: totalLanded}
 }
 
 // mustPending returns the answers labagent has not pushed yet, and fails
@@ -803,7 +895,13 @@ func mustPending(t *testing.T, lab *labAgent, phase string) int {
 // batches are duplicates, and nothing is stored twice.
 func TestExportImport(t *testing.T) {
 	t.Parallel()
-	o := startOnline(t, "Kimia", []string{"ex1", "ex2", "ex3"}, "final")
+	runExportImport(t, hostTarget)
+}
+
+// runExportImport is TestExportImport's scenario with labagent on tg. The
+// USB stick is the directory beside the data directory.
+func runExportImport(t *testing.T, tg *target) {
+	o := startOnlineOn(t, tg, "Kimia", []string{"ex1", "ex2", "ex3"}, "final")
 	cfg, p, sch, examID, lab, token, st, online := o.cfg, o.p, o.sch, o.examID, o.lab, o.token, o.st, o.online
 
 	// The portal is unreachable until after the exam.
@@ -826,9 +924,8 @@ func TestExportImport(t *testing.T) {
 	}
 
 	// To the USB stick.
-	usb := t.TempDir()
-	file := filepath.Join(usb, "answers-LAB-01.enc")
-	res := lab.cli("export", "--out", file)
+	fileArg, file := lab.sibling("answers-LAB-01.enc")
+	res := lab.cli("export", "--out", fileArg)
 	if res.Code != 0 || !strings.Contains(res.Stdout, fmt.Sprintf("exported %d answers in", offline)) {
 		t.Fatalf("labagent export: %s", res)
 	}
@@ -855,7 +952,7 @@ func TestExportImport(t *testing.T) {
 	// At the portal: a damaged copy is refused whole, then the good one.
 	p = p.restart()
 	op := p.operator()
-	damaged := filepath.Join(usb, "damaged.enc")
+	damaged := filepath.Join(filepath.Dir(file), "damaged.enc")
 	bad := []byte(string(raw))
 	bad[len(bad)-10] ^= 0xff
 	if err := os.WriteFile(damaged, bad, 0o600); err != nil {
@@ -918,12 +1015,12 @@ func TestExportImport(t *testing.T) {
 	checkResults("after labagent's push")
 
 	// Export needs the daemon stopped, and something to export.
-	if res := lab.cli("export", "--out", filepath.Join(usb, "busy.enc")); res.Code == 0 || !strings.Contains(res.Stderr, "in use by a running labagent") {
+	if res := lab.cli("export", "--out", lab.siblingArg("busy.enc")); res.Code == 0 || !strings.Contains(res.Stderr, "in use by a running labagent") {
 		t.Errorf("export while labagent runs: %s", res)
 	}
 	lab.stop()
-	empty := filepath.Join(usb, "empty.enc")
-	if res := lab.cli("export", "--out", empty); res.Code == 0 || !strings.Contains(res.Stderr, "nothing to export") {
+	emptyArg, empty := lab.sibling("empty.enc")
+	if res := lab.cli("export", "--out", emptyArg); res.Code == 0 || !strings.Contains(res.Stderr, "nothing to export") {
 		t.Errorf("export with nothing waiting: %s", res)
 	}
 	if _, err := os.Stat(empty); !errors.Is(err, os.ErrNotExist) {
@@ -931,11 +1028,16 @@ func TestExportImport(t *testing.T) {
 	}
 
 	p.Stop()
-	checkStored(t, cfg, examID, sch, map[string]map[string]string{
+	wantStored := map[string]map[string]string{
 		"ex1": {"k01": "final", "k02": "final", "k03": "final"},
 		"ex2": {"k01": "final", "k02": "final"},
 		"ex3": {"k01": "final", "k02": "nope"},
-	})
+	}
+	checkStored(t, cfg, examID, sch, wantStored)
+	if !t.Failed() {
+		t.Logf("proved (%s, data in %q): %d answers pushed online, %d saved offline, exported in %d batches, imported once (a second import: %d duplicates), pushed again as duplicates, %d answers stored once",
+			tg.name, lab.dirArg, online, offline, header.Batches, again.Duplicates, len(wantStored["ex1"])+len(wantStored["ex2"])+len(wantStored["ex3"]))
+	}
 }
 
 // importAnswers runs "portal admin import-answers FILE --output json".

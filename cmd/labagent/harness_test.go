@@ -458,6 +458,12 @@ func (l *labAgent) siblingArg(name string) string {
 	return name
 }
 
+// sibling is the file name beside the data directory: its path as
+// labagent is given it, and the same file's path on this machine.
+func (l *labAgent) sibling(name string) (arg, host string) {
+	return l.siblingArg(name), filepath.Join(filepath.Dir(l.dir), name)
+}
+
 // cli runs "labagent args... --data-dir <dir>".
 func (l *labAgent) cli(args ...string) proc.Result {
 	l.t.Helper()
@@ -515,10 +521,11 @@ func (l *labAgent) lanURL() string {
 	return "http://" + l.lan
 }
 
-// stop sends SIGTERM, checks a clean exit and that the control file is gone.
+// stop sends SIGTERM (Ctrl+C under Wine), checks a clean exit and that
+// the control file is gone.
 func (l *labAgent) stop() {
 	l.t.Helper()
-	l.proc().Stop()
+	l.proc().StopWith(l.target.stopSignal)
 	if _, err := os.Stat(filepath.Join(l.dir, agent.ControlFile)); !errors.Is(err, os.ErrNotExist) {
 		l.t.Errorf("control file left after a clean stop (stat: %v)", err)
 	}

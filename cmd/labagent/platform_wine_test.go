@@ -74,7 +74,8 @@ func windowsTarget(t testing.TB) *target {
 			t.Cleanup(func() { os.RemoveAll(p.HostPath(win[:len(win)-len(`\data`)])) })
 			return win, host
 		},
-		ownPIDs: false,
+		ownPIDs:    false,
+		stopSignal: os.Interrupt,
 		kill: func(l *labAgent) {
 			l.t.Helper()
 			l.mu.Lock()
@@ -103,4 +104,43 @@ func TestWindowsSmoke(t *testing.T) {
 	st := lab.status()
 	t.Logf("status: %s", jsonString(st))
 	lab.kill9()
+}
+
+// TestWindowsEndToEnd is TestEndToEnd's scenario with labagent.exe under
+// Wine and its data under C:\ProgramData in a path with spaces: enrolment,
+// three students answering every question type through the LAN API,
+// finish, the push exactly once, the results and stored answers, the sync
+// log and monitor, labagent status in JSON with the disk's free space
+// checked against this machine's figure, and a second labagent run on the
+// same data directory refused (bbolt's lock on Windows).
+func TestWindowsEndToEnd(t *testing.T) {
+	t.Parallel()
+	runEndToEnd(t, windowsTarget(t), portalConfig{DataDir: t.TempDir()})
+}
+
+// TestWindowsTaskkill is the storm of TestKillNine with labagent.exe under
+// Wine: students save as fast as they can while labagent is ended with
+// taskkill /F, three times; after each restart every acknowledged answer
+// is there, and the portal ends up with every save exactly once and each
+// student's final answers.
+func TestWindowsTaskkill(t *testing.T) {
+	t.Parallel()
+	const rounds, students = 3, 4
+	ks := runKillStorm(t, windowsTarget(t), rounds, students, nil)
+	ks.lab.stop()
+	ks.p.Stop()
+	checkStoredKeys(t, ks.cfg, ks.examID, ks.want)
+	if !t.Failed() {
+		t.Logf("proved (%s, data in %q): %d students, %d saves acknowledged, %d taskkill /F, every acknowledged answer kept (%d more stored while in flight), %d records pushed once, %d final answers stored",
+			ks.lab.target.name, ks.lab.dirArg, students, ks.acked, rounds, ks.landed, ks.saves, len(ks.want))
+	}
+}
+
+// TestWindowsExportImport is TestExportImport's scenario with labagent.exe
+// under Wine: "labagent export" to a file beside the data directory while
+// the portal is down, the portal's import of it (once, then as
+// duplicates), and labagent's later push of the same batches.
+func TestWindowsExportImport(t *testing.T) {
+	t.Parallel()
+	runExportImport(t, windowsTarget(t))
 }

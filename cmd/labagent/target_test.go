@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,6 +34,10 @@ type target struct {
 	// kill ends a running labagent at once, as a power cut or kill -9
 	// would (under Wine: taskkill /F).
 	kill func(l *labAgent)
+	// stopSignal asks a running labagent to stop cleanly: SIGTERM on this
+	// machine, Ctrl+C (SIGINT, which Wine delivers as CTRL_C_EVENT) under
+	// Wine.
+	stopSignal os.Signal
 }
 
 // hostTarget is labagent built for and run on this machine.
@@ -47,8 +52,9 @@ var hostTarget = &target{
 		dir := filepath.Join(t.TempDir(), "ldata")
 		return dir, dir
 	},
-	ownPIDs: true,
-	kill:    func(l *labAgent) { l.proc().Kill() },
+	ownPIDs:    true,
+	kill:       func(l *labAgent) { l.proc().Kill() },
+	stopSignal: syscall.SIGTERM,
 }
 
 // options returns the target's process options with env added.

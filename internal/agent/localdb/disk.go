@@ -25,9 +25,15 @@ type Space struct {
 // FreeSpace returns the free space left to labagent on the disk (file
 // system) holding the state file.
 func (d *DB) FreeSpace() (Space, error) {
-	free, err := freeBytes(filepath.Dir(d.Path()))
+	return DirFreeSpace(filepath.Dir(d.Path()))
+}
+
+// DirFreeSpace returns the free space left to this process on the disk
+// (file system) holding the directory dir.
+func DirFreeSpace(dir string) (Space, error) {
+	free, err := freeBytes(dir)
 	if err != nil {
-		return Space{}, fmt.Errorf("localdb: free space of %s: %w", filepath.Dir(d.Path()), err)
+		return Space{}, fmt.Errorf("localdb: free space of %s: %w", dir, err)
 	}
 	return Space{FreeBytes: free, Low: free < LowSpace}, nil
 }

@@ -376,9 +376,17 @@ func (p *Proc) exitCode() int {
 // status 0 within a minute.
 func (p *Proc) Stop() {
 	p.t.Helper()
-	p.Signal(syscall.SIGTERM)
+	p.StopWith(syscall.SIGTERM)
+}
+
+// StopWith is Stop with the signal sig: os.Interrupt for a Windows program
+// under Wine, which delivers SIGINT to it as Ctrl+C (its SIGTERM ends the
+// program at once, as taskkill /F would).
+func (p *Proc) StopWith(sig os.Signal) {
+	p.t.Helper()
+	p.Signal(sig)
 	if code := p.Wait(time.Minute); code != 0 {
-		p.t.Fatalf("%s exited with status %d after SIGTERM\n%s", p.Name, code, p.Tail(50))
+		p.t.Fatalf("%s exited with status %d after %v\n%s", p.Name, code, sig, p.Tail(50))
 	}
 }
 
