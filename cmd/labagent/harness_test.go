@@ -500,7 +500,10 @@ func (l *labAgent) startNoWait() *proc.Proc {
 // answers on the LAN.
 func (l *labAgent) waitReady(p *proc.Proc) {
 	l.t.Helper()
-	ctl := l.target.controlOf(l.t, l.dir, p, l.started)
+	l.mu.Lock()
+	prev := l.control.Token
+	l.mu.Unlock()
+	ctl := l.target.controlOf(l.t, l.dir, p, l.started, prev)
 	proc.WaitReady(l.t, "http://"+ctl.LANAddr+"/healthz", 30*time.Second)
 	l.mu.Lock()
 	l.lan, l.control = ctl.LANAddr, *ctl

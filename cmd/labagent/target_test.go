@@ -67,8 +67,9 @@ func (tg *target) options(env ...string) proc.Options {
 
 // controlOf waits for the control file that the run p, started at
 // started, writes, and returns it: a control file left by a killed run
-// names another pid (or, where pids are not this machine's, is older).
-func (tg *target) controlOf(t testing.TB, dir string, p *proc.Proc, started time.Time) *agent.Control {
+// names another pid or, where pids are not this machine's, is older or
+// holds prevToken, the token of the run before (each run draws its own).
+func (tg *target) controlOf(t testing.TB, dir string, p *proc.Proc, started time.Time, prevToken string) *agent.Control {
 	t.Helper()
 	var ctl *agent.Control
 	eventually(t, 60*time.Second, "labagent control file", func() (bool, string) {
@@ -83,7 +84,8 @@ func (tg *target) controlOf(t testing.TB, dir string, p *proc.Proc, started time
 			if pid := p.Cmd.Process.Pid; c.PID != pid {
 				return false, fmt.Sprintf("control file of pid %d, want %d", c.PID, pid)
 			}
-		} else if fi, err := os.Stat(filepath.Join(dir, agent.ControlFile)); err != nil || fi.ModTime().Before(started.Add(-time.Second)) {
+		} else if fi, err := os.Stat(filepath.Join(dir, agent.ControlFile)); err != nil || fi.ModTime().Before(started.Add(-time.Second)) ||
+			c.Token == prevToken {
 			return false, fmt.Sprintf("control file of an earlier run (pid %d)", c.PID)
 		}
 		ctl = c
