@@ -89,7 +89,7 @@ pgcheck: ## probe the test PostgreSQL; loud when unreachable, fatal when CI=true
 # target for 2,000 inputs (make fuzz-brief) run beside them at a lower
 # priority (nice 10), in that time, without taking the CPU the tests need;
 # their output follows the tests', and a failure of any fails make test.
-BESIDE := lint test-norace fuzz-brief
+BESIDE := lint test-norace fuzz-brief test-windows
 test: pgcheck ## every test with -race (PostgreSQL too when reachable), with lint, the race-free tests and fuzz-brief beside it
 	@mkdir -p bin/logs; rm -f bin/logs/beside.rc; \
 	( nice -n 10 $(MAKE) --no-print-directory $(BESIDE) > bin/logs/beside.log 2>&1; echo $$? > bin/logs/beside.rc ) & \
@@ -102,6 +102,51 @@ test: pgcheck ## every test with -race (PostgreSQL too when reachable), with lin
 .PHONY: test-norace
 test-norace: ## the tests that the race detector would distort (memory and allocation figures), without -race (part of make test)
 	$(GO) test -count=1 -run '^(TestPackageReadersMemory|TestRecordDoesNotAllocate|TestAnswersCSVMemory)$$' -v ./internal/store/postgres ./internal/links/visits ./internal/httpapi
+
+.PHONY: test-windows
+# labagent's Windows build under Wine 8 (Debian's wine64, with a shim built
+# by mingw-w64: internal/testkit/wine). First the unit tests of the Windows
+# code, cross-compiled and run in a fresh prefix through go test -exec:
+# only these (WINDOWS_UNIT_TESTS), since Go 1.26's os.RemoveAll fails under
+# Wine 8 and so does the cleanup of every test using t.TempDir. Then the
+# end-to-end flows of cmd/labagent (TestWindows*, build tag wine), which
+# make a prefix of their own. Logs in bin/logs/test-windows-*.log.
+WINDOWS_UNIT_TESTS := ^(TestRawMachineIDWindows|TestMachineHardwareIDWindows|TestDataDirPathsWindows|TestFreeBytesWindows|TestFreeSpaceWindows|TestIsDiskFullWindows|TestOpenLockedWindows)$$
+WINDOWS_UNIT_PKGS  := ./internal/agent/ ./internal/agent/localdb/
+test-windows: ## labagent's Windows build under Wine: its Windows unit tests, then the end-to-end flows (TestWindows*); skipped loudly without wine64 and mingw-w64, fatal when CI=true (part of make test)
+	@missing=; \
+	{ command -v wine64 >/dev/null || [ -x /usr/lib/wine/wine64 ]; } || missing="$$missing wine64"; \
+	command -v x86_64-w64-mingw32-gcc >/dev/null || missing="$$missing gcc-mingw-w64-x86-64"; \
+	if [ -n "$$missing" ]; then \
+		echo "################################################################################"; \
+		echo "##"; \
+		echo "##  WINE OR MINGW-W64 IS MISSING (Debian packages:$$missing)"; \
+		echo "##  Every Windows test is SKIPPED: labagent's Windows build is NOT tested."; \
+		echo "##  Install them: apt-get install wine64 gcc-mingw-w64-x86-64"; \
+		echo "##"; \
+		echo "################################################################################"; \
+		if [ "$${CI:-}" = true ]; then echo "CI=true: failing."; exit 1; fi; \
+		exit 0; \
+	fi; \
+	start=$$SECONDS; mkdir -p bin/tools bin/logs; \
+	$(GO) build -o bin/tools/wineexec ./internal/testkit/wine/wineexec; \
+	prefix=$(CURDIR)/bin/wine-prefix-$$$$; rm -rf "$$prefix"; \
+	trap 'bin/tools/wineexec -close "$$prefix" >/dev/null 2>&1; rm -rf "$$prefix"' EXIT; \
+	echo "wineexec -init $$prefix"; bin/tools/wineexec -init "$$prefix"; \
+	unit=bin/logs/test-windows-unit.log; flows=bin/logs/test-windows-flows.log; status=0; \
+	echo "GOOS=windows $(GO) test -exec bin/tools/wineexec -run '$(WINDOWS_UNIT_TESTS)' $(WINDOWS_UNIT_PKGS)"; \
+	WINEPREFIX=$$prefix GOOS=windows GOARCH=amd64 $(GO) test -exec $(CURDIR)/bin/tools/wineexec -count=1 -v \
+		-run '$(WINDOWS_UNIT_TESTS)' $(WINDOWS_UNIT_PKGS) 2>&1 | tee $$unit || status=1; \
+	bin/tools/wineexec -close "$$prefix"; \
+	echo "$(GO) test -tags wine -run '^TestWindows' ./cmd/labagent/"; \
+	$(GO) test -tags wine -run '^TestWindows' -count=1 -v -timeout 30m ./cmd/labagent/ 2>&1 | tee $$flows || status=1; \
+	count() { grep -cE "^ *--- $$1: $$2" "$$3" || true; }; \
+	echo "== make test-windows: $$(( SECONDS - start )) s"; \
+	echo "unit tests under Wine:   $$(count PASS Test $$unit) passed, $$(count FAIL Test $$unit) failed, $$(count SKIP Test $$unit) skipped"; \
+	echo "labagent.exe flows:      $$(count PASS TestWindows $$flows) passed, $$(count FAIL TestWindows $$flows) failed, $$(count SKIP TestWindows $$flows) skipped"; \
+	grep -hE "^ *--- (PASS|FAIL|SKIP): TestWindows" $$flows | sed 's/^ */  /' || true; \
+	grep -ho "proved (.*" $$flows | sed 's/^/  /' || true; \
+	if [ $$status != 0 ] || ! grep -q "^ok " $$unit || ! grep -q "^ok " $$flows; then echo "make test-windows FAILED"; exit 1; fi
 
 .PHONY: fuzz fuzz-build fuzz-brief
 FUZZTIME ?= 1m
