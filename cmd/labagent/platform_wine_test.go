@@ -8,14 +8,20 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/seedhq/portal/internal/agent"
 	"github.com/seedhq/portal/internal/testkit/proc"
+	"github.com/seedhq/portal/internal/testkit/tmpfs"
 	"github.com/seedhq/portal/internal/testkit/wine"
 )
 
@@ -143,4 +149,93 @@ func TestWindowsTaskkill(t *testing.T) {
 func TestWindowsExportImport(t *testing.T) {
 	t.Parallel()
 	runExportImport(t, windowsTarget(t))
+}
+
+// TestWindowsDiskFull: labagent.exe's data on a drive that fills up (a
+// small tmpfs on this machine, mapped to a drive letter of the prefix)
+// while the portal is down: saves are acknowledged until one does not fit,
+// which is refused with 503 DISK_FULL (Wine reports the full file system
+// as Windows' ERROR_DISK_FULL, which labagent must recognise), status
+// reports the drive's free space (under LowSpace, as the whole drive is),
+// and every acknowledged save is kept; once space is freed the student
+// saves again, and with the portal back every save reaches it exactly
+// once.
+func TestWindowsDiskFull(t *testing.T) {
+	t.Parallel()
+	tg := windowsTarget(t)
+	const size = 16 << 20
+	small := tmpfs.Mount(t, size)
+	drive := wineDrive(t, small)
+	onSmall := *tg
+	onSmall.dataDir = func(testing.TB) (string, string) {
+		return drive + `\lab agent\data`, filepath.Join(small, "lab agent", "data")
+	}
+	o := startOnlineOn(t, &onSmall, "Geografi", []string{"df1", "df2"}, "final")
+	p, lab, examID, s := o.p, o.lab, o.examID, o.st["df1"]
+
+	// The portal goes away: the answers stay on the lab server's disk,
+	// which is then filled up to its last megabyte.
+	p.Stop()
+	before := lab.status()
+	checkDisk(t, before, lab.dir)
+	filler := int(before.Disk.FreeBytes) - 1<<20
+	release := tmpfs.Fill(t, small, filler)
+	saved, last := 0, ""
+	var err error
+	for ; saved < 10_000; saved++ {
+		v := fmt.Sprintf("%05d %s", saved, strings.Repeat("x", 4000))
+		if err = s.save(examID, "k02", v); err != nil {
+			break
+		}
+		last = v
+	}
+	var ae *apiError
+	if !errors.As(err, &ae) || ae.Status != http.StatusServiceUnavailable || ae.Code != "DISK_FULL" {
+		t.Fatalf("save %d on a full disk: %v, want 503 DISK_FULL", saved, err)
+	}
+	full := lab.status()
+	if full.Disk == nil || !full.Disk.Low || full.Disk.FreeBytes >= 1<<20 || full.AnswersPending != saved {
+		t.Errorf("status on a full disk: %s; want under 1 MB free, low, and the %d saves pending", jsonString(full), saved)
+	}
+	if got := s.mustAttempt(examID).answers()["k02"]; got != last {
+		t.Fatalf("after the refused save labagent holds %.10q..., the last acknowledged save was %.10q...", got, last)
+	}
+
+	// Space is freed: the refused save goes through, and everything
+	// reaches the portal once it is back.
+	release()
+	s.mustSave(examID, "k02", "final")
+	saved++
+	lab.waitStatus(30*time.Second, "the freed space reported", func(st agent.Status) bool {
+		return st.Disk != nil && st.Disk.FreeBytes >= full.Disk.FreeBytes+uint64(filler)/2
+	})
+	p = p.restart()
+	op := p.operator()
+	lab.waitStatus(60*time.Second, "everything pushed", func(st agent.Status) bool { return st.AnswersPending == 0 })
+	if l := pushLogs(t, op); l.records != o.online+saved {
+		t.Errorf("accepted pushes carry %d records, want %d (each save once)", l.records, o.online+saved)
+	}
+	lab.stop()
+	p.Stop()
+	checkStored(t, o.cfg, examID, o.sch, map[string]map[string]string{"df1": {"k01": "final", "k02": "final"}, "df2": {"k01": "final"}})
+	if !t.Failed() {
+		t.Logf("proved (%s, data in %q on a %d MB drive): %d saves acknowledged, then 503 DISK_FULL, status under 1 MB free, every acknowledged save kept, saves again once space was freed, %d records pushed once",
+			tg.name, lab.dirArg, size>>20, saved-1, o.online+saved)
+	}
+}
+
+// wineDrive maps a free drive letter of the Wine prefix to the directory
+// dir on this machine and returns it ("Q:"); the mapping goes when the
+// test ends.
+func wineDrive(t *testing.T, dir string) string {
+	t.Helper()
+	for c := 'q'; c <= 'y'; c++ {
+		link := filepath.Join(winPrefix.Dir, "dosdevices", string(c)+":")
+		if err := os.Symlink(dir, link); err == nil {
+			t.Cleanup(func() { os.Remove(link) })
+			return strings.ToUpper(string(c)) + ":"
+		}
+	}
+	t.Fatalf("no free drive letter from Q: to Y: in %s", winPrefix.Dir)
+	return ""
 }
