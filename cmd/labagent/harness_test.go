@@ -57,8 +57,8 @@ var bins = &proc.Binaries{
 var dropEnv = []string{"PORTAL_", "LABAGENT_"}
 
 func TestMain(m *testing.M) {
+	atExit(bins.Remove)
 	code := m.Run()
-	bins.Remove()
 	for _, f := range exitFuncs {
 		f()
 	}
