@@ -193,8 +193,9 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 }
 
 // MachineHardwareID derives a stable identifier of this machine from its
-// machine id (systemd's /etc/machine-id or D-Bus's), hashed so that the raw
-// id never leaves the machine.
+// machine id (systemd's /etc/machine-id or D-Bus's; on Windows the
+// registry's MachineGuid), hashed so that the raw id never leaves the
+// machine.
 func MachineHardwareID() (string, error) {
 	id := rawMachineID()
 	if id == "" {
