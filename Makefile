@@ -26,7 +26,7 @@ DIST_linkctl  := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
 
 .PHONY: help
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
 
 .PHONY: run
 run: ## run the portal on :8080 with its data in ./data
@@ -90,7 +90,7 @@ pgcheck: ## probe the test PostgreSQL; loud when unreachable, fatal when CI=true
 # target for 2,000 inputs (make fuzz-brief) run beside them at a lower
 # priority (nice 10), in that time, without taking the CPU the tests need;
 # their output follows the tests', and a failure of any fails make test.
-BESIDE := lint test-norace fuzz-brief test-windows
+BESIDE := lint test-norace fuzz-brief test-windows test-arm64
 test: pgcheck ## every test with -race (PostgreSQL too when reachable), with lint, the race-free tests and fuzz-brief beside it
 	@mkdir -p bin/logs; rm -f bin/logs/beside.rc; \
 	( nice -n 10 $(MAKE) --no-print-directory $(BESIDE) > bin/logs/beside.log 2>&1; echo $$? > bin/logs/beside.rc ) & \
@@ -148,6 +148,44 @@ test-windows: ## labagent's Windows build under Wine: its Windows unit tests, th
 	grep -hE "^ *--- (PASS|FAIL|SKIP): TestWindows" $$flows | sed 's/^ */  /' || true; \
 	grep -ho "proved (.*" $$flows | sed 's/^/  /' || true; \
 	if [ $$status != 0 ] || ! grep -q "^ok " $$unit || ! grep -q "^ok " $$flows; then echo "make test-windows FAILED"; exit 1; fi
+
+.PHONY: test-arm64
+# labagent and the portal ship for linux/arm64 (the labs' mini PCs); here
+# their arm64 builds run through Debian's qemu-user-static, named on the
+# command line (binfmt_misc is not needed):
+# - labagent's package tests compiled for arm64, run with go test -exec:
+#   ./internal/agent/... and cmd/labagent's unit tests. -short skips
+#   cmd/labagent's end-to-end tests: they go build the binaries from inside
+#   the test (for arm64, as GOARCH is inherited) and exec them directly,
+#   which an emulated test cannot do without binfmt_misc; their arm64 flow
+#   is the next step. -skip '^TestBrowser' leaves out the Chromium tests:
+#   they drive the student page's script in a browser of this machine, the
+#   same on every platform, and make test runs them.
+# - the end-to-end run TestArm64* (cmd/labagent, build tag qemu): the arm64
+#   portal and labagent under qemu, on this machine.
+# Without qemu-aarch64-static it says so loudly and skips; CI=true fails.
+test-arm64: ## labagent's tests and an end-to-end run (portal, labagent) for linux/arm64 under qemu-user-static
+	@if ! command -v qemu-aarch64-static >/dev/null; then \
+		echo "################################################################################"; \
+		echo "##"; \
+		echo "##  qemu-aarch64-static IS NOT INSTALLED: the linux/arm64 builds are NOT tested."; \
+		echo "##  Install Debian's qemu-user-static (apt-get install qemu-user-static)."; \
+		echo "##"; \
+		echo "################################################################################"; \
+		if [ "$${CI:-}" = true ]; then echo "CI=true: failing."; exit 1; fi; exit 0; \
+	fi; \
+	mkdir -p bin/logs; t0=$$(date +%s); unit=PASS; e2e=PASS; \
+	echo "GOARCH=arm64 $(GO) test -exec qemu-aarch64-static -short -skip '^TestBrowser' ./internal/agent/... ./cmd/labagent/"; \
+	GOARCH=arm64 CGO_ENABLED=0 $(GO) test -count=1 -timeout 15m -exec qemu-aarch64-static -short -skip '^TestBrowser' \
+		./internal/agent/... ./cmd/labagent/ 2>&1 | tee bin/logs/arm64-unit.log || unit=FAIL; \
+	echo "$(GO) test -tags qemu -run '^TestArm64' ./cmd/labagent/"; \
+	$(GO) test -count=1 -timeout 20m -tags qemu -run '^TestArm64' -v ./cmd/labagent/ > bin/logs/arm64-e2e.log 2>&1 || e2e=FAIL; \
+	grep -E '^(--- |ok|FAIL|panic)|proved on' bin/logs/arm64-e2e.log || true; \
+	[ $$e2e = PASS ] || tail -n 80 bin/logs/arm64-e2e.log; \
+	echo "== make test-arm64, $$(( $$(date +%s) - t0 ))s:"; \
+	echo "  labagent's package tests on arm64 (qemu):  $$unit ($$(grep -c '^ok' bin/logs/arm64-unit.log || true) packages ok; bin/logs/arm64-unit.log)"; \
+	echo "  end-to-end, portal and labagent on arm64: $$e2e (bin/logs/arm64-e2e.log)"; \
+	[ $$unit = PASS ] && [ $$e2e = PASS ]
 
 .PHONY: fuzz fuzz-build fuzz-brief
 FUZZTIME ?= 1m

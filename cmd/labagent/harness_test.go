@@ -115,6 +115,11 @@ type portalConfig struct {
 	DataDir string
 	DBURL   string // PostgreSQL; empty: bbolt in DataDir
 	Listen  string // empty: 127.0.0.1:0
+	// Bin is the portal binary; empty: the one built for this machine.
+	Bin string
+	// Wrapper runs Bin (proc.Options.Wrapper), e.g. qemu-aarch64-static
+	// for a linux/arm64 build.
+	Wrapper []string
 }
 
 // portalProc is a running "portal serve".
@@ -135,7 +140,10 @@ const e2ePostgresPassword = "e2e-postgres-Password"
 // waits for its "listening" line and /readyz.
 func startPortal(t testing.TB, cfg portalConfig) *portalProc {
 	t.Helper()
-	bin, _ := mustBuild(t)
+	bin := cfg.Bin
+	if bin == "" {
+		bin, _ = mustBuild(t)
+	}
 	listen := cfg.Listen
 	if listen == "" {
 		listen = "127.0.0.1:0"
@@ -147,7 +155,7 @@ func startPortal(t testing.TB, cfg portalConfig) *portalProc {
 		args = append(args, "--database-url", cfg.DBURL)
 		env = append(env, "PORTAL_ADMIN_PASSWORD="+e2ePostgresPassword)
 	}
-	return readyPortal(t, proc.Start(t, bin, proc.Options{Env: env, DropEnv: dropEnv}, args...), cfg)
+	return readyPortal(t, proc.Start(t, bin, proc.Options{Env: env, DropEnv: dropEnv, Wrapper: cfg.Wrapper}, args...), cfg)
 }
 
 // readyPortal waits until the "portal serve" process p, started with cfg,
