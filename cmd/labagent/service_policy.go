@@ -34,18 +34,18 @@ const noRestartUnderWine = "warning: running under Wine, whose service manager h
 
 // recoveryStepError says what the error err of one step of setting up the
 // service's recovery actions (setting them, or reading them back), named
-// by step, means for "service install": nil, false when the step succeeded;
-// nil, true (go on, warn that the automatic restart is unavailable) when
-// it failed with ERROR_INVALID_LEVEL under Wine, whose service manager
-// implements few ChangeServiceConfig2 levels; otherwise the error, which
-// fails the install.
-func recoveryStepError(step string, err error, wine bool) (unsupported bool, _ error) {
+// by step, means for "service install": nothing when the step succeeded;
+// the warning noRestartUnderWine (go on) when it failed with
+// ERROR_INVALID_LEVEL under Wine, whose service manager implements few
+// ChangeServiceConfig2 levels; otherwise the error, which fails the
+// install.
+func recoveryStepError(step string, err error, wine bool) (warning string, _ error) {
 	switch {
 	case err == nil:
-		return false, nil
+		return "", nil
 	case wine && errors.Is(err, errInvalidLevel):
-		return true, nil
+		return noRestartUnderWine, nil
 	default:
-		return false, fmt.Errorf("%s: %w", step, err)
+		return "", fmt.Errorf("%s: %w", step, err)
 	}
 }

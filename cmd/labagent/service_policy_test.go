@@ -12,11 +12,11 @@ func TestRecoveryStepError(t *testing.T) {
 	denied := syscall.Errno(5) // ERROR_ACCESS_DENIED
 	mismatch := errors.New("the service manager holds no recovery actions")
 	for _, c := range []struct {
-		name            string
-		err             error
-		wine            bool
-		wantUnsupported bool
-		wantErr         bool
+		name        string
+		err         error
+		wine        bool
+		wantWarning bool
+		wantErr     bool
 	}{
 		{"success on Windows", nil, false, false, false},
 		{"success under Wine", nil, true, false, false},
@@ -29,9 +29,9 @@ func TestRecoveryStepError(t *testing.T) {
 		{"a read-back mismatch under Wine is fatal", mismatch, true, false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			unsupported, err := recoveryStepError("set the restart on failure", c.err, c.wine)
-			if unsupported != c.wantUnsupported {
-				t.Errorf("unsupported = %v, want %v", unsupported, c.wantUnsupported)
+			warning, err := recoveryStepError("set the restart on failure", c.err, c.wine)
+			if want := map[bool]string{true: noRestartUnderWine}[c.wantWarning]; warning != want {
+				t.Errorf("warning %q, want %q", warning, want)
 			}
 			if (err != nil) != c.wantErr {
 				t.Fatalf("error %v, want an error: %v", err, c.wantErr)

@@ -222,12 +222,12 @@ func installService(dataDir, configFile, listen string, stdout, stderr io.Writer
 			eventlog.Remove(serviceName)
 		}
 	}()
-	unsupported, err := setRecovery(s, underWine())
+	warning, err := setRecovery(s, underWine())
 	if err != nil {
 		return err
 	}
-	if unsupported {
-		fmt.Fprintln(stderr, noRestartUnderWine)
+	if warning != "" {
+		fmt.Fprintln(stderr, warning)
 	}
 	// A source left by an earlier install that did not get to remove it is
 	// reused.
@@ -292,8 +292,9 @@ var (
 // setting back: ChangeServiceConfig2's success means stored, which a
 // different read-back disproves. Every failure is an error, but for the
 // ERROR_INVALID_LEVEL of Wine's service manager, which implements neither
-// setting: then unsupported is true (recoveryStepError).
-func setRecovery(s *mgr.Service, wine bool) (unsupported bool, err error) {
+// setting: then it returns the warning to print, once
+// (recoveryStepError).
+func setRecovery(s *mgr.Service, wine bool) (warning string, err error) {
 	steps := []struct {
 		name string
 		do   func() error
@@ -335,13 +336,15 @@ func setRecovery(s *mgr.Service, wine bool) (unsupported bool, err error) {
 		}},
 	}
 	for _, st := range steps {
-		u, err := recoveryStepError(st.name, st.do(), wine)
+		w, err := recoveryStepError(st.name, st.do(), wine)
 		if err != nil {
-			return false, err
+			return "", err
 		}
-		unsupported = unsupported || u
+		if w != "" {
+			warning = w
+		}
 	}
-	return unsupported, nil
+	return warning, nil
 }
 
 // uninstallService stops the service, waits for it to stop and removes it.
