@@ -9,8 +9,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/windows"
@@ -29,7 +31,11 @@ const serviceName = "labagent"
 // control manager started the process, and returns the exit code; ok is
 // false when the process was started another way.
 func runAsService(args []string) (code int, ok bool) {
-	if is, err := svc.IsWindowsService(); err != nil || !is {
+	is, err := svc.IsWindowsService()
+	if err != nil {
+		return 0, false
+	}
+	if wine := !is && underWine(); !startedByServiceManager(is, wine, parentImage(wine)) {
 		return 0, false
 	}
 	var out io.Writer = io.Discard
@@ -152,7 +158,7 @@ administrator's command prompt.`,
 				return err
 			}
 			configFile, _ := cmd.Flags().GetString(config.FlagConfig)
-			return installService(dataDir, configFile, listen, stdout)
+			return installService(dataDir, configFile, listen, stdout, cmd.ErrOrStderr())
 		},
 	}
 	install.Flags().String("listen", ":8090", "LAN address of the student and proctor pages")
@@ -169,8 +175,8 @@ administrator's command prompt.`,
 }
 
 // installService creates, sets up and starts the service; when a step
-// fails the service is removed again.
-func installService(dataDir, configFile, listen string, stdout io.Writer) (err error) {
+// fails the service is removed again. Warnings go to stderr.
+func installService(dataDir, configFile, listen string, stdout, stderr io.Writer) (err error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find labagent.exe: %w", err)
@@ -203,6 +209,9 @@ func installService(dataDir, configFile, listen string, stdout io.Writer) (err e
 		Description: "Serves the exam to the students on the LAN and syncs answers with the portal.",
 		StartType:   mgr.StartAutomatic,
 	}, args...)
+	if errors.Is(err, windows.ERROR_SERVICE_EXISTS) || errors.Is(err, windows.ERROR_SERVICE_MARKED_FOR_DELETE) {
+		return fmt.Errorf("the service %q is already installed, or still being removed: labagent service uninstall first: %w", serviceName, err)
+	}
 	if err != nil {
 		return fmt.Errorf("create the service: %w", err)
 	}
@@ -213,29 +222,129 @@ func installService(dataDir, configFile, listen string, stdout io.Writer) (err e
 			eventlog.Remove(serviceName)
 		}
 	}()
-	restart := []mgr.RecoveryAction{
-		{Type: mgr.ServiceRestart, Delay: 5 * time.Second},
-		{Type: mgr.ServiceRestart, Delay: 10 * time.Second},
-		{Type: mgr.ServiceRestart, Delay: 30 * time.Second},
+	warning, err := setRecovery(s, underWine())
+	if err != nil {
+		return err
 	}
-	if err := s.SetRecoveryActions(restart, uint32((24 * time.Hour).Seconds())); err != nil {
-		return fmt.Errorf("set the restart on failure: %w", err)
+	if warning != "" {
+		fmt.Fprintln(stderr, warning)
 	}
-	// Also when labagent stops by itself with an error, not only when the
-	// process crashes.
-	if err := s.SetRecoveryActionsOnNonCrashFailures(true); err != nil {
-		return fmt.Errorf("set the restart on failure: %w", err)
-	}
-	err = eventlog.InstallAsEventCreate(serviceName, eventlog.Error|eventlog.Warning|eventlog.Info)
-	if err != nil && !strings.Contains(err.Error(), "exists") {
+	// A source left by an earlier install that did not get to remove it is
+	// reused.
+	if err := eventlog.InstallAsEventCreate(serviceName, eventlog.Error|eventlog.Warning|eventlog.Info); err != nil && !strings.Contains(err.Error(), "exists") {
 		return fmt.Errorf("register the event log source: %w", err)
 	}
-	if err = s.Start(); err != nil {
+	if err := s.Start(); err != nil {
 		return fmt.Errorf("start the service: %w", err)
 	}
 	_, err = fmt.Fprintf(stdout, "service %q installed and started: %s %s\nits log is in the Windows event log (source %q)\n",
 		serviceName, exe, strings.Join(args, " "), serviceName)
 	return err
+}
+
+// Compile-time check that errInvalidLevel (service_recovery.go) is
+// windows.ERROR_INVALID_LEVEL: the array's length is 0 only when they are
+// equal.
+var _ [0]struct{} = [windows.ERROR_INVALID_LEVEL - errInvalidLevel]struct{}{}
+
+// underWine reports whether labagent runs under Wine rather than Windows:
+// Wine's ntdll.dll exports wine_get_version.
+func underWine() bool {
+	return windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil
+}
+
+// parentImage returns the program name of this process's parent
+// (services.exe), or "" when it cannot be found or when look is false.
+func parentImage(look bool) string {
+	if !look {
+		return ""
+	}
+	snap, err := windows.CreateToolhelp32Snapshot(windows.TH32CS_SNAPPROCESS, 0)
+	if err != nil {
+		return ""
+	}
+	defer windows.CloseHandle(snap)
+	self, parent := uint32(os.Getpid()), uint32(0)
+	names := map[uint32]string{}
+	e := windows.ProcessEntry32{Size: uint32(unsafe.Sizeof(windows.ProcessEntry32{}))}
+	for err = windows.Process32First(snap, &e); err == nil; err = windows.Process32Next(snap, &e) {
+		names[e.ProcessID] = windows.UTF16ToString(e.ExeFile[:])
+		if e.ProcessID == self {
+			parent = e.ParentProcessID
+		}
+	}
+	return names[parent]
+}
+
+// Recovery actions of the service: restart 5, 10 and 30 seconds after a
+// failure, the count of failures starting over after a day without one.
+var (
+	restartActions = []mgr.RecoveryAction{
+		{Type: mgr.ServiceRestart, Delay: 5 * time.Second},
+		{Type: mgr.ServiceRestart, Delay: 10 * time.Second},
+		{Type: mgr.ServiceRestart, Delay: 30 * time.Second},
+	}
+	restartResetPeriod = uint32((24 * time.Hour).Seconds())
+)
+
+// setRecovery sets the service's recovery actions (restartActions, also
+// after the daemon stops with an error rather than crashes) and reads each
+// setting back: ChangeServiceConfig2's success means stored, which a
+// different read-back disproves. Every failure is an error, but for the
+// ERROR_INVALID_LEVEL of Wine's service manager, which implements neither
+// setting: then it returns the warning to print, once
+// (recoveryStepError).
+func setRecovery(s *mgr.Service, wine bool) (warning string, err error) {
+	steps := []struct {
+		name string
+		do   func() error
+	}{
+		{"set the restart on failure", func() error {
+			return s.SetRecoveryActions(restartActions, restartResetPeriod)
+		}},
+		{"read back the restart on failure", func() error {
+			got, err := s.RecoveryActions()
+			if err != nil {
+				return err
+			}
+			if !slices.Equal(got, restartActions) {
+				return fmt.Errorf("the service manager holds the actions %v, not the %v set", got, restartActions)
+			}
+			reset, err := s.ResetPeriod()
+			if err != nil {
+				return err
+			}
+			if reset != restartResetPeriod {
+				return fmt.Errorf("the service manager holds a reset period of %d s, not the %d s set", reset, restartResetPeriod)
+			}
+			return nil
+		}},
+		// Also when labagent stops by itself with an error, not only when
+		// the process crashes.
+		{"set the restart after an exit with an error (non-crash failures)", func() error {
+			return s.SetRecoveryActionsOnNonCrashFailures(true)
+		}},
+		{"read back the restart after an exit with an error (non-crash failures)", func() error {
+			on, err := s.RecoveryActionsOnNonCrashFailures()
+			if err != nil {
+				return err
+			}
+			if !on {
+				return errors.New("the service manager holds it off after it was set on")
+			}
+			return nil
+		}},
+	}
+	for _, st := range steps {
+		w, err := recoveryStepError(st.name, st.do(), wine)
+		if err != nil {
+			return "", err
+		}
+		if w != "" {
+			warning = w
+		}
+	}
+	return warning, nil
 }
 
 // uninstallService stops the service, waits for it to stop and removes it.
@@ -246,8 +355,11 @@ func uninstallService(ctx context.Context, stdout io.Writer) error {
 	}
 	defer m.Disconnect()
 	s, err := m.OpenService(serviceName)
+	if errors.Is(err, windows.ERROR_SERVICE_DOES_NOT_EXIST) {
+		return fmt.Errorf("the service %q is not installed: nothing to uninstall", serviceName)
+	}
 	if err != nil {
-		return fmt.Errorf("the service %q is not installed: %w", serviceName, err)
+		return fmt.Errorf("open the service %q: %w", serviceName, err)
 	}
 	defer s.Close()
 	st, err := s.Control(svc.Stop)
