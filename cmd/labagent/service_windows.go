@@ -29,7 +29,7 @@ const serviceName = "labagent"
 // control manager started the process, and returns the exit code; ok is
 // false when the process was started another way.
 func runAsService(args []string) (code int, ok bool) {
-	if is, err := svc.IsWindowsService(); err != nil || !is {
+	if is, err := startedAsService(); err != nil || !is {
 		return 0, false
 	}
 	var out io.Writer = io.Discard
