@@ -60,6 +60,18 @@ func buildMSI(t *testing.T, version, dir, certDir string) msiBuild {
 		t.Errorf("UpgradeCode %s: it must never change", props["UpgradeCode"])
 	}
 	b.productCode = props["ProductCode"]
+	// wixl does not check the columns' widths that Windows Installer's
+	// validation does: a command line of a custom action holds 255
+	// characters at most.
+	if out, err := exec.Command("msiinfo", "export", b.host, "CustomAction").Output(); err != nil {
+		t.Errorf("msiinfo export CustomAction: %v", err)
+	} else {
+		for _, line := range strings.Split(string(out), "\n")[3:] {
+			if f := strings.Split(strings.TrimRight(line, "\r"), "\t"); len(f) >= 4 && len(f[3]) > 255 {
+				t.Errorf("custom action %s: its target has %d characters, more than 255", f[0], len(f[3]))
+			}
+		}
+	}
 	verifySigned(t, certDir, b.host)
 	return b
 }
@@ -114,6 +126,17 @@ type msiPrefix struct {
 // on failure it fails the test with the log's errors.
 func (p *msiPrefix) msiexec(what string, args ...string) string {
 	p.t.Helper()
+	log, err := p.tryMSIExec(what, args...)
+	if err != nil {
+		p.t.Fatalf("%s: %v\nthe log's errors:\n%s\nthe log's end:\n%s", what, err, msiLogErrors(log), lastLines(log, 60))
+	}
+	return log
+}
+
+// tryMSIExec runs "msiexec args..." with a verbose log and returns the log
+// and msiexec's error.
+func (p *msiPrefix) tryMSIExec(what string, args ...string) (string, error) {
+	p.t.Helper()
 	p.step++
 	logWin := fmt.Sprintf(`C:\msi\%02d-%s.log`, p.step, strings.ReplaceAll(what, " ", "-"))
 	args = append(append([]string{}, args...), "/l*v", logWin)
@@ -144,11 +167,12 @@ func (p *msiPrefix) msiexec(what string, args ...string) string {
 		}
 	}
 	if err != nil {
-		p.t.Fatalf("%s: msiexec failed after %s: %v\nthe log's errors:\n%s\nthe log's end:\n%s", what, time.Since(start).Round(time.Millisecond),
-			err, msiLogErrors(log), lastLines(log, 60))
+		err = fmt.Errorf("msiexec failed after %s: %w", time.Since(start).Round(time.Millisecond), err)
+		p.t.Logf("%s: %v; the log (%s) says: %s", what, firstLine(err.Error()), logWin, msiLogOutcome(log))
+		return log, err
 	}
 	p.t.Logf("%s: msiexec exit 0 in %s; the log (%s) says: %s", what, time.Since(start).Round(time.Millisecond), logWin, msiLogOutcome(log))
-	return log
+	return log, nil
 }
 
 // msiLogProperty returns a property's value as an msiexec log lists it at
@@ -225,7 +249,7 @@ func msiLogOutcome(log string) string {
 	if len(out) == 0 {
 		return "(no action ended)"
 	}
-	return "return values (1 success, 3 failure) " + strings.Join(out, " ")
+	return "return values (1 success; a failure is 3 on Windows, 0 under Wine) " + strings.Join(out, " ")
 }
 
 // stayOn keeps the prefix's wineserver up after its last program exits,
@@ -360,10 +384,25 @@ func TestWindowsMSI(t *testing.T) {
 	// ---- install
 	_, port, _ := strings.Cut(testkit.FreeAddr(t), ":")
 	_, controlPort, _ := strings.Cut(testkit.FreeAddr(t), ":")
+	exe := msiInstallDir + `\labagent.exe`
+	// An enrolment the portal refuses (another school's npsn) fails the
+	// install, which is rolled back.
+	if _, err := p.tryMSIExec("install with a wrong npsn", "/i", msiWin(v1), "/qn",
+		"PORTAL_URL="+portal.URL, "SERVER_CODE="+e2eServerCode, "NPSN=20109999", `LICENSE_FILE=C:\msi\licence.txt`,
+		"HARDWARE_ID="+e2eHardwareID, "LISTEN_HOST=127.0.0.1", "PORT="+port, "CONTROL_PORT="+controlPort); err == nil {
+		t.Fatalf("an install with another school's npsn succeeded")
+	}
+	if p.exists(exe) || p.installed(v1) || p.exists(msiDataDir+`\`+agent.ConfigFile) {
+		t.Fatalf("the failed install left something: %s %v, listed as installed %v, enrolled %v",
+			exe, p.exists(exe), p.installed(v1), p.exists(msiDataDir+`\`+agent.ConfigFile))
+	}
+	if out, err := p.service(); err == nil {
+		t.Fatalf("the failed install left the service:\n%s", out)
+	}
+	t.Logf("install with a wrong npsn: failed and rolled back (no program, no service, no enrolment)")
 	log := p.msiexec("install v0.9.0", "/i", msiWin(v1), "/qn",
 		"PORTAL_URL="+portal.URL, "SERVER_CODE="+e2eServerCode, "NPSN="+e2eNPSN, `LICENSE_FILE=C:\msi\licence.txt`,
 		"HARDWARE_ID="+e2eHardwareID, "LISTEN_HOST=127.0.0.1", "PORT="+port, "CONTROL_PORT="+controlPort)
-	exe := msiInstallDir + `\labagent.exe`
 	if !p.installed(v1) {
 		t.Errorf("%s (%s) is not listed as installed", filepath.Base(v1.host), v1.productCode)
 	}
