@@ -240,7 +240,7 @@ soak-portal: ## the portal under a mixed load of the three APIs for SOAK_DURATIO
 	PORTAL_SOAK=$(SOAK_DURATION) $(GO) test -count=1 -run '^TestPortalSoak$$' -v -timeout 24h ./cmd/portal/
 
 .PHONY: dist
-dist: ## release archives of every binary per os/arch (binary, README, its docs and service file, VERSION) and SHA256SUMS into ./dist
+dist: ## release archives of every binary per os/arch (binary, README, its docs and service file, VERSION), labagent's MSI and SHA256SUMS into ./dist
 	@rm -rf dist && mkdir -p dist
 	@for b in $(BINARIES); do \
 		case $$b in portal) targets="$(DIST_portal)";; labagent) targets="$(DIST_labagent)";; linkctl) targets="$(DIST_linkctl)";; *) targets="linux/amd64";; esac; \
@@ -248,6 +248,7 @@ dist: ## release archives of every binary per os/arch (binary, README, its docs 
 			os=$${t%/*}; arch=$${t#*/}; ext=; [ $$os = windows ] && ext=.exe; \
 			name=$$b-$(VERSION)-$$os-$$arch; dir=dist/$$name; mkdir -p $$dir; \
 			CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $$dir/$$b$$ext ./cmd/$$b; \
+			[ $$os != windows ] || deploy/windows/sign $$dir/$$b$$ext; \
 			cp README.md $$dir/; \
 			case $$b in \
 				portal) cp docs/operations.md docs/configuration.md deploy/systemd/portal.service $$dir/;; \
@@ -261,7 +262,26 @@ dist: ## release archives of every binary per os/arch (binary, README, its docs 
 			rm -rf $$dir; \
 		done; \
 	done
+	@$(MAKE) --no-print-directory msi
 	@cd dist && sha256sum * > SHA256SUMS && echo "dist/SHA256SUMS (check with: cd dist && sha256sum -c SHA256SUMS)"
+
+.PHONY: msi
+# labagent's Windows installer (docs/labagent.md, "Windows: the MSI"): labagent.exe built
+# into MSI_BUILD, signed, packed by wixl into MSI_OUT, the MSI signed. Signed
+# when SIGN_CERT and SIGN_KEY are set (deploy/windows/sign says how).
+MSI_OUT   ?= dist
+MSI_BUILD ?= bin/msi
+MSI       := $(MSI_OUT)/labagent-$(VERSION)-x64.msi
+msi: ## labagent's Windows installer, dist/labagent-VERSION-x64.msi (wixl), signed when SIGN_CERT and SIGN_KEY are set
+	@command -v wixl >/dev/null || { echo "wixl not found: install Debian's wixl (and msitools)"; exit 1; }
+	@mkdir -p $(MSI_BUILD) $(MSI_OUT)
+	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(MSI_BUILD)/labagent.exe ./cmd/labagent
+	@deploy/windows/sign $(MSI_BUILD)/labagent.exe
+	@# wixl finds a File's Source relative to the working directory only.
+	cd $(MSI_BUILD) && wixl -a x64 -D Version=$$($(CURDIR)/deploy/windows/msi-version $(VERSION)) -D LabagentExe=labagent.exe \
+		-o $(abspath $(MSI)) $(CURDIR)/deploy/windows/labagent.wxs
+	@deploy/windows/sign $(MSI)
+	@echo "$(MSI) (MSI version $$(deploy/windows/msi-version $(VERSION)))"
 
 .PHONY: clean
 clean: ## remove build outputs (not ./data)

@@ -1,7 +1,8 @@
 // Package deploy holds the files operators install the programs with: the
-// systemd units (systemd/) and the portal's container image definition
-// (container/). Its tests check that the units are valid and that the
-// programs accept the command lines they start.
+// systemd units (systemd/), the portal's container image definition
+// (container/) and labagent's Windows installer (windows/). Its tests check
+// that the units are valid and that the programs accept the command lines
+// they start, and the installer's version mapping.
 package deploy
 
 import (

@@ -92,6 +92,19 @@ func newEnrollCmd(stdout io.Writer) *cobra.Command {
 				return err
 			}
 			r := config.NewReader(v, envPrefix)
+			if skip, _ := cmd.Flags().GetBool("skip-if-enrolled"); skip {
+				// The installer's enrolment at every install and upgrade:
+				// an enrolled data directory is left as it is.
+				dir := r.Required("data-dir")
+				if err := r.Err(); err != nil {
+					return err
+				}
+				if cfg, err := agent.ReadConfig(dir); err == nil {
+					fmt.Fprintf(stdout, "already enrolled as %s (npsn %s) with the portal at %s: %s/%s left as it is\n",
+						cfg.ServerCode, cfg.NPSN, cfg.PortalURL, dir, agent.ConfigFile)
+					return nil
+				}
+			}
 			o := agent.EnrollOptions{
 				PortalURL:    r.Required("portal-url"),
 				ServerCode:   r.Required("server-code"),
@@ -131,6 +144,7 @@ func newEnrollCmd(stdout io.Writer) *cobra.Command {
 	f.String("license-token", "", "the licence token issued by the operator")
 	f.String("license-file", "", "a file holding the licence token")
 	f.String("hardware-id", "", "override the hardware id derived from this machine")
+	f.Bool("skip-if-enrolled", false, "do nothing when the data directory is already enrolled (the Windows installer's upgrades)")
 	return cmd
 }
 
