@@ -222,7 +222,6 @@ func TestServerDown(t *testing.T) {
 // on demand.
 func TestServer5xx(t *testing.T) {
 	t.Parallel()
-	proxy := faultproxy.New(t, "http://127.0.0.1:9") // never forwarded to
 	for _, tc := range []struct {
 		name   string
 		status int
@@ -235,6 +234,8 @@ func TestServer5xx(t *testing.T) {
 			`<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>We encountered an internal error.</Message></Error>`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			proxy := faultproxy.New(t, "http://127.0.0.1:9") // never forwarded to
 			proxy.Set(faultproxy.Fault{Kind: faultproxy.Respond, Status: tc.status, Body: []byte(tc.body),
 				ContentType: "application/xml", RetryAfter: func(time.Time) string { return "1" }})
 			cfg, err := s3.ParseURL(fmt.Sprintf("s3://blobs?endpoint=%s&region=%s&insecure=1&part_size=5MiB&max_retries=2",

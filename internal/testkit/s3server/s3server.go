@@ -39,9 +39,11 @@ import (
 	"github.com/seedhq/portal/internal/testkit/proc"
 )
 
-// The pinned gateway: its module path and version.
+// The pinned gateway.
 const (
+	// Package is versitygw's main package, as go install takes it.
 	Package = "github.com/versity/versitygw/cmd/versitygw"
+	// Version is the pinned version (the Makefile's VERSITYGW_VERSION).
 	Version = "v1.8.0"
 )
 
