@@ -62,6 +62,20 @@ lint: $(STATICCHECK) ## go vet and staticcheck (also of labagent for Windows), a
 	$(STATICCHECK) -tags loadtest,wine ./...
 	GOOS=windows $(STATICCHECK) ./cmd/labagent/ ./internal/agent/...
 
+.PHONY: tools
+# versitygw, Versity's S3 gateway (Apache 2.0), pinned: the S3 server that the
+# object storage tests start (internal/testkit/s3server, whose Version is this
+# one). The tests install it themselves into the user's cache directory when
+# it is in neither place, so this target only saves that first run's build.
+VERSITYGW_VERSION := v1.8.0
+VERSITYGW := bin/tools/versitygw-$(VERSITYGW_VERSION)
+
+$(VERSITYGW):
+	GOBIN=$(CURDIR)/bin/tools GOOS= GOARCH= CGO_ENABLED=0 $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
+	mv bin/tools/versitygw $@
+
+tools: $(STATICCHECK) $(VERSITYGW) ## the pinned tools into bin/tools: staticcheck, and versitygw (the tests' S3 server)
+
 .PHONY: pgcheck
 pgcheck: ## probe the test PostgreSQL; loud when unreachable, fatal when CI=true
 	@url='$(PORTAL_TEST_DATABASE_URL)'; ok=0; \

@@ -1,0 +1,22 @@
+//go:build unix
+
+package s3server
+
+import (
+	"os"
+	"syscall"
+)
+
+// lockFile takes an exclusive lock of path (created if need be), waiting
+// for it, and returns its release.
+func lockFile(path string) (unlock func(), err error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil // closing releases the lock
+}
