@@ -104,12 +104,16 @@ pgcheck: ## probe the test PostgreSQL; loud when unreachable, fatal when CI=true
 # target for 2,000 inputs (make fuzz-brief) run beside them at a lower
 # priority (nice 10), in that time, without taking the CPU the tests need;
 # their output follows the tests', and a failure of any fails make test.
+# Beside them too: labagent's Windows build under Wine and its linux/arm64
+# build under qemu (make test-windows, make test-arm64). A package may take
+# longer than go test's default 10 minutes on a loaded 2-core machine: the
+# limit is 30 (a hang, not a speed target).
 BESIDE := lint test-norace fuzz-brief test-windows test-arm64
-test: pgcheck ## every test with -race (PostgreSQL too when reachable), with lint, the race-free tests and fuzz-brief beside it
+test: pgcheck ## every test with -race (PostgreSQL too when reachable), with lint, the race-free tests, fuzz-brief, test-windows and test-arm64 beside it
 	@mkdir -p bin/logs; rm -f bin/logs/beside.rc; \
 	( nice -n 10 $(MAKE) --no-print-directory $(BESIDE) > bin/logs/beside.log 2>&1; echo $$? > bin/logs/beside.rc ) & \
-	echo "$(GO) test -race -count=1 ./...   (make $(BESIDE) beside it, output in bin/logs/beside.log)"; \
-	status=0; $(GO) test -race -count=1 ./... || status=$$?; \
+	echo "$(GO) test -race -count=1 -timeout 30m ./...   (make $(BESIDE) beside it, output in bin/logs/beside.log)"; \
+	status=0; $(GO) test -race -count=1 -timeout 30m ./... || status=$$?; \
 	wait; echo "== make $(BESIDE), run beside the tests:"; cat bin/logs/beside.log; \
 	if [ "$$(cat bin/logs/beside.rc 2>/dev/null)" != 0 ]; then echo "make $(BESIDE) FAILED"; status=1; fi; \
 	exit $$status

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -83,8 +84,9 @@ func arm64Target(t testing.TB) *target {
 			dir := filepath.Join(t.TempDir(), "ldata")
 			return dir, dir
 		},
-		ownPIDs: true,
-		kill:    func(l *labAgent) { l.proc().Kill() },
+		ownPIDs:    true,
+		kill:       func(l *labAgent) { l.proc().Kill() },
+		stopSignal: syscall.SIGTERM,
 	}
 }
 
