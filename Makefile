@@ -130,8 +130,8 @@ test-norace: ## the tests that the race detector would distort (memory and alloc
 # Wine 8 and so does the cleanup of every test using t.TempDir. Then the
 # end-to-end flows of cmd/labagent (TestWindows*, build tag wine), which
 # make a prefix of their own. Logs in bin/logs/test-windows-*.log.
-WINDOWS_UNIT_TESTS := ^(TestRawMachineIDWindows|TestMachineHardwareIDWindows|TestDataDirPathsWindows|TestFreeBytesWindows|TestFreeSpaceWindows|TestIsDiskFullWindows|TestOpenLockedWindows)$$
-WINDOWS_UNIT_PKGS  := ./internal/agent/ ./internal/agent/localdb/
+WINDOWS_UNIT_TESTS := ^(TestRawMachineIDWindows|TestMachineHardwareIDWindows|TestDataDirPathsWindows|TestFreeBytesWindows|TestFreeSpaceWindows|TestIsDiskFullWindows|TestOpenLockedWindows|TestUnderWineWindows|TestServeService.*|TestRecoveryStepError|TestStartedByServiceManager)$$
+WINDOWS_UNIT_PKGS  := ./internal/agent/ ./internal/agent/localdb/ ./cmd/labagent/
 test-windows: ## labagent's Windows build under Wine: its Windows unit tests, then the end-to-end flows (TestWindows*); skipped loudly without wine64 and mingw-w64, fatal when CI=true (part of make test)
 	@missing=; \
 	{ command -v wine64 >/dev/null || [ -x /usr/lib/wine/wine64 ]; } || missing="$$missing wine64"; \
