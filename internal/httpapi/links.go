@@ -161,6 +161,13 @@ func (s *server) linkError(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	e := apperr.From(err)
+	if e == nil && respond.BlobStoreUnavailable(err) {
+		s.log.WarnContext(r.Context(), "blob store unavailable", "request_id", respond.RequestID(r.Context()), "method", r.Method,
+			"path", r.URL.Path, "err", err)
+		status, code, msg := respond.SetBlobStoreUnavailable(w)
+		writeLinkErrorStatus(w, status, code, msg)
+		return
+	}
 	if e == nil && respond.StoreUnavailable(err) {
 		s.log.WarnContext(r.Context(), "store unavailable", "request_id", respond.RequestID(r.Context()), "method", r.Method,
 			"path", r.URL.Path, "err", err)

@@ -60,7 +60,7 @@ type BlobStore struct{ s *Store }
 var _ blobstore.Store = (*BlobStore)(nil)
 
 // Blobs returns the blob store kept in the bbolt file.
-func (s *Store) Blobs() *BlobStore { return &BlobStore{s: s} }
+func (s *Store) Blobs() blobstore.Store { return &BlobStore{s: s} }
 
 // Put stores the size bytes of r under key, streamed in chunks over several
 // transactions and made visible by one last transaction. When key holds a

@@ -28,7 +28,7 @@ type BlobStore struct{ s *Store }
 var _ blobstore.Store = (*BlobStore)(nil)
 
 // Blobs returns the blob store kept in the database.
-func (s *Store) Blobs() *BlobStore { return &BlobStore{s: s} }
+func (s *Store) Blobs() blobstore.Store { return &BlobStore{s: s} }
 
 // blobErr wraps err for op, marking a database that cannot be reached as
 // blobstore.ErrUnavailable and a missing table as blobstore.ErrNoBucket.
