@@ -56,7 +56,9 @@ func openBlobStore(ctx context.Context, o serveOptions, st store, logger *slog.L
 	pctx, cancel := context.WithTimeout(ctx, blobPingTimeout)
 	defer cancel()
 	if err := bs.Ping(pctx); err != nil {
-		return nil, fmt.Errorf("blob store s3://%s/%s cannot be used: %w", cfg.Bucket, cfg.Prefix, err)
+		// Not wrapped (%v): the command line's error report would take the
+		// network error inside for one of a portal it calls.
+		return nil, fmt.Errorf("blob store s3://%s/%s cannot be used: %v", cfg.Bucket, cfg.Prefix, err)
 	}
 	logger.Info("blob store opened", "kind", "s3", "bucket", cfg.Bucket, "prefix", cfg.Prefix, "endpoint", cfg.Endpoint)
 	return bs, nil
