@@ -343,13 +343,14 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 			Logger:    logger,
 			CacheTTL:  o.LinkCacheTTL,
 			HomeURL:   o.LinkHomeURL,
+			Blobs:     blobs,
 		}
 		if linkBase != "" {
 			ro.PublicURL = func(*http.Request) string { return linkBase }
 		}
 		registerClickMetrics(reg, rec)
 		rh := redirect.New(ro)
-		linkSvc = links.NewService(ls, links.Config{OnChange: cacheInvalidation(ctx, st, rh, logger)})
+		linkSvc = links.NewService(ls, links.Config{OnChange: cacheInvalidation(ctx, st, rh, logger), Blobs: blobs})
 		redir = countRedirects(reg, rh)
 	} else {
 		logger.Warn("this store does not implement the link-management API; its routes and the redirector are not served")

@@ -187,7 +187,7 @@ func newPortal(t *testing.T, opts ...portalOption) *portal {
 		t.Fatal(err)
 	}
 
-	p.links = links.NewService(p.store, links.Config{})
+	p.links = links.NewService(p.store, links.Config{Blobs: p.store.(interface{ Blobs() blobstore.Store }).Blobs()})
 	if p.ana, p.anaKey, err = p.links.CreateUser(ctx, links.NewUser{Email: "ana@example.com", Username: "ana", Password: marketerPassword}); err != nil {
 		t.Fatal(err)
 	}
