@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/ordering"
+	"github.com/seedhq/portal/internal/store/bolt"
 	"github.com/seedhq/portal/internal/store/pgtest"
 	"github.com/seedhq/portal/internal/testkit/s3server"
 	"github.com/seedhq/portal/pkg/client"
@@ -199,4 +200,97 @@ func TestBlobStoreStartup(t *testing.T) {
 func sha256Hex(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
+}
+
+// TestLegacyProofDirMigration: a portal upgraded from a release that kept
+// receipts as files in <data-dir>/payment-proofs copies them into its blob
+// store at start-up (logged), serves them from there, and finds them there
+// at the next start even with the directory emptied.
+func TestLegacyProofDirMigration(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs the portal binary; skipped with -short")
+	}
+	ctx := t.Context()
+	dataDir := filepath.Join(t.TempDir(), "data")
+	p := mustStartPortal(t, dataDir, nil, "--ordering-owner-number", "0811-0000-001")
+	owner := messengerLogin(t, p, "08110000001")
+	cat, _, err := owner.Ordering.Menu.CreateCategory(ctx, "Kopi", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	latte, _, err := owner.Ordering.Menu.CreateItem(ctx, &client.MenuItem{CategoryID: cat.ID, Name: "Es kopi susu", Price: 18000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, custToken := messengerLoginToken(t, p, "081234567890")
+	cust, err := client.NewClient(p.URL, client.WithOrderingToken(custToken))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, _, err := cust.Ordering.Orders.Create(ctx, &client.OrderRequest{ShippingType: "PICKUP",
+		Items: []client.OrderItemRequest{{MenuID: latte.ID, Quantity: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Stop()
+
+	// What the earlier release left: the file, and the order naming it.
+	name := o.ID + "-legacyname.png"
+	proofDir := filepath.Join(dataDir, "payment-proofs")
+	if err := os.MkdirAll(proofDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(proofDir, name), onePixelPNG, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := bolt.Open(filepath.Join(dataDir, boltFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.UpdateOrder(ctx, o.ID, func(o *ordering.Order) error {
+		o.Status = ordering.StatusWaitingVerification
+		o.Proof = &ordering.Proof{File: name, ContentType: "image/png", Size: int64(len(onePixelPNG)),
+			SHA256: sha256Hex(onePixelPNG), UploadedAt: time.Now().UTC()}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	const migrated = "ordering: payment receipts of the proof directory are in the blob store"
+	p = mustStartPortal(t, dataDir, nil, "--ordering-owner-number", "0811-0000-001")
+	if m := p.FindLog(migrated); m == nil || m["copied"] != float64(1) {
+		t.Fatalf("start-up log %v; want %q with copied=1", m, migrated)
+	}
+	readProof := func() []byte {
+		t.Helper()
+		c, err := client.NewClient(p.URL, client.WithOrderingToken(custToken))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if _, err := c.Ordering.Payments.Proof(ctx, o.ID, &b); err != nil {
+			t.Fatalf("read the migrated receipt: %v", err)
+		}
+		return b.Bytes()
+	}
+	if got := readProof(); !bytes.Equal(got, onePixelPNG) {
+		t.Fatalf("the migrated receipt reads %d other bytes", len(got))
+	}
+	p.Stop()
+
+	// The directory emptied: the receipt is in the blob store.
+	if err := os.Remove(filepath.Join(proofDir, name)); err != nil {
+		t.Fatal(err)
+	}
+	p = mustStartPortal(t, dataDir, nil, "--ordering-owner-number", "0811-0000-001")
+	if m := p.FindLog(migrated); m == nil || m["copied"] != float64(0) {
+		t.Fatalf("second start-up log %v; want %q with copied=0", m, migrated)
+	}
+	if got := readProof(); !bytes.Equal(got, onePixelPNG) {
+		t.Fatalf("the receipt reads %d other bytes without the directory", len(got))
+	}
 }
