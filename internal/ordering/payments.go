@@ -114,16 +114,12 @@ func (s *Service) UploadProof(ctx context.Context, u User, orderID string, data 
 	if s.cfg.Blobs == nil {
 		return Order{}, fmt.Errorf("upload proof: no blob store is configured")
 	}
-	cur, err := s.OrderFor(ctx, u, orderID)
-	if err != nil {
+	if _, err := s.OrderFor(ctx, u, orderID); err != nil {
 		return Order{}, err
 	}
 	sum := sha256.Sum256(data)
 	sha := hex.EncodeToString(sum[:])
 	key := ProofKey(orderID, sha)
-	// The same image uploaded again for this order: its blob is the
-	// current receipt's and must stay whatever happens below.
-	shared := cur.Proof != nil && cur.Proof.SHA256 == sha
 	if err := s.cfg.Blobs.Put(ctx, key, bytes.NewReader(data), int64(len(data))); err != nil {
 		return Order{}, fmt.Errorf("upload proof: store the receipt: %w", err)
 	}
@@ -136,7 +132,10 @@ func (s *Service) UploadProof(ctx context.Context, u User, orderID string, data 
 		o.Payments = append(o.Payments, PaymentEvent{At: now, Source: "receipt", Status: "UPLOADED", Amount: o.TotalPrice, Accepted: true})
 	})
 	if err != nil {
-		if !shared {
+		// The blob goes unless the order's receipt is these very bytes
+		// (uploaded before, or by a concurrent upload of the same image,
+		// a double submit, that won).
+		if latest, gerr := s.store.GetOrder(ctx, orderID); gerr == nil && (latest.Proof == nil || latest.Proof.SHA256 != sha) {
 			s.deleteBlob(ctx, key)
 		}
 		return Order{}, err

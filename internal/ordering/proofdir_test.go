@@ -132,3 +132,39 @@ func TestMigrateProofDir(t *testing.T) {
 		t.Fatal("after the migration the receipt reads other bytes")
 	}
 }
+
+// TestReceiptDoubleSubmit: the same image uploaded twice at once for one
+// order (a double submit): one upload wins, the other is refused, and the
+// receipt's blob stays.
+func TestReceiptDoubleSubmit(t *testing.T) {
+	ctx := t.Context()
+	svc, _, st, users, rice, _, _ := shopStore(t)
+	cust := users[ordering.RoleCustomer]
+	o, err := svc.PlaceOrder(ctx, cust, ordering.OrderRequest{ShippingType: ordering.ShippingPickup,
+		Items: []ordering.OrderItemRequest{{MenuID: rice.ID, Quantity: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			_, err := svc.UploadProof(ctx, cust, o.ID, tinyPNG, "BCA")
+			errs <- err
+		}()
+	}
+	ok := 0
+	for range 2 {
+		if err := <-errs; err == nil {
+			ok++
+		}
+	}
+	if ok < 1 {
+		t.Fatal("neither upload succeeded")
+	}
+	if _, err := st.Blobs().Stat(ctx, ordering.ProofKey(o.ID, sha(tinyPNG))); err != nil {
+		t.Fatalf("the receipt's blob after a double submit: %v", err)
+	}
+	if got := mustReadProof(t, svc, cust, o.ID); !bytes.Equal(got, tinyPNG) {
+		t.Fatal("the receipt reads other bytes")
+	}
+}
