@@ -43,6 +43,13 @@ func TestOrderingEndToEndPostgres(t *testing.T) {
 // simulate-message" (the gateway stand-in), and WaitVerified takes the JWT.
 func messengerLogin(t *testing.T, p *portalProc, number string) *client.Client {
 	t.Helper()
+	c, _ := messengerLoginToken(t, p, number)
+	return c
+}
+
+// messengerLoginToken is messengerLogin that also returns the ordering JWT.
+func messengerLoginToken(t *testing.T, p *portalProc, number string) (*client.Client, string) {
+	t.Helper()
 	ctx := t.Context()
 	c, err := client.NewClient(p.apiURL(t))
 	if err != nil {
@@ -70,7 +77,7 @@ func messengerLogin(t *testing.T, p *portalProc, number string) *client.Client {
 	if _, _, err := c.Ordering.Auth.Poll(ctx, ls.Token); !errors.Is(err, client.ErrConflict) {
 		t.Fatalf("second poll: %v, want 409 TOKEN_USED", err)
 	}
-	return c
+	return c, st.Token
 }
 
 func runOrderingScenario(t *testing.T, p *portalProc) {

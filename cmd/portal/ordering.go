@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/seedhq/portal/internal/blobstore"
 	"github.com/seedhq/portal/internal/config"
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	"github.com/seedhq/portal/internal/ordering"
@@ -57,7 +58,7 @@ func addOrderingFlags(f *pflag.FlagSet) {
 	f.String("ordering-waha-url", "", "WAHA-compatible HTTP API that sends the shop's messages (none: the stand-in keeps them, readable at /api/gateway/messages)")
 	f.String("ordering-waha-key", "", "X-Api-Key of the WAHA API")
 	f.String("ordering-waha-session", "default", "WAHA session of the shop's number")
-	f.String("ordering-proof-dir", "", "directory of payment receipts (default <data-dir>/payment-proofs; several instances: a shared directory)")
+	f.String("ordering-proof-dir", "", "deprecated: the directory of payment receipts of earlier releases (default <data-dir>/payment-proofs), copied into the blob store at start-up and read until then")
 }
 
 // orderingOptionsFrom reads and validates the ordering configuration.
@@ -145,10 +146,12 @@ func storedSecret(ctx context.Context, st secretStore, name string) ([]byte, err
 	return v, nil
 }
 
-// newOrdering builds the ordering service and its routes over ost. baseURL
-// is the portal's public base URL, for the built-in stand-ins' pages;
-// dataDir holds the payment receipts unless ordering-proof-dir is set.
-func newOrdering(ctx context.Context, st secretStore, ost ordering.Store, o orderingOptions, baseURL, dataDir string, logger *slog.Logger) (*ordhttp.Options, error) {
+// newOrdering builds the ordering service and its routes over ost, with
+// the payment receipts in blobs. baseURL is the portal's public base URL,
+// for the built-in stand-ins' pages. The receipts of the legacy proof
+// directory (ordering-proof-dir, else <data-dir>/payment-proofs) are
+// copied into blobs (ordering.Service.MigrateProofDir).
+func newOrdering(ctx context.Context, st secretStore, ost ordering.Store, blobs blobstore.Store, o orderingOptions, baseURL, dataDir string, logger *slog.Logger) (*ordhttp.Options, error) {
 	jwtKey, err := storedSecret(ctx, st, orderingJWTSecretName)
 	if err != nil {
 		return nil, err
@@ -216,9 +219,12 @@ func newOrdering(ctx context.Context, st secretStore, ost ordering.Store, o orde
 	proofDir := o.ProofDir
 	if proofDir == "" {
 		proofDir = filepath.Join(dataDir, "payment-proofs")
+	} else {
+		logger.Warn("ordering-proof-dir is deprecated: payment receipts are kept in the blob store; the directory is only read, to copy its receipts there",
+			"dir", proofDir)
 	}
-	if err := os.MkdirAll(proofDir, 0o700); err != nil {
-		return nil, fmt.Errorf("ordering: proof directory: %w", err)
+	if _, err := os.Stat(proofDir); err != nil {
+		proofDir = "" // nothing to migrate
 	}
 	if out.Service, err = ordering.NewService(ost, ordering.Config{
 		JWTKey:            jwtKey,
@@ -227,10 +233,21 @@ func newOrdering(ctx context.Context, st secretStore, ost ordering.Store, o orde
 		OwnerNumber:       o.OwnerNumber,
 		Challenge:         verifier,
 		Payments:          payments,
+		Blobs:             blobs,
 		ProofDir:          proofDir,
 		MerchantID:        merchant,
 	}, logger); err != nil {
 		return nil, err
+	}
+	if proofDir != "" {
+		m, err := out.Service.MigrateProofDir(ctx)
+		if err != nil {
+			logger.Error("ordering: copying payment receipts into the blob store stopped; the others are read from the directory until the next start",
+				"dir", proofDir, "copied", m.Copied, "err", err)
+		} else {
+			logger.Info("ordering: payment receipts of the proof directory are in the blob store", "dir", proofDir,
+				"copied", m.Copied, "present", m.Present, "skipped", m.Skipped)
+		}
 	}
 	return out, nil
 }

@@ -50,6 +50,7 @@ type serveOptions struct {
 	BaseURL           string // empty: derived from the bound address
 	DataDir           string
 	DatabaseURL       string
+	BlobStore         string // the blob store's s3:// URL; empty: the store's own blobs
 	LogLevel          slog.Level
 	LogFormat         string
 	TrustedProxies    []netip.Prefix
@@ -151,6 +152,7 @@ for up to --shutdown-timeout and closes the store.`,
 	f.String("base-url", "", "public base URL of the portal, e.g. https://portal.example.org (default: the bound address)")
 	f.String("data-dir", "./data", "directory for the bbolt store, temporary files and the initial admin password")
 	f.String("database-url", "", "PostgreSQL URL (postgres://user:pass@host/db); empty keeps data in <data-dir>/portal.db")
+	f.String("blob-store", "", "where payment receipts and QR logos are kept: empty, the portal's own store; s3://BUCKET[/PREFIX]?endpoint=...&region=..., S3-compatible object storage (docs/object-storage.md)")
 	config.AddLogFlags(f)
 	f.StringSlice("trusted-proxies", nil, "CIDR prefixes of reverse proxies whose X-Forwarded-For is believed (comma-separated)")
 	f.String("jwt-secret", "", "secret (at least 32 bytes) signing operator and server tokens; default: generated once and kept in the store")
@@ -194,6 +196,7 @@ func serveOptionsFrom(r *config.Reader) (serveOptions, error) {
 		o.LinkHomeURL = u.String()
 	}
 	o.DatabaseURL = databaseURL(r, "database-url")
+	o.BlobStore = blobStoreURL(r)
 	o.TLS = tlsConfigFrom(r)
 	o.Ordering = orderingOptionsFrom(r)
 	o.LogLevel, o.LogFormat = r.Log()
@@ -268,6 +271,11 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 		}
 	}()
 
+	blobs, err := openBlobStore(ctx, o, st, logger)
+	if err != nil {
+		return err
+	}
+
 	svc, err := exam.NewService(ctx, st, exam.Config{
 		JWTSecret:         []byte(o.JWTSecret),
 		HeartbeatInterval: o.HeartbeatInterval,
@@ -335,13 +343,14 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 			Logger:    logger,
 			CacheTTL:  o.LinkCacheTTL,
 			HomeURL:   o.LinkHomeURL,
+			Blobs:     blobs,
 		}
 		if linkBase != "" {
 			ro.PublicURL = func(*http.Request) string { return linkBase }
 		}
 		registerClickMetrics(reg, rec)
 		rh := redirect.New(ro)
-		linkSvc = links.NewService(ls, links.Config{OnChange: cacheInvalidation(ctx, st, rh, logger)})
+		linkSvc = links.NewService(ls, links.Config{OnChange: cacheInvalidation(ctx, st, rh, logger), Blobs: blobs})
 		redir = countRedirects(reg, rh)
 	} else {
 		logger.Warn("this store does not implement the link-management API; its routes and the redirector are not served")
@@ -361,7 +370,7 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 	// The ordering API runs on every store that implements ordering.Store.
 	var ordOpts *ordhttp.Options
 	if ost, ok := st.(ordering.Store); ok {
-		if ordOpts, err = newOrdering(ctx, st, ost, o.Ordering, baseURL, o.DataDir, logger); err != nil {
+		if ordOpts, err = newOrdering(ctx, st, ost, blobs, o.Ordering, baseURL, o.DataDir, logger); err != nil {
 			return err
 		}
 		jobs := sync.WaitGroup{}
@@ -390,6 +399,7 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 		Registry:       reg,
 		Gatherer:       reg,
 		Backup:         storeBackup(st),
+		Blobs:          blobs,
 	})
 
 	if redir != nil {

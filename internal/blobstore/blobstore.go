@@ -8,8 +8,9 @@
 // (by a garbage collection of blobs that nothing references any more and that
 // are older than a retention period, which List's LastModified serves).
 //
-// Implementations: blobstore/s3 (S3-compatible object storage). Every
-// implementation passes the conformance suite blobstore/blobstoretest.
+// Implementations: blobstore/s3 (S3-compatible object storage), and the
+// portal's own stores, (*bolt.Store).Blobs and (*postgres.Store).Blobs.
+// Every implementation passes the conformance suite blobstore/blobstoretest.
 package blobstore
 
 import (

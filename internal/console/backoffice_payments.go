@@ -8,6 +8,7 @@ import (
 
 	"github.com/seedhq/portal/internal/apperr"
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
+	"github.com/seedhq/portal/internal/httpapi/respond"
 	ord "github.com/seedhq/portal/internal/ordering"
 )
 
@@ -47,6 +48,12 @@ func (c *console) officeProof(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		if e := apperr.From(err); e != nil {
 			http.Error(w, e.Message, e.Kind.Status())
+			return
+		}
+		if respond.BlobStoreUnavailable(err) {
+			c.log.Warn("console: payment proof", "err", err)
+			status, _, msg := respond.SetBlobStoreUnavailable(w)
+			http.Error(w, msg, status)
 			return
 		}
 		c.log.Error("console: payment proof", "err", err)

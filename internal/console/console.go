@@ -265,7 +265,7 @@ func (c *console) showError(v *view, err error) int {
 		v.Message = e.Message
 		return e.Kind.Status()
 	}
-	if respond.StoreUnavailable(err) {
+	if respond.BlobStoreUnavailable(err) || respond.StoreUnavailable(err) {
 		c.log.Warn("console: store unavailable", "err", err)
 		v.Error = "error.unavailable"
 		return http.StatusServiceUnavailable

@@ -33,6 +33,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/seedhq/portal/internal/blobstore"
 	"github.com/seedhq/portal/internal/console"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
@@ -186,7 +187,7 @@ func newPortal(t *testing.T, opts ...portalOption) *portal {
 		t.Fatal(err)
 	}
 
-	p.links = links.NewService(p.store, links.Config{})
+	p.links = links.NewService(p.store, links.Config{Blobs: p.store.(interface{ Blobs() blobstore.Store }).Blobs()})
 	if p.ana, p.anaKey, err = p.links.CreateUser(ctx, links.NewUser{Email: "ana@example.com", Username: "ana", Password: marketerPassword}); err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func newPortal(t *testing.T, opts ...portalOption) *portal {
 	}
 	if p.shop, err = ordering.NewService(p.store, ordering.Config{JWTKey: []byte(orderingKey), MessengerLinkBase: base + "/sandbox/messenger",
 		OwnerNumber: ownerNumber, Challenge: p.pow, Payments: ordering.SandboxPayments{BaseURL: base},
-		ProofDir: t.TempDir(), MerchantID: merchantID, Now: p.clock.Now}, nil); err != nil {
+		Blobs: p.store.(interface{ Blobs() blobstore.Store }).Blobs(), MerchantID: merchantID, Now: p.clock.Now}, nil); err != nil {
 		t.Fatal(err)
 	}
 	gw, err := webhook.NewVerifier([]string{gatewaySecret})

@@ -17,8 +17,9 @@ func (s *server) healthz(w http.ResponseWriter, r *http.Request) {
 	writeText(w, http.StatusOK, "ok")
 }
 
-// readyz handles GET /readyz: 200 when the store answers within 2 s, else
-// 503 (the failure is logged).
+// readyz handles GET /readyz: 200 when the store and the blob store
+// answer within 2 s, else 503 naming the one that failed (the failure is
+// logged).
 func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 	defer cancel()
@@ -27,6 +28,14 @@ func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
 			"request_id", respond.RequestID(r.Context()), "err", err)
 		writeText(w, http.StatusServiceUnavailable, "store unavailable")
 		return
+	}
+	if s.blobs != nil {
+		if err := s.blobs.Ping(ctx); err != nil {
+			s.log.WarnContext(r.Context(), "readiness check failed: blob store",
+				"request_id", respond.RequestID(r.Context()), "err", err)
+			writeText(w, http.StatusServiceUnavailable, "blob store unavailable")
+			return
+		}
 	}
 	writeText(w, http.StatusOK, "ok")
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/seedhq/portal/internal/blobstore"
 	"github.com/seedhq/portal/internal/exam"
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	"github.com/seedhq/portal/internal/links"
@@ -62,6 +63,9 @@ type Options struct {
 	// Backup serves GET /api/v1/admin/backup (SUPER_ADMIN). Nil: the route
 	// answers 409 BACKUP_UNSUPPORTED (a PostgreSQL portal: use pg_dump).
 	Backup Backup
+	// Blobs is the blob store (payment receipts, QR logos), checked by
+	// /readyz with the store. Nil: not checked.
+	Blobs blobstore.Store
 }
 
 // server holds what the handlers share. Handlers are its methods.
@@ -78,6 +82,7 @@ type server struct {
 	gather      prometheus.Gatherer
 	mux         *chi.Mux
 	backupFn    Backup
+	blobs       blobstore.Store
 }
 
 // New returns the portal's HTTP handler: one chi router with every route of
@@ -118,6 +123,7 @@ func New(opts Options) http.Handler {
 		gather:      gather,
 		mux:         chi.NewRouter(),
 		backupFn:    opts.Backup,
+		blobs:       opts.Blobs,
 	}
 	s.routes()
 	return s.mux

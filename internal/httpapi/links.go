@@ -139,7 +139,9 @@ func writeLinkErrorStatus(w http.ResponseWriter, status int, code, msg string) {
 // linkError answers err in the link envelope: an *apperr.Error with the
 // status of its kind; a *qr.ValidationError with 400 VALIDATION_FAILED (413
 // BODY_TOO_LARGE for an oversized logo); an over-limit body with 413; a
-// store that cannot be reached with 503 STORE_UNAVAILABLE and Retry-After;
+// blob store that cannot be reached with 503 BLOB_STORE_UNAVAILABLE and
+// Retry-After; a store that cannot be reached with 503 STORE_UNAVAILABLE
+// and Retry-After;
 // text the store cannot keep (a NUL character, bytes that are not UTF-8)
 // with 400 INVALID_TEXT; anything else with 500 INTERNAL, logged in full.
 func (s *server) linkError(w http.ResponseWriter, r *http.Request, err error) {
@@ -161,6 +163,13 @@ func (s *server) linkError(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	e := apperr.From(err)
+	if e == nil && respond.BlobStoreUnavailable(err) {
+		s.log.WarnContext(r.Context(), "blob store unavailable", "request_id", respond.RequestID(r.Context()), "method", r.Method,
+			"path", r.URL.Path, "err", err)
+		status, code, msg := respond.SetBlobStoreUnavailable(w)
+		writeLinkErrorStatus(w, status, code, msg)
+		return
+	}
 	if e == nil && respond.StoreUnavailable(err) {
 		s.log.WarnContext(r.Context(), "store unavailable", "request_id", respond.RequestID(r.Context()), "method", r.Method,
 			"path", r.URL.Path, "err", err)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seedhq/portal/internal/blobstore"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/testkit"
@@ -39,7 +40,8 @@ func withLinks(clk *testkit.Clock, out **links.Service) harnessOption {
 			if prev != nil {
 				st = prev(st)
 			}
-			svc := links.NewService(st.(links.Store), links.Config{Now: clk.Now})
+			svc := links.NewService(st.(links.Store), links.Config{Now: clk.Now,
+				Blobs: st.(interface{ Blobs() blobstore.Store }).Blobs()})
 			c.opts.Links = svc
 			c.opts.LinkBaseURL = linkBase + "/"
 			*out = svc

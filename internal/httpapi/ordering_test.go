@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seedhq/portal/internal/blobstore"
 	"github.com/seedhq/portal/internal/exam"
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	"github.com/seedhq/portal/internal/links"
@@ -52,7 +53,8 @@ func withOrdering(clk *testkit.Clock, ownerNumber, proofDir string) harnessOptio
 			}
 			svc, err := ordering.NewService(ost, ordering.Config{JWTKey: key, MessengerLinkBase: "https://wa.me/6281100000000",
 				OwnerNumber: ownerNumber, Challenge: pow, Payments: ordering.SandboxPayments{BaseURL: "http://portal.test"},
-				ProofDir: proofDir, MerchantID: "M-1", Now: clk.Now}, nil)
+				Blobs: st.(interface{ Blobs() blobstore.Store }).Blobs(), ProofDir: proofDir,
+				MerchantID: "M-1", Now: clk.Now}, nil)
 			if err != nil {
 				panic(err)
 			}

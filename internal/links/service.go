@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/seedhq/portal/internal/blobstore"
 )
 
 // Config tunes a Service. Zero values take the documented defaults.
@@ -17,6 +19,9 @@ type Config struct {
 	// domains, links, campaigns or QR codes with its kind: the portal drops
 	// its cached look-ups of that kind and tells the other instances.
 	OnChange func(Change)
+	// Blobs keeps the QR codes' logos (LogoKey). Nil: logos stay in the
+	// records as data URIs.
+	Blobs blobstore.Store
 }
 
 // Service implements the link-management use cases on a Store. Methods
@@ -27,6 +32,7 @@ type Service struct {
 	now      func() time.Time
 	logins   loginThrottle
 	onChange func(Change)
+	blobs    blobstore.Store
 }
 
 // NewService returns a Service on store.
@@ -34,7 +40,7 @@ func NewService(store Store, cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Service{store: store, now: cfg.Now, logins: newLoginThrottle(store), onChange: cfg.OnChange}
+	return &Service{store: store, now: cfg.Now, logins: newLoginThrottle(store), onChange: cfg.OnChange, blobs: cfg.Blobs}
 }
 
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }

@@ -112,6 +112,9 @@ func (s *Service) CreateQR(ctx context.Context, owner int64, in QRInput) (QRCode
 	if err := applyQRLook(&q, &in.Background, &in.Foreground, &in.Logo); err != nil {
 		return QRCode{}, err
 	}
+	if q.Logo, err = storeLogo(ctx, s.blobs, q.Logo); err != nil {
+		return QRCode{}, err
+	}
 	q.CreatedAt = s.clock()
 	q.UpdatedAt = q.CreatedAt
 	q, err = s.store.CreateQR(ctx, q)
@@ -161,6 +164,15 @@ func (s *Service) UpdateQR(ctx context.Context, owner, id int64, in QRPatch) (QR
 	if err := applyQRLook(&QRCode{}, in.Background, in.Foreground, in.Logo); err != nil {
 		return QRCode{}, err
 	}
+	// The logo goes to the blob store before the record refers to it.
+	var logo *string
+	if in.Logo != nil {
+		stored, err := storeLogo(ctx, s.blobs, *in.Logo)
+		if err != nil {
+			return QRCode{}, err
+		}
+		logo = &stored
+	}
 	now := s.clock()
 	q, err := s.store.UpdateQR(ctx, owner, id, func(q *QRCode) error {
 		data, err := ValidateQRData(q.Type, in.Data)
@@ -169,7 +181,10 @@ func (s *Service) UpdateQR(ctx context.Context, owner, id int64, in QRPatch) (QR
 		}
 		q.Data = data
 		q.UpdatedAt = now
-		return applyQRLook(q, in.Background, in.Foreground, in.Logo)
+		if logo != nil {
+			q.Logo = *logo
+		}
+		return applyQRLook(q, in.Background, in.Foreground, nil)
 	})
 	if err != nil {
 		return QRCode{}, fmt.Errorf("links: update QR code %d: %w", id, err)
@@ -187,16 +202,23 @@ func (s *Service) DeleteQR(ctx context.Context, owner, id int64) error {
 	return nil
 }
 
-// GetQR returns the owner's QR code.
+// GetQR returns the owner's QR code, its logo as a data URI (read from the
+// blob store: an error wraps blobstore.ErrUnavailable when it cannot be
+// reached).
 func (s *Service) GetQR(ctx context.Context, owner, id int64) (QRCode, error) {
 	q, err := s.store.GetQR(ctx, owner, id)
 	if err != nil {
 		return QRCode{}, fmt.Errorf("links: QR code %d: %w", id, err)
 	}
+	if q.Logo, err = ResolveLogo(ctx, s.blobs, q.Logo); err != nil {
+		return QRCode{}, fmt.Errorf("links: QR code %d: %w", id, err)
+	}
 	return q, nil
 }
 
-// ListQRs returns one page of the owner's QR codes.
+// ListQRs returns one page of the owner's QR codes. Their Logo is left as
+// stored: a logo in the blob store is a reference (IsLogoRef); GetQR and
+// ResolveLogo give the image.
 func (s *Service) ListQRs(ctx context.Context, owner int64, p Page) (List[QRCode], error) {
 	return list(ctx, "QR codes", owner, p, s.store.ListQRs)
 }

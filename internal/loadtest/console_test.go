@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seedhq/portal/internal/blobstore"
 	"github.com/seedhq/portal/internal/console"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
@@ -74,7 +75,7 @@ func runConsole(t *testing.T, kind string, st consoleStore) {
 	}
 	ord, err := ordering.NewService(st, ordering.Config{JWTKey: key, MessengerLinkBase: "https://wa.me/6281100000000",
 		OwnerNumber: consoleOwner, Challenge: pow, Payments: ordering.SandboxPayments{BaseURL: "http://portal.test"},
-		ProofDir: t.TempDir(), MerchantID: "M-1"}, nil)
+		Blobs: st.(interface{ Blobs() blobstore.Store }).Blobs(), MerchantID: "M-1"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

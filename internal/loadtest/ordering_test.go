@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seedhq/portal/internal/blobstore"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
@@ -67,7 +68,7 @@ func runOrdering(t *testing.T, kind string, st orderingStore) {
 	}
 	svc, err := ordering.NewService(st, ordering.Config{JWTKey: key, MessengerLinkBase: "https://wa.me/6281100000000",
 		OwnerNumber: "628110000001", Challenge: pow, Payments: ordering.SandboxPayments{BaseURL: "http://portal.test"},
-		ProofDir: t.TempDir(), MerchantID: "M-1"}, nil)
+		Blobs: st.(interface{ Blobs() blobstore.Store }).Blobs(), MerchantID: "M-1"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

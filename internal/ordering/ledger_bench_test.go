@@ -79,7 +79,7 @@ func seedLedgerShop(b *testing.B, st ordering.Store) *ordering.Service {
 	c := &clock{now: time.Date(2026, 11, 18, 1, 0, 0, 0, time.UTC)}
 	svc, err := ordering.NewService(st, ordering.Config{JWTKey: key, MessengerLinkBase: "https://wa.me/6281100000000",
 		OwnerNumber: "628110000001", Challenge: okChallenge{}, Payments: ordering.SandboxPayments{BaseURL: "http://portal.test"},
-		ProofDir: b.TempDir(), MerchantID: "M-1", Now: c.Now}, nil)
+		MerchantID: "M-1", Now: c.Now}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

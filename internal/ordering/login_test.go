@@ -53,7 +53,7 @@ func newServiceStore(t *testing.T, owner string) (*ordering.Service, *clock, *bo
 	c := &clock{now: time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)}
 	svc, err := ordering.NewService(st, ordering.Config{JWTKey: key, MessengerLinkBase: "https://wa.me/6281100000000",
 		OwnerNumber: owner, Challenge: okChallenge{}, Payments: ordering.SandboxPayments{BaseURL: "http://portal.test"},
-		ProofDir: t.TempDir(), MerchantID: "M-1", Now: c.Now}, nil)
+		Blobs: st.Blobs(), MerchantID: "M-1", Now: c.Now}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,13 +10,21 @@ import (
 
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/ordering"
+	"github.com/seedhq/portal/internal/store/bolt"
 )
 
 // shop returns a service with a menu (rice 25,000, tea 5,000, an
 // unavailable soup) and users of every role.
 func shop(t *testing.T) (svc *ordering.Service, c *clock, users map[ordering.Role]ordering.User, rice, tea, soup ordering.MenuItem) {
 	t.Helper()
-	svc, c = newService(t, "628110000001")
+	svc, c, _, users, rice, tea, soup = shopStore(t)
+	return svc, c, users, rice, tea, soup
+}
+
+// shopStore is shop that also returns the store.
+func shopStore(t *testing.T) (svc *ordering.Service, c *clock, st *bolt.Store, users map[ordering.Role]ordering.User, rice, tea, soup ordering.MenuItem) {
+	t.Helper()
+	svc, c, st = newServiceStore(t, "628110000001")
 	ctx := t.Context()
 	login := func(number string) ordering.User {
 		ls := mustLogin(t, svc, number, "192.0.2.1")
@@ -49,7 +57,7 @@ func shop(t *testing.T) (svc *ordering.Service, c *clock, users map[ordering.Rol
 		}
 		return m
 	}
-	return svc, c, users, mk("Nasi goreng", 25000, true), mk("Teh", 5000, true), mk("Soto", 20000, false)
+	return svc, c, st, users, mk("Nasi goreng", 25000, true), mk("Teh", 5000, true), mk("Soto", 20000, false)
 }
 
 // TestPlaceOrder: prices come from the catalogue, shipping from the

@@ -3,13 +3,14 @@ package ordering
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"image"
 	_ "image/jpeg" // receipts: JPEG
 	_ "image/png"  // receipts: PNG
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	_ "golang.org/x/image/webp" // receipts: WebP
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/blobstore"
 )
 
 // Payment receipts (the manual payment proof).
@@ -36,7 +38,10 @@ const (
 
 // Proof is the receipt a customer uploaded for an order.
 type Proof struct {
-	File        string    `json:"file,omitempty"` // name in the proof directory; the API leaves it out
+	// File is the receipt's name in the legacy proof directory, for
+	// receipts uploaded before the blob store; empty for newer ones, whose
+	// bytes are the blob ProofKey(order id, SHA256). The API leaves it out.
+	File        string    `json:"file,omitempty"`
 	ContentType string    `json:"contentType"`
 	Size        int64     `json:"size"`
 	SHA256      string    `json:"sha256"`
@@ -87,72 +92,77 @@ func checkProof(data []byte) (contentType, ext string, err error) {
 	return t.contentType, t.ext, nil
 }
 
+// ProofKey is the blob store key of the receipt of order orderID whose
+// bytes have the SHA-256 sha (hex): receipts/<order id>/<sha256>.
+func ProofKey(orderID, sha string) string { return "receipts/" + orderID + "/" + sha }
+
 // UploadProof stores the receipt image of the customer's unpaid order and
-// moves the order to WAITING_VERIFICATION. The file goes to the proof
-// directory under a random name; a later upload for a rejected order
-// replaces the earlier one on the order (the old file is removed).
+// moves the order to WAITING_VERIFICATION. The image goes to the blob store
+// first, under ProofKey, and the order refers to it only once it is stored:
+// a failed upload changes no order. A later upload for a rejected order
+// replaces the earlier one on the order (the old blob is deleted). When the
+// blob store cannot be reached the error wraps blobstore.ErrUnavailable (the
+// API answers 503 BLOB_STORE_UNAVAILABLE) and nothing is changed.
 func (s *Service) UploadProof(ctx context.Context, u User, orderID string, data []byte, bankInfo string) (Order, error) {
 	if utf8.RuneCountInString(bankInfo) > MaxBankInfoLen {
 		return Order{}, apperr.Errorf(apperr.Invalid, "INVALID_BANK_INFO", "bankInfo is longer than %d characters", MaxBankInfoLen)
 	}
-	ct, ext, err := checkProof(data)
+	ct, _, err := checkProof(data)
 	if err != nil {
 		return Order{}, err
 	}
-	if s.cfg.ProofDir == "" {
-		return Order{}, fmt.Errorf("upload proof: no proof directory is configured")
+	if s.cfg.Blobs == nil {
+		return Order{}, fmt.Errorf("upload proof: no blob store is configured")
 	}
 	if _, err := s.OrderFor(ctx, u, orderID); err != nil {
 		return Order{}, err
 	}
 	sum := sha256.Sum256(data)
-	name := orderID + "-" + strings.ToLower(rand.Text()) + ext
-	path := filepath.Join(s.cfg.ProofDir, name)
-	if err := writeFileSync(path, data); err != nil {
-		return Order{}, fmt.Errorf("upload proof: %w", err)
+	sha := hex.EncodeToString(sum[:])
+	key := ProofKey(orderID, sha)
+	if err := s.cfg.Blobs.Put(ctx, key, bytes.NewReader(data), int64(len(data))); err != nil {
+		return Order{}, fmt.Errorf("upload proof: store the receipt: %w", err)
 	}
 	now := s.cfg.Now().UTC()
-	var old string
+	var old *Proof
 	o, err := s.Transition(ctx, Actor{User: &u}, orderID, StatusWaitingVerification, "", func(o *Order) {
-		if o.Proof != nil {
-			old = o.Proof.File
-		}
-		o.Proof = &Proof{File: name, ContentType: ct, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]),
+		old = o.Proof
+		o.Proof = &Proof{ContentType: ct, Size: int64(len(data)), SHA256: sha,
 			BankInfo: strings.TrimSpace(bankInfo), UploadedAt: now}
 		o.Payments = append(o.Payments, PaymentEvent{At: now, Source: "receipt", Status: "UPLOADED", Amount: o.TotalPrice, Accepted: true})
 	})
 	if err != nil {
-		os.Remove(path)
+		// The blob goes unless the order's receipt is these very bytes
+		// (uploaded before, or by a concurrent upload of the same image,
+		// a double submit, that won).
+		if latest, gerr := s.store.GetOrder(ctx, orderID); gerr == nil && (latest.Proof == nil || latest.Proof.SHA256 != sha) {
+			s.deleteBlob(ctx, key)
+		}
 		return Order{}, err
 	}
-	if old != "" {
-		os.Remove(filepath.Join(s.cfg.ProofDir, old))
+	if old != nil && old.SHA256 != sha {
+		s.deleteBlob(ctx, ProofKey(orderID, old.SHA256))
+	}
+	if old != nil && old.File != "" && s.cfg.ProofDir != "" {
+		os.Remove(filepath.Join(s.cfg.ProofDir, filepath.Base(old.File)))
 	}
 	return o, nil
 }
 
-// writeFileSync writes data to a new file at path (mode 0600) and syncs it.
-func writeFileSync(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
+// deleteBlob removes a blob nothing refers to any more; a failure is
+// logged (the blob stays, unreferenced, for a later garbage collection).
+func (s *Service) deleteBlob(ctx context.Context, key string) {
+	if err := s.cfg.Blobs.Delete(context.WithoutCancel(ctx), key); err != nil {
+		s.log.WarnContext(ctx, "ordering: delete an unreferenced receipt", "key", key, "err", err)
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(path)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(path)
-		return err
-	}
-	return f.Close()
 }
 
-// ProofFile returns the receipt of an order, for its customer and for the
-// users who verify payments; anyone else gets ErrOrderNotFound.
-func (s *Service) ProofFile(ctx context.Context, u User, orderID string) (Proof, *os.File, error) {
+// ProofFile returns the receipt of an order and its bytes, for its customer
+// and for the users who verify payments; anyone else gets ErrOrderNotFound.
+// The caller closes the reader. The bytes come from the blob store; a
+// receipt uploaded before the blob store existed and not yet copied into it
+// is read from the legacy proof directory (Config.ProofDir) when one is set.
+func (s *Service) ProofFile(ctx context.Context, u User, orderID string) (Proof, io.ReadCloser, error) {
 	o, err := s.store.GetOrder(ctx, orderID)
 	if err != nil {
 		return Proof{}, nil, err
@@ -163,11 +173,21 @@ func (s *Service) ProofFile(ctx context.Context, u User, orderID string) (Proof,
 	if o.Proof == nil {
 		return Proof{}, nil, ErrProofNotFound
 	}
-	f, err := os.Open(filepath.Join(s.cfg.ProofDir, filepath.Base(o.Proof.File)))
+	if s.cfg.Blobs == nil {
+		return Proof{}, nil, fmt.Errorf("open proof: no blob store is configured")
+	}
+	rc, _, err := s.cfg.Blobs.Open(ctx, ProofKey(o.ID, o.Proof.SHA256))
+	if errors.Is(err, blobstore.ErrNotFound) && o.Proof.File != "" && s.cfg.ProofDir != "" {
+		f, ferr := os.Open(filepath.Join(s.cfg.ProofDir, filepath.Base(o.Proof.File)))
+		if ferr != nil {
+			return Proof{}, nil, fmt.Errorf("open proof: not in the blob store (%w), nor in the proof directory: %w", err, ferr)
+		}
+		return *o.Proof, f, nil
+	}
 	if err != nil {
 		return Proof{}, nil, fmt.Errorf("open proof: %w", err)
 	}
-	return *o.Proof, f, nil
+	return *o.Proof, rc, nil
 }
 
 // AwaitingVerification returns the orders whose receipt waits for

@@ -12,6 +12,8 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
+
+	"github.com/seedhq/portal/internal/blobstore"
 )
 
 // Verifier checks a solved anti-bot challenge (internal/ordering/challenge).
@@ -43,8 +45,12 @@ type Config struct {
 	Challenge Verifier
 	// Payments gives orders their invoice and payment page. Required.
 	Payments PaymentLinker
-	// ProofDir is the directory of payment receipts (several instances:
-	// one shared directory). Required for receipt uploads.
+	// Blobs keeps the payment receipts (ProofKey): the portal's own store or
+	// object storage, shared by every instance. Required for receipts.
+	Blobs blobstore.Store
+	// ProofDir is the legacy directory of payment receipts, from before the
+	// blob store (deprecated): receipts not yet copied into Blobs
+	// (MigrateProofDir) are read from it. Optional.
 	ProofDir string
 	// MerchantID is the shop's merchant id at the payment provider: a
 	// notification for another merchant is refused.

@@ -39,8 +39,9 @@ func ErrorStatus(w http.ResponseWriter, status int, code, msg string) {
 // Error answers err in the exam and ordering envelope: an *apperr.Error
 // with the status of its kind (and Retry-After for an
 // *apperr.RetryAfterError), its code and message; an over-limit body with 413
-// BODY_TOO_LARGE; a store that cannot be reached with 503 STORE_UNAVAILABLE
-// and Retry-After; text the store cannot keep (a NUL character, bytes that
+// BODY_TOO_LARGE; a blob store that cannot be reached with 503
+// BLOB_STORE_UNAVAILABLE and Retry-After; a store that cannot be reached
+// with 503 STORE_UNAVAILABLE and Retry-After; text the store cannot keep (a NUL character, bytes that
 // are not UTF-8) with 400 INVALID_TEXT; anything else with 500 INTERNAL and
 // a generic message, the full error being logged with the request id.
 func Error(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
@@ -51,6 +52,13 @@ func Error(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) 
 		return
 	}
 	e := apperr.From(err)
+	if e == nil && BlobStoreUnavailable(err) {
+		log.WarnContext(r.Context(), "blob store unavailable", "request_id", RequestID(r.Context()), "method", r.Method,
+			"path", r.URL.Path, "err", err)
+		status, code, msg := SetBlobStoreUnavailable(w)
+		ErrorStatus(w, status, code, msg)
+		return
+	}
 	if e == nil && StoreUnavailable(err) {
 		log.WarnContext(r.Context(), "store unavailable", "request_id", RequestID(r.Context()), "method", r.Method,
 			"path", r.URL.Path, "err", err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/seedhq/portal/internal/blobstore"
 )
 
 // CodeStoreUnavailable is the code of a request that failed because the
@@ -53,4 +55,29 @@ func StoreUnavailable(err error) bool {
 func SetStoreUnavailable(w http.ResponseWriter) (status int, code, message string) {
 	w.Header().Set("Retry-After", strconv.Itoa(int(StoreRetryAfter.Seconds())))
 	return http.StatusServiceUnavailable, CodeStoreUnavailable, storeUnavailableMessage
+}
+
+// CodeBlobStoreUnavailable is the code of a request that failed because the
+// blob store (object storage, or the portal's own store of blobs) could not
+// be reached: nothing was changed, and the client may try again after
+// Retry-After.
+const CodeBlobStoreUnavailable = "BLOB_STORE_UNAVAILABLE"
+
+// BlobStoreRetryAfter is the Retry-After of a BLOB_STORE_UNAVAILABLE answer.
+const BlobStoreRetryAfter = 10 * time.Second
+
+// blobStoreUnavailableMessage is the message of a BLOB_STORE_UNAVAILABLE
+// answer.
+const blobStoreUnavailableMessage = "the portal cannot reach its file storage right now; nothing was changed: try again shortly"
+
+// BlobStoreUnavailable reports whether err says that the blob store could
+// not be reached (blobstore.ErrUnavailable).
+func BlobStoreUnavailable(err error) bool { return errors.Is(err, blobstore.ErrUnavailable) }
+
+// SetBlobStoreUnavailable sets the Retry-After of a BLOB_STORE_UNAVAILABLE
+// answer and returns its status, code and message, for the envelope of each
+// API.
+func SetBlobStoreUnavailable(w http.ResponseWriter) (status int, code, message string) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(BlobStoreRetryAfter.Seconds())))
+	return http.StatusServiceUnavailable, CodeBlobStoreUnavailable, blobStoreUnavailableMessage
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/seedhq/portal/internal/blobstore"
 )
 
 // sqlStateError is an error with a SQLSTATE, as pgconn.PgError is.
@@ -51,5 +53,25 @@ func TestErrorStoreUnavailable(t *testing.T) {
 	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") != "5" ||
 		!strings.Contains(w.Body.String(), `"code":"STORE_UNAVAILABLE"`) {
 		t.Fatalf("answer %d %v %s", w.Code, w.Header(), w.Body)
+	}
+}
+
+// TestErrorBlobStoreUnavailable: a blob store that cannot be reached is
+// answered 503 BLOB_STORE_UNAVAILABLE with Retry-After, even when the
+// network error inside would read as the database's.
+func TestErrorBlobStoreUnavailable(t *testing.T) {
+	w := httptest.NewRecorder()
+	Error(w, httptest.NewRequest("GET", "/api/payments/x/proof", nil), slog.New(slog.DiscardHandler),
+		fmt.Errorf("open proof: %w: %w", blobstore.ErrUnavailable, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}))
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") != "10" ||
+		!strings.Contains(w.Body.String(), `"code":"BLOB_STORE_UNAVAILABLE"`) {
+		t.Fatalf("answer %d %v %s", w.Code, w.Header(), w.Body)
+	}
+	// The blob store's other failures are internal errors.
+	w = httptest.NewRecorder()
+	Error(w, httptest.NewRequest("GET", "/api/payments/x/proof", nil), slog.New(slog.DiscardHandler),
+		fmt.Errorf("open proof: %w", blobstore.ErrNoBucket))
+	if w.Code != http.StatusInternalServerError || w.Header().Get("Retry-After") != "" {
+		t.Fatalf("no bucket: answer %d %v %s", w.Code, w.Header(), w.Body)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/seedhq/portal/internal/blobstore"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/qr"
 )
@@ -106,6 +107,21 @@ func (h *Handler) serveQRImage(w http.ResponseWriter, r *http.Request, arg strin
 	}
 
 	body, ok := h.images.get(etag)
+	if !ok && links.IsLogoRef(q.Logo) {
+		// The ETag holds the logo's reference (its SHA-256): the image
+		// is drawn with the logo's bytes from the blob store.
+		if q.Logo, err = links.ResolveLogo(r.Context(), h.blobs, q.Logo); err != nil {
+			hd.Del("Cache-Control")
+			hd.Del("Etag")
+			hd.Del("Content-Security-Policy")
+			if errors.Is(err, blobstore.ErrUnavailable) {
+				h.unavailable(w, r, "QR logo", err)
+			} else {
+				h.internal(w, r, "QR logo", err)
+			}
+			return
+		}
+	}
 	if !ok {
 		body, err = RenderQR(q, payload, size, svg)
 		if err != nil {

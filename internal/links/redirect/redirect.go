@@ -97,6 +97,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/seedhq/portal/internal/blobstore"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/visits"
 )
@@ -166,6 +167,9 @@ type Options struct {
 	CacheTTL time.Duration
 	// CacheSize bounds each look-up cache; 0 means 10000 entries.
 	CacheSize int
+	// Blobs holds the QR codes' logos kept in the blob store
+	// (links.IsLogoRef). Nil: only logos kept in the records are drawn.
+	Blobs blobstore.Store
 }
 
 // Handler is the redirector, an http.Handler; see the package comment for
@@ -178,6 +182,7 @@ type Handler struct {
 	homeURL   string
 	now       func() time.Time
 	log       *slog.Logger
+	blobs     blobstore.Store
 
 	domains   *cache[string, links.Domain]
 	links     *cache[linkKey, links.ShortLink]
@@ -218,6 +223,7 @@ func New(o Options) *Handler {
 		homeURL:   o.HomeURL,
 		now:       o.Now,
 		log:       o.Logger,
+		blobs:     o.Blobs,
 	}
 	if h.now == nil {
 		h.now = time.Now
@@ -484,6 +490,18 @@ func methodNotAllowed(w http.ResponseWriter, allow string) {
 func (h *Handler) internal(w http.ResponseWriter, r *http.Request, what string, err error) {
 	h.log.ErrorContext(r.Context(), "redirect: "+what, "host", r.Host, "path", r.URL.Path, "err", err)
 	h.page(w, http.StatusInternalServerError, errorTmpl, errorData{Title: "Something went wrong", Message: "Please try again in a moment."}, pageCSP)
+}
+
+// unavailableRetryAfter is the Retry-After, in seconds, of a page that a
+// dependency's outage (the blob store) kept from being served.
+const unavailableRetryAfter = "10"
+
+// unavailable answers 503 with Retry-After when a dependency (the blob
+// store) cannot be reached; the failure is logged as a warning.
+func (h *Handler) unavailable(w http.ResponseWriter, r *http.Request, what string, err error) {
+	h.log.WarnContext(r.Context(), "redirect: "+what, "host", r.Host, "path", r.URL.Path, "err", err)
+	w.Header().Set("Retry-After", unavailableRetryAfter)
+	h.page(w, http.StatusServiceUnavailable, errorTmpl, errorData{Title: "Temporarily unavailable", Message: "Please try again in a moment."}, pageCSP)
 }
 
 // checkPassword handles POST /{alias} of a password-protected link.

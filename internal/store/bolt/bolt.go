@@ -92,6 +92,8 @@ var (
 	bucketMediaChunks     = []byte("media_chunks")   // (sha256, uint32 BE seq) -> bytes
 	bucketGrades          = []byte("grades")         // (exam, member, question, version) -> grade
 	bucketGraderExams     = []byte("grader_exams")   // (grader, exam) -> empty
+	bucketBlobs           = []byte("blobs")          // blob key -> blobRecord (JSON)
+	bucketBlobChunks      = []byte("blob_chunks")    // (uint64 BE upload, uint32 BE seq) -> bytes
 )
 
 var allBuckets = [][]byte{
@@ -100,6 +102,7 @@ var allBuckets = [][]byte{
 	bucketYears, bucketYearsByName, bucketAPIKeys, bucketAPIKeysByHash, bucketAnswers,
 	bucketPushesByKey, bucketPushesBySum, bucketSyncLogs, bucketMonitors, bucketPackages, bucketFailures,
 	bucketIdempotency, bucketMedia, bucketMediaChunks, bucketGrades, bucketGraderExams,
+	bucketBlobs, bucketBlobChunks,
 }
 
 func init() {
@@ -153,6 +156,10 @@ func Open(path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}
 	if err := s.removeStrayMediaChunks(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+	}
+	if err := s.removeStrayBlobChunks(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}

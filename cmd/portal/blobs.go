@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/seedhq/portal/internal/blobstore"
+	"github.com/seedhq/portal/internal/blobstore/s3"
+	"github.com/seedhq/portal/internal/config"
+)
+
+// blobPingTimeout bounds the start-up check of object storage.
+const blobPingTimeout = 30 * time.Second
+
+// blobStoreURL reads and checks blob-store: empty (the portal's own store)
+// or an s3:// URL (docs/object-storage.md).
+func blobStoreURL(r *config.Reader) string {
+	s := r.String("blob-store")
+	if s == "" {
+		return ""
+	}
+	if _, err := s3.ParseURL(s); err != nil {
+		r.Fail("blob-store", "%v (want empty for the portal's own store, or s3://BUCKET[/PREFIX][?OPTION=VALUE&...])", err)
+		return ""
+	}
+	return s
+}
+
+// blobsOf is a store that keeps blobs itself (bbolt, PostgreSQL).
+type blobsOf interface {
+	Blobs() blobstore.Store
+}
+
+// openBlobStore returns the blob store of o.BlobStore: object storage,
+// checked once with Ping (a failure is a start-up error naming the cause),
+// or, when empty, the blobs kept in st itself.
+func openBlobStore(ctx context.Context, o serveOptions, st store, logger *slog.Logger) (blobstore.Store, error) {
+	if o.BlobStore == "" {
+		own, ok := st.(blobsOf)
+		if !ok {
+			return nil, fmt.Errorf("this store keeps no blobs: configure blob-store")
+		}
+		logger.Info("blob store opened", "kind", "store")
+		return own.Blobs(), nil
+	}
+	cfg, err := s3.ParseURL(o.BlobStore)
+	if err != nil {
+		return nil, fmt.Errorf("blob store: %w", err)
+	}
+	bs, err := s3.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("blob store: %w", err)
+	}
+	pctx, cancel := context.WithTimeout(ctx, blobPingTimeout)
+	defer cancel()
+	if err := bs.Ping(pctx); err != nil {
+		// Not wrapped (%v): the command line's error report would take the
+		// network error inside for one of a portal it calls.
+		return nil, fmt.Errorf("blob store s3://%s/%s cannot be used: %v", cfg.Bucket, cfg.Prefix, err)
+	}
+	logger.Info("blob store opened", "kind", "s3", "bucket", cfg.Bucket, "prefix", cfg.Prefix, "endpoint", cfg.Endpoint)
+	return bs, nil
+}
