@@ -90,6 +90,7 @@ var (
 	bucketIdempotency     = []byte("idempotency")    // receipt id -> idempotency.Receipt (JSON)
 	bucketMedia           = []byte("media")          // sha256 -> mediaRecord (JSON)
 	bucketMediaChunks     = []byte("media_chunks")   // (sha256, uint32 BE seq) -> bytes
+	bucketMediaBlobs      = []byte("media_blobs")    // blob name -> sha256 of the media
 	bucketGrades          = []byte("grades")         // (exam, member, question, version) -> grade
 	bucketGraderExams     = []byte("grader_exams")   // (grader, exam) -> empty
 )
@@ -99,7 +100,7 @@ var allBuckets = [][]byte{
 	bucketExams, bucketExamQuestions, bucketExamStimuli, bucketMembers, bucketMembersByName, bucketMembersBySchool,
 	bucketYears, bucketYearsByName, bucketAPIKeys, bucketAPIKeysByHash, bucketAnswers,
 	bucketPushesByKey, bucketPushesBySum, bucketSyncLogs, bucketMonitors, bucketPackages, bucketFailures,
-	bucketIdempotency, bucketMedia, bucketMediaChunks, bucketGrades, bucketGraderExams,
+	bucketIdempotency, bucketMedia, bucketMediaChunks, bucketMediaBlobs, bucketGrades, bucketGraderExams,
 }
 
 func init() {

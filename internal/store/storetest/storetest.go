@@ -115,6 +115,7 @@ var suite = []test{
 
 	{"Media", testMedia},
 	{"MediaRefused", testMediaRefused},
+	{"MediaBlob", testMediaBlob},
 	{"Grades", testGrades},
 	{"GradesConcurrent", testGradesConcurrent},
 	{"GraderExams", testGraderExams},
