@@ -184,7 +184,7 @@ func (s *Service) GetMedia(ctx context.Context, sha string) (Media, error) {
 	if err != nil {
 		return Media{}, fmt.Errorf("get media: %w", err)
 	}
-	s.mediaInfo.Store(sha, m) // media never change: the cache needs no invalidation
+	s.mediaInfo.Store(sha, m) // media change only once, when their blob is set (mediaBlob)
 	return m, nil
 }
 
