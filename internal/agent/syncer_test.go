@@ -31,6 +31,7 @@ const (
 	pathPull      = "/api/v1/sync/pull-questions"
 	pathPush      = "/api/v1/sync/push-answers"
 	pathMedia     = "/api/v1/sync/media/"
+	pathBlobs     = "/api/v1/blobs/"
 	pathHeartbeat = "/api/v1/sync/heartbeat"
 )
 
@@ -286,7 +287,8 @@ type testTransport struct {
 
 	down         atomic.Bool  // every request fails as if the network were down
 	cutAt        atomic.Int64 // the next package body is cut after this many bytes (once)
-	cutMediaAt   atomic.Int64 // the next media body is cut after this many bytes (once)
+	cutMediaAt   atomic.Int64 // the next media or blob body is cut after this many bytes (once)
+	corruptBlobs atomic.Int32 // one byte of each of this many next whole blob bodies is flipped
 	downAfterCut atomic.Bool  // ... and the network goes down then
 	corrupt      atomic.Bool  // one byte of every whole package body is flipped
 	dropPushes   atomic.Int32 // the answers of this many pushes (stored by the portal) are lost
@@ -334,9 +336,11 @@ func (tr *testTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		} else if tr.corrupt.Load() && resp.StatusCode == http.StatusOK {
 			resp.Body = &flipBody{rc: resp.Body, at: 100}
 		}
-	case strings.HasPrefix(ex.Path, pathMedia) && resp.StatusCode == http.StatusOK:
+	case (strings.HasPrefix(ex.Path, pathMedia) || strings.HasPrefix(ex.Path, pathBlobs)) && resp.StatusCode == http.StatusOK:
 		if n := tr.cutMediaAt.Swap(0); n > 0 {
 			resp.Body = &cutBody{rc: resp.Body, left: n}
+		} else if strings.HasPrefix(ex.Path, pathBlobs) && tr.corruptBlobs.Add(-1) >= 0 {
+			resp.Body = &flipBody{rc: resp.Body, at: resp.ContentLength / 2}
 		}
 	case ex.Path == pathPush && resp.StatusCode == http.StatusOK && tr.dropPushes.Add(-1) >= 0:
 		io.Copy(io.Discard, resp.Body)
