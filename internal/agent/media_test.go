@@ -108,8 +108,10 @@ func TestSyncerFetchesMedia(t *testing.T) {
 		t.Fatalf("a labagent reading format 3 used the per-school media route %d times", n)
 	}
 	fetches := len(f.tr.matching(imgBlob)) + len(f.tr.matching(audioBlob))
+	allBlobs := f.tr.prefixed(pathBlobs)
 
-	// A text edit: a new package, no media moved again.
+	// A text edit: a new package, no media moved again, one question's
+	// blob fetched.
 	in.Questions[0].Text = "![A map of Java](media:" + img.SHA256 + ")\n\nWhich island is shown?"
 	if _, err := f.svc.UpdateExam(ctx, examID, in); err != nil {
 		t.Fatal(err)
@@ -120,6 +122,15 @@ func TestSyncerFetchesMedia(t *testing.T) {
 	}
 	if n := len(f.tr.matching(imgBlob)) + len(f.tr.matching(audioBlob)); n != fetches {
 		t.Fatalf("a text edit fetched media again: %d fetches, %d before", n, fetches)
+	}
+	if n := f.tr.prefixed(pathBlobs); n != allBlobs+1 {
+		t.Fatalf("a one-question edit fetched %d blobs, want 1", n-allBlobs)
+	}
+	if q := p2.Exams[1].Questions; len(q) != 2 || !strings.Contains(q[0].Text, "Which island is shown?") {
+		for _, e := range p2.Exams {
+			t.Logf("exam %s: %d questions", e.ID, len(e.Questions))
+		}
+		t.Fatalf("the edited question is not in the assembled exam")
 	}
 
 	// The image no longer shown is removed from the lab server.
@@ -193,7 +204,7 @@ func TestSyncerRefusesAlteredBlob(t *testing.T) {
 func TestSyncerNeverKeepsAlteredBlob(t *testing.T) {
 	f := newFixture(t, fixtureOptions{})
 	ctx := context.Background()
-	img, err := f.svc.UploadMedia(ctx, "pulau.png", bytes.NewReader(testkit.PNG(64, 64, 6)))
+	img, err := f.svc.UploadMedia(ctx, "pulau.png", bytes.NewReader(append(testkit.PNG(64, 64, 6), make([]byte, 100<<10)...)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,12 @@
 package exam
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +20,12 @@ import (
 // as a blob named by the SHA-256 of the sealed bytes (which does not reveal
 // the plaintext's hash) at BlobPath; a school's package of format 3 carries
 // each blob's name and content key, encrypted with the school's package key.
+//
+// A package of format 3 ships each exam's questions and stimuli the same
+// way: each, rendered as the package shows it, is a content blob sealed
+// under a key derived from the content secret and the SHA-256 of its
+// JSON, so that a one-question edit changes one small blob and the rest
+// stay where every cache holds them.
 
 // BlobsPackageFormat is the package format whose media are blobs encrypted
 // once (PackageBlob), for labagents that name it in PackageFormatsHeader.
@@ -41,10 +49,61 @@ type PackageBlob struct {
 
 // ContentKey returns the content key of the media of sha: HMAC-SHA256 of
 // "media:" + sha under the portal's content secret.
-func (s *Service) ContentKey(sha string) []byte {
+func (s *Service) ContentKey(sha string) []byte { return s.contentKey("media", sha) }
+
+// contentKey returns the content key of the content of kind ("media",
+// "question", "stimulus") whose plaintext has the SHA-256 sha:
+// HMAC-SHA256 of kind + ":" + sha under the portal's content secret.
+func (s *Service) contentKey(kind, sha string) []byte {
 	mac := hmac.New(sha256.New, s.contentSecret)
-	mac.Write([]byte("media:" + sha))
+	mac.Write([]byte(kind + ":" + sha))
 	return mac.Sum(nil)
+}
+
+// maxContentRefs bounds the cache of content blobs already stored.
+const maxContentRefs = 100_000
+
+// contentBlob seals v, a question or stimulus of kind as a package of format
+// 3 ships it (its JSON), once under its content key, stores the blob and
+// returns its reference. The same content gives the same blob, for every
+// school and on every instance.
+func (s *Service) contentBlob(ctx context.Context, kind string, v any) (PackageBlob, error) {
+	plain, err := json.Marshal(v)
+	if err != nil {
+		return PackageBlob{}, fmt.Errorf("%s blob: %w", kind, err)
+	}
+	sum := sha256.Sum256(plain)
+	sha := hex.EncodeToString(sum[:])
+	if ref, ok := s.contentRefs.Load(kind + ":" + sha); ok {
+		return ref.(PackageBlob), nil
+	}
+	key := s.contentKey(kind, sha)
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(kind + ":" + sha))
+	var prefix [8]byte
+	copy(prefix[:], mac.Sum(nil))
+	var sealed bytes.Buffer
+	sealed.Grow(int(SealedSize(int64(len(plain)))))
+	enc, err := NewPackageEncrypter(&sealed, key, prefix)
+	if err != nil {
+		return PackageBlob{}, err
+	}
+	enc.Write(plain) // writes to a bytes.Buffer do not fail
+	if err := enc.Close(); err != nil {
+		return PackageBlob{}, fmt.Errorf("%s blob: %w", kind, err)
+	}
+	nameSum := sha256.Sum256(sealed.Bytes())
+	name := hex.EncodeToString(nameSum[:])
+	if err := s.store.SaveContentBlob(ctx, ContentBlob{Name: name, Data: sealed.Bytes()}); err != nil {
+		return PackageBlob{}, fmt.Errorf("store %s blob: %w", kind, err)
+	}
+	ref := PackageBlob{Name: name, Size: int64(sealed.Len()), Key: key, URL: BlobPath(name)}
+	if s.contentRefsCount.Add(1) > maxContentRefs {
+		s.contentRefs.Clear()
+		s.contentRefsCount.Store(1)
+	}
+	s.contentRefs.Store(kind+":"+sha, ref)
+	return ref, nil
 }
 
 // sealMedia returns a reader of the media m sealed under its content key,
@@ -123,14 +182,29 @@ func (s *Service) OpenBlob(ctx context.Context, name string) (Blob, error) {
 		return Blob{}, ErrNotFound
 	}
 	m, err := s.store.GetMediaByBlob(ctx, name)
+	if err == nil {
+		return Blob{Name: name, Size: m.BlobSize, Open: func() (PackageReader, error) { return s.sealMedia(ctx, m) }}, nil
+	}
+	if !errors.Is(err, ErrNotFound) {
+		return Blob{}, fmt.Errorf("open blob: %w", err)
+	}
+	c, err := s.store.GetContentBlob(ctx, name)
 	if errors.Is(err, ErrNotFound) {
 		return Blob{}, ErrNotFound
 	}
 	if err != nil {
 		return Blob{}, fmt.Errorf("open blob: %w", err)
 	}
-	return Blob{Name: name, Size: m.BlobSize, Open: func() (PackageReader, error) { return s.sealMedia(ctx, m) }}, nil
+	return Blob{Name: name, Size: int64(len(c.Data)), Open: func() (PackageReader, error) {
+		return bytesReader{bytes.NewReader(c.Data)}, nil
+	}}, nil
 }
+
+// bytesReader is a PackageReader of bytes in memory.
+type bytesReader struct{ *bytes.Reader }
+
+// Close implements io.Closer.
+func (bytesReader) Close() error { return nil }
 
 // validBlobName reports whether name is a lowercase hex SHA-256.
 func validBlobName(name string) bool {
@@ -143,4 +217,22 @@ func validBlobName(name string) bool {
 		}
 	}
 	return true
+}
+
+// ContentBlob is exam content other than a media file (a question or a
+// stimulus as a package of format 3 ships it) sealed once under its content
+// key: the bytes the blob route serves under Name, their SHA-256.
+type ContentBlob struct {
+	Name string
+	Data []byte
+}
+
+// ContentBlobStore keeps content blobs by name.
+type ContentBlobStore interface {
+	// SaveContentBlob stores b, whose Data must have the SHA-256 b.Name,
+	// else nothing is kept. A blob stored already stays as it is.
+	SaveContentBlob(ctx context.Context, b ContentBlob) error
+	// GetContentBlob returns the content blob name; ErrNotFound when none
+	// is stored.
+	GetContentBlob(ctx context.Context, name string) (ContentBlob, error)
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -165,6 +166,84 @@ func TestBlobsSealedOnce(t *testing.T) {
 	}
 	if meta.Format != exam.PackageFormat {
 		t.Fatalf("package without blobs: format %d", meta.Format)
+	}
+}
+
+// TestContentBlobs: in a package of format 3 every question and stimulus
+// is a content blob, the same for two schools, served like media blobs and
+// opened with the key the package carries; a one-question edit changes
+// that question's blob only.
+func TestContentBlobs(t *testing.T) {
+	ctx := context.Background()
+	store, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	svc, err := exam.NewService(ctx, store, exam.Config{}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now().UTC().Add(time.Hour)
+	in := exam.ExamInput{
+		Title: "Sejarah", Subject: "Sejarah", NPSNs: []string{"20100001", "20100002"},
+		StartsAt: start, EndsAt: start.Add(2 * time.Hour), DurationMinutes: 60,
+		Stimuli: []exam.Stimulus{{ID: "s1", Title: "Bacaan", Format: "markdown", Text: "Proklamasi **1945**."}},
+		Questions: []exam.Question{
+			{ID: "q1", Type: exam.SingleChoice, Text: "Tahun proklamasi?", Stimulus: "s1", Points: 1,
+				Options: []exam.Option{{ID: "a", Text: "1945"}, {ID: "b", Text: "1949"}}, Answer: []string{"a"}},
+			{ID: "q2", Type: exam.ShortAnswer, Text: "Kota proklamasi?", Answer: []string{"Jakarta"}, Points: 1},
+			{ID: "q3", Type: exam.Essay, Format: "markdown", Text: "Jelaskan *makna* proklamasi."},
+		},
+	}
+	e, err := svc.CreateExam(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := schoolPackage(t, svc, "20100001").Exams[0]
+	b := schoolPackage(t, svc, "20100002").Exams[0]
+	if len(a.Questions) != 0 || len(a.Stimuli) != 0 || len(a.QuestionBlobs) != 3 || len(a.StimulusBlobs) != 1 {
+		t.Fatalf("format-3 exam: %d questions, %d stimuli inline; %d question and %d stimulus blobs",
+			len(a.Questions), len(a.Stimuli), len(a.QuestionBlobs), len(a.StimulusBlobs))
+	}
+	for i, ref := range append(a.QuestionBlobs, a.StimulusBlobs...) {
+		other := append(b.QuestionBlobs, b.StimulusBlobs...)[i]
+		if ref.Name != other.Name || !bytes.Equal(ref.Key, other.Key) || ref.URL != "api/v1/blobs/"+ref.Name {
+			t.Fatalf("blob %d differs between schools: %+v, %+v", i, ref, other)
+		}
+	}
+	var q1 client.PackageQuestion
+	if err := client.OpenContentBlob(a.QuestionBlobs[0], blobBytes(t, svc, a.QuestionBlobs[0].Name), &q1); err != nil {
+		t.Fatal(err)
+	}
+	if q1.ID != "q1" || q1.Text != "Tahun proklamasi?" || q1.Stimulus != "s1" || len(q1.Options) != 2 {
+		t.Fatalf("question blob opens to %+v", q1)
+	}
+	var st client.Stimulus
+	if err := client.OpenContentBlob(a.StimulusBlobs[0], blobBytes(t, svc, a.StimulusBlobs[0].Name), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.ID != "s1" || !strings.Contains(st.HTML, "<strong>1945</strong>") {
+		t.Fatalf("stimulus blob opens to %+v", st)
+	}
+	// Another blob's key does not open it.
+	wrong := a.QuestionBlobs[0]
+	wrong.Key = a.QuestionBlobs[1].Key
+	if err := client.OpenContentBlob(wrong, blobBytes(t, svc, wrong.Name), &q1); !errors.Is(err, client.ErrPackageCorrupt) {
+		t.Fatalf("another key opens a question blob: %v", err)
+	}
+
+	// A one-question edit changes that question's blob only.
+	in.Questions[1].Text = "Di kota mana proklamasi dibacakan?"
+	if _, err := svc.UpdateExam(ctx, e.ID, in); err != nil {
+		t.Fatal(err)
+	}
+	c := schoolPackage(t, svc, "20100001").Exams[0]
+	for i, ref := range append(c.QuestionBlobs, c.StimulusBlobs...) {
+		before := append(a.QuestionBlobs, a.StimulusBlobs...)[i]
+		if changed := ref.Name != before.Name; changed != (i == 1) {
+			t.Fatalf("after editing question 2, blob %d changed: %v", i, changed)
+		}
 	}
 }
 

@@ -100,10 +100,16 @@ type PackageExam struct {
 	StartsAt        time.Time         `json:"starts_at"`
 	EndsAt          time.Time         `json:"ends_at"`
 	DurationMinutes int               `json:"duration_minutes"`
-	Questions       []PackageQuestion `json:"questions"`
+	Questions       []PackageQuestion `json:"questions,omitempty"`
 	// Stimuli are what groups of the questions share (format 2).
 	Stimuli []PackageStimulus `json:"stimuli,omitempty"`
 	Media   []PackageMedia    `json:"media,omitempty"`
+	// QuestionBlobs and StimulusBlobs replace Questions and Stimuli in a
+	// package of format 3: each question and stimulus, in order, as a
+	// content blob whose plaintext is its JSON (a PackageQuestion, a
+	// PackageStimulus).
+	QuestionBlobs []PackageBlob `json:"question_blobs,omitempty"`
+	StimulusBlobs []PackageBlob `json:"stimulus_blobs,omitempty"`
 }
 
 // Package is the decrypted content of an exam package. The portal writes it
@@ -292,8 +298,8 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string, bl
 			return 0, err
 		}
 		pe := PackageExam{ID: e.ID, Title: e.Title, Subject: e.Subject, StartsAt: e.StartsAt, EndsAt: e.EndsAt,
-			DurationMinutes: e.DurationMinutes, Questions: make([]PackageQuestion, len(e.Questions))}
-		for j, q := range e.Questions {
+			DurationMinutes: e.DurationMinutes}
+		for _, q := range e.Questions {
 			pq, err := s.packageQuestion(ctx, q)
 			if err != nil {
 				return 0, err
@@ -301,15 +307,31 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string, bl
 			if pq.Format != "" || pq.Type == StatementGrid || pq.Type == Matching {
 				format = PackageFormat
 			}
-			pe.Questions[j] = pq
+			if !blobs {
+				pe.Questions = append(pe.Questions, pq)
+				continue
+			}
+			ref, err := s.contentBlob(ctx, "question", pq)
+			if err != nil {
+				return 0, err
+			}
+			pe.QuestionBlobs = append(pe.QuestionBlobs, ref)
 		}
 		for _, st := range e.Stimuli {
 			ps, err := s.packageStimulus(ctx, st)
 			if err != nil {
 				return 0, err
 			}
-			pe.Stimuli = append(pe.Stimuli, ps)
 			format = PackageFormat
+			if !blobs {
+				pe.Stimuli = append(pe.Stimuli, ps)
+				continue
+			}
+			ref, err := s.contentBlob(ctx, "stimulus", ps)
+			if err != nil {
+				return 0, err
+			}
+			pe.StimulusBlobs = append(pe.StimulusBlobs, ref)
 		}
 		rep, err := s.checkContent(ctx, e.Questions, e.Stimuli)
 		if err != nil {

@@ -43,6 +43,7 @@ type Store interface {
 	MonitorStore
 	PackageStore
 	MediaStore
+	ContentBlobStore
 	GradeStore
 	// Failed sign-ins, counted in the store so that every instance counts
 	// the same ones.

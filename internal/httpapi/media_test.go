@@ -232,6 +232,27 @@ func TestBlobs(t *testing.T) {
 			t.Fatal("the audio's blob does not open to the audio")
 		}
 
+		// The questions are blobs too, served the same way.
+		var pkgA pullJSON
+		h.as(labA, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-01", nil, "X-Package-Formats", "1, 2, 3").expect(200).decode(&pkgA)
+		decoded, err := client.DecodePackage(bytes.NewReader(pkgA.Package), labA.packageKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := decoded.Exams[0]; len(e.Questions) != 0 || len(e.QuestionBlobs) != 2 {
+			t.Fatalf("format 3: %d questions inline, %d question blobs", len(e.Questions), len(e.QuestionBlobs))
+		}
+		qref := decoded.Exams[0].QuestionBlobs[1]
+		qres := h.req("GET", "/"+qref.URL, nil).expect(200)
+		if qres.header.Get("ETag") != `"`+qref.Name+`"` || qres.header.Get("Cache-Control") != "public, max-age=31536000, immutable" {
+			t.Fatalf("question blob headers = %v", qres.header)
+		}
+		var q client.PackageQuestion
+		if err := client.OpenContentBlob(qref, qres.body, &q); err != nil || q.ID != "l1" || !strings.Contains(q.HTML, "<audio") {
+			t.Fatalf("question blob opens to %+v, %v", q, err)
+		}
+		h.req("GET", "/"+qref.URL, nil, "Range", "bytes=10-").expect(http.StatusPartialContent)
+
 		// Not an oracle: only issued names.
 		for _, name := range []string{strings.Repeat("0", 64), up.Data.SHA256, audio.Data.SHA256, strings.ToUpper(ref.Name), "abc", ref.Name + "0"} {
 			h.req("GET", "/api/v1/blobs/"+name, nil).expectError(404, "NOT_FOUND")

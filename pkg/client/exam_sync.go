@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -250,6 +251,45 @@ func (s *ExamSyncService) DownloadBlob(ctx context.Context, b *PackageBlob, w io
 		return nil, nil, err
 	}
 	return s.doDownload(ctx, "blob "+b.Name[:12], req, w, opts, b.Name)
+}
+
+// FetchContent fills the questions and stimuli of the exams of p, a
+// package of format 3, from their blobs: it downloads each blob
+// (DownloadBlob) and opens it (OpenContentBlob), in order. A package of
+// format 1 or 2 carries them already and is left as it is.
+func (s *ExamSyncService) FetchContent(ctx context.Context, p *Package) error {
+	if p == nil {
+		return errorf("fetch content: nil package")
+	}
+	open := func(b PackageBlob, v any) error {
+		var buf bytes.Buffer
+		d, _, err := s.DownloadBlob(ctx, &b, &buf, nil)
+		if err != nil {
+			return err
+		}
+		if !d.Verified {
+			return errorf("fetch content: blob %s: incomplete (%d of %d bytes)", b.Name, d.Written, d.Size)
+		}
+		return OpenContentBlob(b, buf.Bytes(), v)
+	}
+	for i := range p.Exams {
+		e := &p.Exams[i]
+		for _, b := range e.QuestionBlobs {
+			var q PackageQuestion
+			if err := open(b, &q); err != nil {
+				return fmt.Errorf("client: exam %s: question: %w", e.ID, err)
+			}
+			e.Questions = append(e.Questions, q)
+		}
+		for _, b := range e.StimulusBlobs {
+			var st Stimulus
+			if err := open(b, &st); err != nil {
+				return fmt.Errorf("client: exam %s: stimulus: %w", e.ID, err)
+			}
+			e.Stimuli = append(e.Stimuli, st)
+		}
+	}
+	return nil
 }
 
 // download runs a resumable binary download of what from path. With

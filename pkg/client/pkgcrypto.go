@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/sha256"
@@ -256,6 +257,39 @@ type PackageExam struct {
 	// 2 and 3); fetch each with ExamSyncService.DownloadBlob when it has a
 	// Blob, else with ExamSyncService.DownloadMedia.
 	Media []PackageMedia `json:"media,omitempty"`
+	// QuestionBlobs and StimulusBlobs replace Questions and Stimuli in a
+	// package of format 3: each question and stimulus, in order, as a
+	// blob; fetch each with ExamSyncService.DownloadBlob and open it with
+	// OpenContentBlob into a PackageQuestion or a Stimulus.
+	QuestionBlobs []PackageBlob `json:"question_blobs,omitempty"`
+	StimulusBlobs []PackageBlob `json:"stimulus_blobs,omitempty"`
+}
+
+// ErrBlobMismatch: bytes given as a blob are not the blob named (their
+// SHA-256 is not its name).
+var ErrBlobMismatch = errors.New("client: the bytes are not the blob named")
+
+// OpenContentBlob checks that sealed, the bytes of the blob b, are the
+// blob named (ErrBlobMismatch), decrypts them with b's content key
+// (ErrPackageCorrupt and the other errors of NewPackageDecrypter) and
+// decodes the JSON plaintext into v: a *PackageQuestion for a question
+// blob, a *Stimulus for a stimulus blob.
+func OpenContentBlob(b PackageBlob, sealed []byte, v any) error {
+	if sum := sha256.Sum256(sealed); hex.EncodeToString(sum[:]) != b.Name {
+		return fmt.Errorf("%w: %s has SHA-256 %x", ErrBlobMismatch, b.Name, sum)
+	}
+	dec, err := NewPackageDecrypter(b.Key, bytes.NewReader(sealed))
+	if err != nil {
+		return err
+	}
+	plain, err := io.ReadAll(dec)
+	if err != nil {
+		return fmt.Errorf("client: open blob %s: %w", b.Name, err)
+	}
+	if err := json.Unmarshal(plain, v); err != nil {
+		return fmt.Errorf("client: decode blob %s: %w", b.Name, err)
+	}
+	return nil
 }
 
 // PackageMedia is an image or audio file an exam shows, referred to in the

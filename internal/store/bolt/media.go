@@ -249,3 +249,35 @@ func (s *Store) removeStrayMediaChunks() error {
 		return nil
 	})
 }
+
+// SaveContentBlob stores b; a blob stored already stays.
+func (s *Store) SaveContentBlob(ctx context.Context, b exam.ContentBlob) error {
+	if sum := sha256.Sum256(b.Data); hex.EncodeToString(sum[:]) != b.Name {
+		return fmt.Errorf("bolt: save content blob %q: the bytes' SHA-256 is %x", b.Name, sum)
+	}
+	return s.update(ctx, "save content blob", func(tx *bbolt.Tx) error {
+		bk := tx.Bucket(bucketContentBlobs)
+		if bk.Get([]byte(b.Name)) != nil {
+			return nil
+		}
+		return bk.Put([]byte(b.Name), b.Data)
+	})
+}
+
+// GetContentBlob returns the content blob name; exam.ErrNotFound when none
+// is stored.
+func (s *Store) GetContentBlob(ctx context.Context, name string) (exam.ContentBlob, error) {
+	b := exam.ContentBlob{Name: name}
+	err := s.view(ctx, "get content blob", func(tx *bbolt.Tx) error {
+		v := tx.Bucket(bucketContentBlobs).Get([]byte(name))
+		if v == nil {
+			return exam.ErrNotFound
+		}
+		b.Data = bytes.Clone(v)
+		return nil
+	})
+	if err != nil {
+		return exam.ContentBlob{}, err
+	}
+	return b, nil
+}

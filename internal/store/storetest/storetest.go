@@ -116,6 +116,7 @@ var suite = []test{
 	{"Media", testMedia},
 	{"MediaRefused", testMediaRefused},
 	{"MediaBlob", testMediaBlob},
+	{"ContentBlob", testContentBlob},
 	{"Grades", testGrades},
 	{"GradesConcurrent", testGradesConcurrent},
 	{"GraderExams", testGraderExams},
