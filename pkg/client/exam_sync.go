@@ -250,7 +250,7 @@ func (s *ExamSyncService) DownloadBlob(ctx context.Context, b *PackageBlob, w io
 	if err != nil {
 		return nil, nil, err
 	}
-	return s.doDownload(ctx, "blob "+b.Name[:12], req, w, opts, b.Name)
+	return s.doDownload(ctx, "blob "+b.Name[:12], req, w, opts, func(http.Header) string { return b.Name })
 }
 
 // FetchContent fills the questions and stimuli of the exams of p, a
@@ -301,18 +301,26 @@ func (s *ExamSyncService) download(ctx context.Context, what, path string, q url
 		return nil, nil, err
 	}
 	req.Header.Set("X-Package-Formats", PackageFormats)
-	want := ""
+	var sum func(http.Header) string
 	if checksummed {
-		want = "announced"
+		sum = announcedChecksum
 	}
-	return s.doDownload(ctx, what, req, w, opts, want)
+	return s.doDownload(ctx, what, req, w, opts, sum)
+}
+
+// announcedChecksum is the SHA-256 an answer announces for its bytes:
+// X-Checksum-SHA256, else the ETag.
+func announcedChecksum(h http.Header) string {
+	if sum := strings.ToLower(h.Get("X-Checksum-SHA256")); sum != "" {
+		return sum
+	}
+	return unquoteETag(h.Get("ETag"))
 }
 
 // doDownload sends req, a resumable binary download of what, and streams
-// its bytes to w. want is the SHA-256 the whole bytes must have, checked
-// on a whole download: "announced" for the one the answer's
-// X-Checksum-SHA256 (or ETag) announces, "" for none.
-func (s *ExamSyncService) doDownload(ctx context.Context, what string, req *http.Request, w io.Writer, opts *DownloadOptions, want string) (*PackageDownload, *Response, error) {
+// its bytes to w. sum, when not nil, gives from the answer's headers the
+// SHA-256 the whole bytes must have, checked on a whole download.
+func (s *ExamSyncService) doDownload(ctx context.Context, what string, req *http.Request, w io.Writer, opts *DownloadOptions, sum func(http.Header) string) (*PackageDownload, *Response, error) {
 	var o DownloadOptions
 	if opts != nil {
 		o = *opts
@@ -344,15 +352,8 @@ func (s *ExamSyncService) doDownload(ctx context.Context, what string, req *http
 		ETag:    hr.Header.Get("ETag"),
 		Version: hr.Header.Get("X-Package-Version"),
 	}
-	switch want {
-	case "":
-	case "announced":
-		d.ChecksumSHA256 = strings.ToLower(hr.Header.Get("X-Checksum-SHA256"))
-		if d.ChecksumSHA256 == "" {
-			d.ChecksumSHA256 = unquoteETag(d.ETag)
-		}
-	default:
-		d.ChecksumSHA256 = want
+	if sum != nil {
+		d.ChecksumSHA256 = sum(hr.Header)
 	}
 
 	switch hr.StatusCode {
