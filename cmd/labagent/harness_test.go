@@ -440,18 +440,25 @@ func enrollLab(t testing.TB, portalURL string, s *school) *labAgent {
 // the same path style as its data.
 func enrollLabOn(t testing.TB, tg *target, portalURL string, s *school) *labAgent {
 	t.Helper()
+	return enrollLabAs(t, tg, portalURL, s.licence, e2eServerCode, e2eNPSN, e2eHardwareID)
+}
+
+// enrollLabAs is enrollLabOn for the lab server serverCode of the school
+// npsn, on the machine hw, with the licence token licence.
+func enrollLabAs(t testing.TB, tg *target, portalURL, licence, serverCode, npsn, hw string) *labAgent {
+	t.Helper()
 	l := &labAgent{t: t, target: tg, bin: tg.bin(t)}
 	l.dirArg, l.dir = tg.dataDir(t)
 	if err := os.MkdirAll(filepath.Dir(l.dir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(filepath.Dir(l.dir), "licence.txt"), []byte(s.licence+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(filepath.Dir(l.dir), "licence.txt"), []byte(licence+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	licArg := l.siblingArg("licence.txt")
-	res := proc.Run(t, l.bin, tg.options(), "enroll", "--portal-url", portalURL, "--server-code", e2eServerCode,
-		"--npsn", e2eNPSN, "--license-file", licArg, "--hardware-id", e2eHardwareID, "--data-dir", l.dirArg)
-	if res.Code != 0 || !strings.Contains(res.Stdout, "enrolled "+e2eServerCode) {
+	res := proc.Run(t, l.bin, tg.options(), "enroll", "--portal-url", portalURL, "--server-code", serverCode,
+		"--npsn", npsn, "--license-file", licArg, "--hardware-id", hw, "--data-dir", l.dirArg)
+	if res.Code != 0 || !strings.Contains(res.Stdout, "enrolled "+serverCode) {
 		t.Fatalf("labagent enroll (%s): %s", tg.name, res)
 	}
 	return l

@@ -377,6 +377,10 @@ func checkPackage(t *testing.T, ctx context.Context, op *client.Client, pkg *cli
 	if decoded.NPSN != e2eNPSN || len(decoded.Students) != 2 || len(decoded.Exams) != 1 {
 		t.Fatalf("package: npsn %s, %d students, %d exams; want %s, 2 (no teacher), 1", decoded.NPSN, len(decoded.Students), len(decoded.Exams), e2eNPSN)
 	}
+	// Format 3: the questions are blobs, fetched apart.
+	if err := op.Exam.Sync.FetchContent(ctx, decoded); err != nil { // no credential needed
+		t.Fatalf("fetch the questions: %v", err)
+	}
 	if e := decoded.Exams[0]; e.ID != examID || len(e.Questions) != 2 || e.Questions[0].ID != "q1" || len(e.Questions[0].Options) != 2 {
 		t.Errorf("package exam = %s", jsonString(e))
 	}

@@ -165,9 +165,15 @@ func (s *Syncer) install(ctx context.Context) error {
 	if err != nil {
 		return s.refusePackage(ctx, fmt.Errorf("cannot be decrypted or decoded: %w", err))
 	}
-	// The package is swapped in only with every image and audio it shows:
-	// the completed download stays recorded meanwhile, and the next pull
-	// installs it without moving it again.
+	// The package is swapped in only with every question, stimulus, image
+	// and audio it shows: the completed download stays recorded meanwhile,
+	// and the next pull installs it without moving it again.
+	if err := s.fetchContent(ctx, p); err != nil {
+		return fmt.Errorf("fetch the exam content: %w", err)
+	}
+	if err := s.assemble(p); err != nil {
+		return s.refusePackage(ctx, fmt.Errorf("its exam content does not open: %w", err))
+	}
 	if err := s.fetchMedia(ctx, p, key); err != nil {
 		return fmt.Errorf("fetch the exam media: %w", err)
 	}
@@ -184,6 +190,7 @@ func (s *Syncer) install(ctx context.Context) error {
 		s.o.OnPackage(p, meta)
 	}
 	s.pruneMedia(ctx, p)
+	s.pruneContent(ctx, p)
 	return nil
 }
 
@@ -201,6 +208,9 @@ func (s *Syncer) LoadLocalPackage() (*client.Package, localdb.PackageMeta, error
 	}
 	p, err := decodePackage(data, key, meta.Version)
 	if err != nil {
+		return nil, meta, fmt.Errorf("open the exam package %s: %w", meta.Version, err)
+	}
+	if err := s.assemble(p); err != nil {
 		return nil, meta, fmt.Errorf("open the exam package %s: %w", meta.Version, err)
 	}
 	return p, meta, nil

@@ -100,15 +100,15 @@ func TestSyncerPullsPackage(t *testing.T) {
 
 func TestSyncerResumesCutDownload(t *testing.T) {
 	f := newFixture(t, fixtureOptions{})
-	big := createExam(t, f.svc, "Bahasa Indonesia", 700<<10) // several 256 KiB chunks
+	wide := createWideExams(t, f.svc, 4, 800) // a package of several 256 KiB chunks
 	const cut = 300_000
 	f.tr.cutAt.Store(cut)
 	s := f.syncer()
 	f.run(s)
 
 	p, meta := f.pkgs.wait(t, 1)
-	if meta.Size < 700<<10 || len(p.Exams) != 2 || !slices.ContainsFunc(p.Exams, func(e client.PackageExam) bool {
-		return e.ID == big && len(e.Questions[2].Text) > 700<<10-100
+	if meta.Size < 700<<10 || len(p.Exams) != 5 || !slices.ContainsFunc(p.Exams, func(e client.PackageExam) bool {
+		return e.ID == wide[3] && len(e.Questions) == 800 && e.Questions[799].Text == "Pertanyaan 799"
 	}) {
 		t.Fatalf("package of %d bytes with %d exams", meta.Size, len(p.Exams))
 	}
@@ -117,7 +117,7 @@ func TestSyncerResumesCutDownload(t *testing.T) {
 
 func TestSyncerResumesDownloadAfterRestart(t *testing.T) {
 	f := newFixture(t, fixtureOptions{})
-	createExam(t, f.svc, "Bahasa Indonesia", 700<<10)
+	createWideExams(t, f.svc, 4, 800)
 	const cut = 300_000
 	f.tr.cutAt.Store(cut)
 	f.tr.downAfterCut.Store(true)

@@ -27,10 +27,15 @@ import (
 // --- Fixture -------------------------------------------------------------------
 
 const (
-	pathVerify    = "/api/v1/sync/verify-server"
-	pathPull      = "/api/v1/sync/pull-questions"
-	pathPush      = "/api/v1/sync/push-answers"
-	pathMedia     = "/api/v1/sync/media/"
+	pathVerify = "/api/v1/sync/verify-server"
+	pathPull   = "/api/v1/sync/pull-questions"
+	pathPush   = "/api/v1/sync/push-answers"
+	pathMedia  = "/api/v1/sync/media/"
+	pathBlobs  = "/api/v1/blobs/"
+	// mediaBlobSize is the size from which the fault transport takes a
+	// blob for a media file's (the tests' images are larger, their
+	// questions' blobs smaller).
+	mediaBlobSize = 64 << 10
 	pathHeartbeat = "/api/v1/sync/heartbeat"
 )
 
@@ -193,6 +198,31 @@ func createExam(t *testing.T, svc *exam.Service, title string, essayBytes int) s
 	return e.ID
 }
 
+// createWideExams creates n exams of the same questions questions each,
+// so that a package of format 3, which lists a blob per question, is
+// large, while its questions are few distinct blobs.
+func createWideExams(t *testing.T, svc *exam.Service, n, questions int) []string {
+	t.Helper()
+	start := time.Now().UTC().Add(-time.Hour)
+	var qs []exam.Question
+	for i := range questions {
+		qs = append(qs, exam.Question{ID: fmt.Sprintf("k%04d", i), Type: exam.ShortAnswer,
+			Text: fmt.Sprintf("Pertanyaan %d", i), Answer: []string{"final"}, Points: 1})
+	}
+	var ids []string
+	for i := range n {
+		e, err := svc.CreateExam(context.Background(), exam.ExamInput{
+			Title: fmt.Sprintf("Ujian %d", i), Subject: "Umum", NPSNs: []string{testNPSN},
+			StartsAt: start, EndsAt: start.Add(6 * time.Hour), DurationMinutes: 90, Questions: qs,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, e.ID)
+	}
+	return ids
+}
+
 // saveAnswers starts the member's attempt and saves the answers, as the exam
 // server does.
 func saveAnswers(t *testing.T, db *localdb.DB, examID, memberID string, answers map[string]string) {
@@ -286,7 +316,8 @@ type testTransport struct {
 
 	down         atomic.Bool  // every request fails as if the network were down
 	cutAt        atomic.Int64 // the next package body is cut after this many bytes (once)
-	cutMediaAt   atomic.Int64 // the next media body is cut after this many bytes (once)
+	cutMediaAt   atomic.Int64 // the next media or media blob body is cut after this many bytes (once)
+	corruptBlobs atomic.Int32 // one byte of each of this many next whole media blob bodies is flipped
 	downAfterCut atomic.Bool  // ... and the network goes down then
 	corrupt      atomic.Bool  // one byte of every whole package body is flipped
 	dropPushes   atomic.Int32 // the answers of this many pushes (stored by the portal) are lost
@@ -338,6 +369,13 @@ func (tr *testTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		if n := tr.cutMediaAt.Swap(0); n > 0 {
 			resp.Body = &cutBody{rc: resp.Body, left: n}
 		}
+	case strings.HasPrefix(ex.Path, pathBlobs) && resp.StatusCode == http.StatusOK && resp.ContentLength >= mediaBlobSize:
+		// Media blobs only: the questions' blobs are smaller.
+		if n := tr.cutMediaAt.Swap(0); n > 0 {
+			resp.Body = &cutBody{rc: resp.Body, left: n}
+		} else if tr.corruptBlobs.Add(-1) >= 0 {
+			resp.Body = &flipBody{rc: resp.Body, at: resp.ContentLength / 2}
+		}
 	case ex.Path == pathPush && resp.StatusCode == http.StatusOK && tr.dropPushes.Add(-1) >= 0:
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
@@ -357,6 +395,19 @@ func (tr *testTransport) matching(path string) []exchange {
 		}
 	}
 	return out
+}
+
+// prefixed returns the number of exchanges whose path starts with prefix.
+func (tr *testTransport) prefixed(prefix string) int {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	n := 0
+	for _, ex := range tr.exchanges {
+		if strings.HasPrefix(ex.Path, prefix) {
+			n++
+		}
+	}
+	return n
 }
 
 // cutBody ends with an error after left bytes, like a dropped connection.

@@ -71,6 +71,11 @@ type renderCache struct {
 	renderedCount atomic.Int64
 	mediaInfo     sync.Map // media sha256 -> Media, which never change
 	schoolMedia   sync.Map // npsn -> schoolMediaSet
+	// contentRefs caches the content blobs sealed and stored (contentBlob):
+	// kind and plaintext SHA-256 -> PackageBlob; emptied past
+	// maxContentRefs entries.
+	contentRefs      sync.Map
+	contentRefsCount atomic.Int64
 }
 
 // contentReport is what rendering an exam's texts found.

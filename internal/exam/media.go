@@ -45,6 +45,13 @@ type Media struct {
 	// lists; it is never part of a page's markup.
 	Name      string
 	CreatedAt time.Time
+	// BlobName and BlobSize name and size the file's blob: its bytes
+	// sealed once under its content key (ContentKey), the same for every
+	// school, served at /api/v1/blobs/{BlobName}. BlobName is the SHA-256
+	// of the sealed bytes; both are empty until the file first goes into a
+	// package of format 3.
+	BlobName string
+	BlobSize int64
 }
 
 // Limits of media (docs/exam-content.md, "Media").
@@ -90,7 +97,20 @@ type MediaStore interface {
 	// OpenMedia opens the bytes of the media of sha; it reads lazily, one
 	// chunk at a time, with ctx. ErrNotFound when none is stored.
 	OpenMedia(ctx context.Context, sha string) (PackageReader, error)
+	// SetMediaBlob records the blob name (lowercase hex SHA-256) and size
+	// of the media of sha. ErrNotFound when no media of sha is stored.
+	// Setting the blob a media has already is a no-op; another blob for a
+	// media that has one, or a name another media has, is refused
+	// (ErrBlobConflict, wrapped) and nothing is written.
+	SetMediaBlob(ctx context.Context, sha, name string, size int64) error
+	// GetMediaByBlob returns the media whose blob is name; ErrNotFound
+	// when no media has that blob.
+	GetMediaByBlob(ctx context.Context, name string) (Media, error)
 }
+
+// ErrBlobConflict is returned (wrapped) by SetMediaBlob for a blob other
+// than the one a media has, or a name that another media has.
+var ErrBlobConflict = errors.New("exam: the media has another blob, or the blob name is another media's")
 
 // UploadMedia reads one file from r (at most MaxAudioSize bytes), checks
 // its type from its bytes and stores it; the same bytes uploaded again
@@ -164,7 +184,7 @@ func (s *Service) GetMedia(ctx context.Context, sha string) (Media, error) {
 	if err != nil {
 		return Media{}, fmt.Errorf("get media: %w", err)
 	}
-	s.mediaInfo.Store(sha, m) // media never change: the cache needs no invalidation
+	s.mediaInfo.Store(sha, m) // media change only once, when their blob is set (mediaBlob)
 	return m, nil
 }
 

@@ -53,10 +53,7 @@ func (s *Service) OpenSchoolMedia(ctx context.Context, npsn, sha string) (School
 	if err != nil {
 		return SchoolMedia{}, fmt.Errorf("school media: %w", err)
 	}
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte("media:" + sha))
-	var prefix [8]byte
-	copy(prefix[:], mac.Sum(nil))
+	prefix := mediaNoncePrefix(key, sha)
 	return SchoolMedia{
 		Media: m,
 		ETag:  `"` + sha[:32] + "-" + hex.EncodeToString(prefix[:]) + `"`,
@@ -73,6 +70,17 @@ func (s *Service) OpenSchoolMedia(ctx context.Context, npsn, sha string) (School
 			return newSealedReader(plain, m.Size, aead, prefix), nil
 		},
 	}, nil
+}
+
+// mediaNoncePrefix is the nonce prefix of the media of sha sealed under
+// key: an HMAC of its SHA-256 under the key, so that a key seals each
+// plaintext under a prefix of its own.
+func mediaNoncePrefix(key []byte, sha string) [8]byte {
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte("media:" + sha))
+	var prefix [8]byte
+	copy(prefix[:], mac.Sum(nil))
+	return prefix
 }
 
 // SealedSize is the size in the AES-256-GCM-STREAM format of a plaintext of

@@ -19,7 +19,8 @@ import (
 	"github.com/seedhq/portal/internal/apperr"
 )
 
-// PackageFormat is the newest format of the package plaintext. A package is
+// PackageFormat is the format of a package plaintext with rich content, for
+// labagents that do not read format 3 (BlobsPackageFormat). A package is
 // format 1 while all its questions are plain text, so that labagents that
 // know only format 1 keep working; format 2 adds each question's format and
 // the rendered HTML of its texts, which only labagents that send
@@ -72,11 +73,16 @@ type PackageQuestion struct {
 // PackageMedia is a media file an exam shows (format 2). Its bytes are not
 // in the package: a lab server fetches each once, encrypted with the
 // school's package key, from the media route (docs/api/exam.md).
+//
+// In a package of format 3, Blob says where the file's blob is, encrypted
+// once for every school, and carries its content key; a lab server fetches
+// the blob instead.
 type PackageMedia struct {
-	SHA256 string    `json:"sha256"`
-	Type   string    `json:"type"`
-	Kind   MediaKind `json:"kind"`
-	Size   int64     `json:"size"`
+	SHA256 string       `json:"sha256"`
+	Type   string       `json:"type"`
+	Kind   MediaKind    `json:"kind"`
+	Size   int64        `json:"size"`
+	Blob   *PackageBlob `json:"blob,omitempty"`
 }
 
 // PackageOption is an option of a question as shipped in a package.
@@ -94,10 +100,16 @@ type PackageExam struct {
 	StartsAt        time.Time         `json:"starts_at"`
 	EndsAt          time.Time         `json:"ends_at"`
 	DurationMinutes int               `json:"duration_minutes"`
-	Questions       []PackageQuestion `json:"questions"`
+	Questions       []PackageQuestion `json:"questions,omitempty"`
 	// Stimuli are what groups of the questions share (format 2).
 	Stimuli []PackageStimulus `json:"stimuli,omitempty"`
 	Media   []PackageMedia    `json:"media,omitempty"`
+	// QuestionBlobs and StimulusBlobs replace Questions and Stimuli in a
+	// package of format 3: each question and stimulus, in order, as a
+	// content blob whose plaintext is its JSON (a PackageQuestion, a
+	// PackageStimulus).
+	QuestionBlobs []PackageBlob `json:"question_blobs,omitempty"`
+	StimulusBlobs []PackageBlob `json:"stimulus_blobs,omitempty"`
 }
 
 // Package is the decrypted content of an exam package. The portal writes it
@@ -110,46 +122,66 @@ type Package struct {
 	Exams      []PackageExam    `json:"exams"`
 }
 
+// blobsPackageKey is the key under which the store keeps a school's
+// package of format 3 (PackageStore), beside its package of format 1 or 2
+// under its npsn, which labagents that do not read format 3 still pull.
+func blobsPackageKey(npsn string) string { return npsn + "#3" }
+
 // Package returns the meta of a school's current package, building a new one
 // first when exams, members or passwords changed since it was built. The
 // encryption is deterministic for a given plaintext and key, so every portal
 // instance builds byte-identical packages and the ETag stays stable.
-func (s *Service) Package(ctx context.Context, npsn string) (PackageMeta, error) {
+//
+// With blobs, it is the school's package of format 3, whose media are blobs
+// encrypted once (BlobsPackageFormat); else the package of format 1 or 2,
+// whose media each lab server fetches encrypted for its school.
+func (s *Service) Package(ctx context.Context, npsn string, blobs bool) (PackageMeta, error) {
+	key := npsn
+	if blobs {
+		key = blobsPackageKey(npsn)
+	}
+	meta, err := s.storedPackage(ctx, npsn, key, blobs)
+	if err != nil {
+		return PackageMeta{}, fmt.Errorf("build package for %s: %w", npsn, err)
+	}
+	meta.NPSN = npsn
+	return meta, nil
+}
+
+// storedPackage returns the package stored under key, building it first
+// when it is stale.
+func (s *Service) storedPackage(ctx context.Context, npsn, key string, blobs bool) (PackageMeta, error) {
 	rev, err := s.store.ContentRevision(ctx)
 	if err != nil {
-		return PackageMeta{}, fmt.Errorf("package: %w", err)
+		return PackageMeta{}, err
 	}
-	if meta, err := s.store.GetPackage(ctx, npsn); err == nil && meta.Revision >= rev {
+	if meta, err := s.store.GetPackage(ctx, key); err == nil && meta.Revision >= rev {
 		return meta, nil
 	}
-	mu, _ := s.builds.LoadOrStore(npsn, &sync.Mutex{})
+	mu, _ := s.builds.LoadOrStore(key, &sync.Mutex{})
 	mu.(*sync.Mutex).Lock()
 	defer mu.(*sync.Mutex).Unlock()
 
-	old, err := s.store.GetPackage(ctx, npsn)
+	old, err := s.store.GetPackage(ctx, key)
 	switch {
 	case err == nil && old.Revision >= rev:
 		return old, nil // built by a concurrent request
 	case err != nil && !errors.Is(err, ErrNotFound):
-		return PackageMeta{}, fmt.Errorf("package: %w", err)
+		return PackageMeta{}, err
 	}
-	meta, err := s.buildPackage(ctx, npsn, rev, old)
-	if err != nil {
-		return PackageMeta{}, fmt.Errorf("build package for %s: %w", npsn, err)
-	}
-	return meta, nil
+	return s.buildPackage(ctx, npsn, key, blobs, rev, old)
 }
 
-func (s *Service) buildPackage(ctx context.Context, npsn string, rev int64, old PackageMeta) (PackageMeta, error) {
+func (s *Service) buildPackage(ctx context.Context, npsn, storeKey string, blobs bool, rev int64, old PackageMeta) (PackageMeta, error) {
 	start := time.Now()
 	// Pass 1: the plaintext digest is the version, and seeds the nonce.
 	h := sha256.New()
-	format, err := s.writePackage(ctx, h, npsn)
+	format, err := s.writePackage(ctx, h, npsn, blobs)
 	if err != nil {
 		return PackageMeta{}, err
 	}
 	digest := h.Sum(nil)
-	meta := PackageMeta{NPSN: npsn, Version: hex.EncodeToString(digest), Revision: rev, GeneratedAt: s.now(), Format: format}
+	meta := PackageMeta{NPSN: storeKey, Version: hex.EncodeToString(digest), Revision: rev, GeneratedAt: s.now(), Format: format}
 	if meta.Version == old.Version {
 		old.Revision = rev
 		if err := s.store.SavePackage(ctx, old, strings.NewReader("")); err != nil {
@@ -181,7 +213,7 @@ func (s *Service) buildPackage(ctx context.Context, npsn string, rev int64, old 
 		return PackageMeta{}, err
 	}
 	ph := sha256.New()
-	if _, err := s.writePackage(ctx, io.MultiWriter(enc, ph), npsn); err != nil {
+	if _, err := s.writePackage(ctx, io.MultiWriter(enc, ph), npsn, blobs); err != nil {
 		return PackageMeta{}, err
 	}
 	if err := enc.Close(); err != nil {
@@ -201,7 +233,7 @@ func (s *Service) buildPackage(ctx context.Context, npsn string, rev int64, old 
 	if err := s.store.SavePackage(ctx, meta, f); err != nil {
 		return PackageMeta{}, err
 	}
-	s.log.InfoContext(ctx, "package built", "npsn", npsn, "version", meta.Version[:12],
+	s.log.InfoContext(ctx, "package built", "npsn", npsn, "format", meta.Format, "version", meta.Version[:12],
 		"size", meta.Size, "duration", time.Since(start))
 	return meta, nil
 }
@@ -220,8 +252,9 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // writePackage streams the plaintext package JSON of a school to w, one
 // student page and one exam at a time, so that memory stays bounded by the
 // largest exam, and returns its format. The format is the object's last
-// member, known once every exam is written.
-func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string) (int, error) {
+// member, known once every exam is written. With blobs, the package is of
+// format 3: each media file names its blob and carries its content key.
+func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string, blobs bool) (int, error) {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(bw)
 	school := ""
@@ -265,8 +298,8 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string) (i
 			return 0, err
 		}
 		pe := PackageExam{ID: e.ID, Title: e.Title, Subject: e.Subject, StartsAt: e.StartsAt, EndsAt: e.EndsAt,
-			DurationMinutes: e.DurationMinutes, Questions: make([]PackageQuestion, len(e.Questions))}
-		for j, q := range e.Questions {
+			DurationMinutes: e.DurationMinutes}
+		for _, q := range e.Questions {
 			pq, err := s.packageQuestion(ctx, q)
 			if err != nil {
 				return 0, err
@@ -274,22 +307,44 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string) (i
 			if pq.Format != "" || pq.Type == StatementGrid || pq.Type == Matching {
 				format = PackageFormat
 			}
-			pe.Questions[j] = pq
+			if !blobs {
+				pe.Questions = append(pe.Questions, pq)
+				continue
+			}
+			ref, err := s.contentBlob(ctx, "question", pq)
+			if err != nil {
+				return 0, err
+			}
+			pe.QuestionBlobs = append(pe.QuestionBlobs, ref)
 		}
 		for _, st := range e.Stimuli {
 			ps, err := s.packageStimulus(ctx, st)
 			if err != nil {
 				return 0, err
 			}
-			pe.Stimuli = append(pe.Stimuli, ps)
 			format = PackageFormat
+			if !blobs {
+				pe.Stimuli = append(pe.Stimuli, ps)
+				continue
+			}
+			ref, err := s.contentBlob(ctx, "stimulus", ps)
+			if err != nil {
+				return 0, err
+			}
+			pe.StimulusBlobs = append(pe.StimulusBlobs, ref)
 		}
 		rep, err := s.checkContent(ctx, e.Questions, e.Stimuli)
 		if err != nil {
 			return 0, err
 		}
 		for _, m := range rep.Media {
-			pe.Media = append(pe.Media, PackageMedia{SHA256: m.SHA256, Type: m.Type, Kind: m.Kind, Size: m.Size})
+			pm := PackageMedia{SHA256: m.SHA256, Type: m.Type, Kind: m.Kind, Size: m.Size}
+			if blobs {
+				if pm.Blob, err = s.packageBlob(ctx, m.SHA256); err != nil {
+					return 0, err
+				}
+			}
+			pe.Media = append(pe.Media, pm)
 		}
 		if i > 0 {
 			bw.WriteByte(',')
@@ -297,6 +352,9 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string) (i
 		if err := enc.Encode(pe); err != nil {
 			return 0, err
 		}
+	}
+	if blobs {
+		format = BlobsPackageFormat
 	}
 	fmt.Fprintf(bw, `],"format":%d}`, format)
 	return format, bw.Flush()

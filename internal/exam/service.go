@@ -72,6 +72,7 @@ const (
 	secretExamPassword = "exam-password-hmac"
 	secretGradingCode  = "grading-code-hmac"
 	secretPackageKey   = "package-key:" // + npsn
+	secretContent      = "content-key-hmac"
 )
 
 // Service implements every use case of the exam synchronisation portal on top
@@ -84,8 +85,11 @@ type Service struct {
 	signingKey ed25519.PrivateKey
 	pwSecret   []byte
 	codeSecret []byte // keys the students' codes in grading (answerCode)
-	logins     *throttle.Limiter
-	beats      *beatWriter
+	// contentSecret derives the content keys of blobs (ContentKey): the
+	// same on every instance sharing the store.
+	contentSecret []byte
+	logins        *throttle.Limiter
+	beats         *beatWriter
 	// serverTokens caches verified lab-server tokens (AuthenticateServer).
 	serverTokens serverTokenCache
 	builds       sync.Map // npsn -> *sync.Mutex, serialises package builds per school
@@ -136,6 +140,10 @@ func NewService(ctx context.Context, store Store, cfg Config, logger *slog.Logge
 		return nil, err
 	}
 	s.codeSecret, err = s.secret(ctx, secretGradingCode, func() ([]byte, error) { return randomBytes(32) })
+	if err != nil {
+		return nil, err
+	}
+	s.contentSecret, err = s.secret(ctx, secretContent, func() ([]byte, error) { return randomBytes(32) })
 	if err != nil {
 		return nil, err
 	}

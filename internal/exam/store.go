@@ -43,6 +43,7 @@ type Store interface {
 	MonitorStore
 	PackageStore
 	MediaStore
+	ContentBlobStore
 	GradeStore
 	// Failed sign-ins, counted in the store so that every instance counts
 	// the same ones.
@@ -300,9 +301,11 @@ type PackageStore interface {
 	// ContentRevision returns a number that grows with every change to exams,
 	// members or exam passwords.
 	ContentRevision(ctx context.Context) (int64, error)
-	// GetPackage returns the meta of the school's current package.
+	// GetPackage returns the meta of the school's current package. npsn is
+	// the key the package was saved under (meta.NPSN): a school's npsn, or
+	// the key of its package of another format (the service's choice).
 	GetPackage(ctx context.Context, npsn string) (PackageMeta, error)
-	// SavePackage makes meta the school's current package. r yields the
+	// SavePackage makes meta the current package of meta.NPSN. r yields the
 	// meta.Size encrypted bytes whose SHA-256 is meta.Checksum; when a blob
 	// with that checksum is stored already, r need not be read. Blobs no
 	// longer referenced by any school may be removed.

@@ -72,7 +72,7 @@ func TestMatchingExam(t *testing.T) {
 
 		// The package ships premises and responses rendered, never the key.
 		var res pullJSON
-		h.as(lab, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-01", nil, "X-Package-Formats", client.PackageFormats).expect(200).decode(&res)
+		h.as(lab, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-01", nil, "X-Package-Formats", "1, 2").expect(200).decode(&res)
 		pkg, err := client.DecodePackage(bytes.NewReader(res.Package), lab.packageKey)
 		if err != nil {
 			t.Fatal(err)

@@ -93,3 +93,29 @@ func (s *server) syncMedia(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Media-Size", strconv.FormatInt(sm.Media.Size, 10))
 	http.ServeContent(w, r, "", time.Time{}, body)
 }
+
+// getBlob handles GET and HEAD /api/v1/blobs/{name} (no credential): a
+// blob, content sealed once for every school under its content key, which
+// only a package carries (docs/api/exam.md, "Blobs"). The bytes under a
+// name never change: a strong ETag (the name), cacheable by anyone for a
+// year; Range and conditional requests answered. A name the portal did not
+// issue is 404.
+func (s *server) getBlob(w http.ResponseWriter, r *http.Request) {
+	b, err := s.exam.OpenBlob(r.Context(), chi.URLParam(r, "name"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	body, err := b.Open()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer body.Close()
+	h := w.Header()
+	h.Set("Content-Type", "application/octet-stream")
+	h.Set("ETag", `"`+b.Name+`"`)
+	h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	h.Set("X-Content-Type-Options", "nosniff")
+	http.ServeContent(w, r, "", time.Time{}, body)
+}

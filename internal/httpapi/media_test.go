@@ -85,15 +85,18 @@ func TestExamMedia(t *testing.T) {
 		if len(created.Data.Problems) != 0 {
 			t.Fatalf("problems = %v", created.Data.Problems)
 		}
+		// A labagent that reads formats 1 and 2 only gets format 2, whose
+		// media it fetches encrypted for its school.
 		var res pullJSON
-		h.as(lab, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-01", nil, "X-Package-Formats", client.PackageFormats).expect(200).decode(&res)
+		h.as(lab, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-01", nil, "X-Package-Formats", "1, 2").expect(200).decode(&res)
 		pkg, err := client.DecodePackage(bytes.NewReader(res.Package), lab.packageKey)
 		if err != nil {
 			t.Fatal(err)
 		}
 		e := pkg.Exams[0]
-		if len(e.Media) != 2 || e.Media[0].SHA256 != up.Data.SHA256 || e.Media[1].Kind != "audio" || e.Media[1].Size != int64(len(testkit.ToneMP3)) {
-			t.Fatalf("package media = %+v", e.Media)
+		if pkg.Format != 2 || len(e.Media) != 2 || e.Media[0].SHA256 != up.Data.SHA256 || e.Media[1].Kind != "audio" ||
+			e.Media[1].Size != int64(len(testkit.ToneMP3)) || e.Media[0].Blob != nil || e.Media[1].Blob != nil {
+			t.Fatalf("package format %d, media = %+v", pkg.Format, e.Media)
 		}
 		if q := e.Questions[0]; !strings.Contains(q.HTML, `src="media/`+up.Data.SHA256+`"`) || !strings.Contains(q.HTML, `alt="A right triangle, sides 3 and 4"`) {
 			t.Fatalf("question HTML = %s", q.HTML)
@@ -141,6 +144,122 @@ func TestExamMedia(t *testing.T) {
 		heavy := examFixture(npsnA)
 		heavy["questions"] = []map[string]any{{"id": "h1", "type": "essay", "format": "markdown", "text": strings.Join(refs, "\n\n")}}
 		h.op("POST", "/api/v1/admin/exams", heavy).expectError(413, "MEDIA_TOO_LARGE")
+	})
+}
+
+// TestBlobs: a labagent that reads format 3 gets a package whose media are
+// blobs, the same for two schools; the blob route serves them to anyone,
+// byte for byte what the name says, resumable, cacheable for a year, and
+// answers 404 to every name the portal did not issue.
+func TestBlobs(t *testing.T) {
+	forEachStore(t, func(t *testing.T, h *harness) {
+		img := append(testkit.PNG(90, 60, 2), make([]byte, 140<<10)...) // three chunks
+		var up, audio mediaJSON
+		h.op("POST", "/api/v1/admin/media?name=peta.png", img).expect(201).decode(&up)
+		h.op("POST", "/api/v1/admin/media?name=tone.mp3", testkit.ToneMP3).expect(201).decode(&audio)
+		fixture := examFixture(npsnA, npsnB)
+		fixture["questions"] = []map[string]any{
+			{"id": "q1", "type": "essay", "format": "markdown", "text": "![Peta](" + up.Data.Reference + ")\n\nJelaskan."},
+			{"id": "l1", "type": "essay", "format": "markdown", "text": "![Listening](" + audio.Data.Reference + ")"},
+		}
+		h.op("POST", "/api/v1/admin/exams", fixture).expect(201)
+
+		labA, labB := h.newLabServer("LAB-01", npsnA), h.newLabServer("LAB-02", npsnB)
+		refs := map[string][]client.PackageMedia{}
+		for _, lab := range []struct {
+			s    labServer
+			code string
+		}{{labA, "LAB-01"}, {labB, "LAB-02"}} {
+			var res pullJSON
+			h.as(lab.s, "GET", "/api/v1/sync/pull-questions?serverCode="+lab.code, nil, "X-Package-Formats", "1, 2, 3").expect(200).decode(&res)
+			pkg, err := client.DecodePackage(bytes.NewReader(res.Package), lab.s.packageKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pkg.Format != 3 || len(pkg.Exams) != 1 || len(pkg.Exams[0].Media) != 2 {
+				t.Fatalf("%s: package format %d, %+v", lab.code, pkg.Format, pkg.Exams)
+			}
+			refs[lab.code] = pkg.Exams[0].Media
+		}
+		for i, m := range refs["LAB-01"] {
+			o := refs["LAB-02"][i]
+			if m.Blob == nil || o.Blob == nil || m.Blob.Name != o.Blob.Name || m.Blob.URL != o.Blob.URL ||
+				m.Blob.Size != o.Blob.Size || !bytes.Equal(m.Blob.Key, o.Blob.Key) {
+				t.Fatalf("the schools' blobs differ: %+v, %+v", m.Blob, o.Blob)
+			}
+		}
+		ref := refs["LAB-01"][0].Blob
+		path := "/" + ref.URL
+
+		// No credential needed; the bytes are what the name says.
+		whole := h.req("GET", path, nil).expect(200)
+		if sha(whole.body) != ref.Name || int64(len(whole.body)) != ref.Size {
+			t.Fatalf("blob: %d bytes, SHA-256 %s; want %d, %s", len(whole.body), sha(whole.body), ref.Size, ref.Name)
+		}
+		hd := whole.header
+		if hd.Get("ETag") != `"`+ref.Name+`"` || hd.Get("Cache-Control") != "public, max-age=31536000, immutable" ||
+			hd.Get("Content-Type") != "application/octet-stream" || hd.Get("Accept-Ranges") != "bytes" {
+			t.Fatalf("blob headers = %v", hd)
+		}
+		if !bytes.Equal(decrypt(t, whole.body, ref.Key), img) {
+			t.Fatal("the content key does not open the blob to the image")
+		}
+		if dec, err := client.NewPackageDecrypter(labA.packageKey, bytes.NewReader(whole.body)); err != nil {
+			t.Fatal(err)
+		} else if _, err := io.ReadAll(dec); err == nil {
+			t.Fatal("the school's package key opens the blob")
+		}
+		// Range, If-Range, If-None-Match, HEAD.
+		cut := len(whole.body) / 3
+		rest := h.req("GET", path, nil, "Range", "bytes="+strconv.Itoa(cut)+"-", "If-Range", `"`+ref.Name+`"`).expect(http.StatusPartialContent)
+		if !bytes.Equal(rest.body, whole.body[cut:]) {
+			t.Fatal("a ranged blob differs from the whole one")
+		}
+		mid := h.req("GET", path, nil, "Range", "bytes=70000-70099").expect(http.StatusPartialContent)
+		if !bytes.Equal(mid.body, whole.body[70000:70100]) {
+			t.Fatal("a range across a chunk boundary differs")
+		}
+		h.req("GET", path, nil, "Range", "bytes="+strconv.Itoa(len(whole.body))+"-").expect(http.StatusRequestedRangeNotSatisfiable)
+		h.req("GET", path, nil, "If-None-Match", `"`+ref.Name+`"`).expect(http.StatusNotModified)
+		head := h.req("HEAD", path, nil).expect(200)
+		if len(head.body) != 0 || head.header.Get("Content-Length") != strconv.Itoa(len(whole.body)) || head.header.Get("ETag") != `"`+ref.Name+`"` {
+			t.Fatalf("HEAD: %d bytes, headers %v", len(head.body), head.header)
+		}
+		// The audio's blob too, a credential being no matter.
+		audioRef := refs["LAB-01"][1].Blob
+		got := h.as(labB, "GET", "/"+audioRef.URL, nil).expect(200)
+		if !bytes.Equal(decrypt(t, got.body, audioRef.Key), testkit.ToneMP3) {
+			t.Fatal("the audio's blob does not open to the audio")
+		}
+
+		// The questions are blobs too, served the same way.
+		var pkgA pullJSON
+		h.as(labA, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-01", nil, "X-Package-Formats", "1, 2, 3").expect(200).decode(&pkgA)
+		decoded, err := client.DecodePackage(bytes.NewReader(pkgA.Package), labA.packageKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := decoded.Exams[0]; len(e.Questions) != 0 || len(e.QuestionBlobs) != 2 {
+			t.Fatalf("format 3: %d questions inline, %d question blobs", len(e.Questions), len(e.QuestionBlobs))
+		}
+		qref := decoded.Exams[0].QuestionBlobs[1]
+		qres := h.req("GET", "/"+qref.URL, nil).expect(200)
+		if qres.header.Get("ETag") != `"`+qref.Name+`"` || qres.header.Get("Cache-Control") != "public, max-age=31536000, immutable" {
+			t.Fatalf("question blob headers = %v", qres.header)
+		}
+		var q client.PackageQuestion
+		if err := client.OpenContentBlob(qref, qres.body, &q); err != nil || q.ID != "l1" || !strings.Contains(q.HTML, "<audio") {
+			t.Fatalf("question blob opens to %+v, %v", q, err)
+		}
+		h.req("GET", "/"+qref.URL, nil, "Range", "bytes=10-").expect(http.StatusPartialContent)
+
+		// Not an oracle: only issued names.
+		for _, name := range []string{strings.Repeat("0", 64), up.Data.SHA256, audio.Data.SHA256, strings.ToUpper(ref.Name), "abc", ref.Name + "0"} {
+			h.req("GET", "/api/v1/blobs/"+name, nil).expectError(404, "NOT_FOUND")
+		}
+		if r := h.req("HEAD", "/api/v1/blobs/"+up.Data.SHA256, nil); r.status != 404 || len(r.body) != 0 {
+			t.Fatalf("HEAD of an unknown blob: %d, %q", r.status, r.body)
+		}
 	})
 }
 

@@ -67,7 +67,7 @@ func TestRichContentExam(t *testing.T) {
 		h.as(lab, "GET", pull, nil).expectError(406, "LABAGENT_UPGRADE_REQUIRED")
 		h.as(lab, "GET", pull+"&format=binary", nil, "X-Package-Formats", "1").expectError(406, "LABAGENT_UPGRADE_REQUIRED")
 		var res pullJSON
-		h.as(lab, "GET", pull, nil, "X-Package-Formats", client.PackageFormats).expect(200).decode(&res)
+		h.as(lab, "GET", pull, nil, "X-Package-Formats", "1, 2").expect(200).decode(&res)
 		pkg, err := client.DecodePackage(bytes.NewReader(res.Package), lab.packageKey)
 		if err != nil {
 			t.Fatal(err)
@@ -129,7 +129,7 @@ func TestStatementGridExam(t *testing.T) {
 		// The package ships the grid, which only format 2 carries.
 		h.as(lab, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-01", nil).expectError(406, "LABAGENT_UPGRADE_REQUIRED")
 		var res pullJSON
-		h.as(lab, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-01", nil, "X-Package-Formats", client.PackageFormats).expect(200).decode(&res)
+		h.as(lab, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-01", nil, "X-Package-Formats", "1, 2").expect(200).decode(&res)
 		pkg, err := client.DecodePackage(bytes.NewReader(res.Package), lab.packageKey)
 		if err != nil {
 			t.Fatal(err)

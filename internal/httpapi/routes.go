@@ -82,6 +82,9 @@ func (s *server) examRoutes(r chi.Router) {
 	r.Post(v1+"/auth/login", s.login)
 	r.Get(v1+"/licenses/public-key", s.licensePublicKey)
 	r.Post(v1+"/sync/verify-server", s.verifyServer)
+	// Blobs are public: sealed content, useless without its key.
+	r.Get(v1+"/blobs/{name}", s.getBlob)
+	r.Head(v1+"/blobs/{name}", s.getBlob)
 
 	// Operator JWT of any account, graders included: who am I, and the
 	// grading of essays (the service checks a grader's exams).

@@ -88,7 +88,7 @@ func TestStimulusExam(t *testing.T) {
 		// The package carries the stimuli rendered; questions name theirs.
 		var res pullJSON
 		h.as(lab, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-01", nil).expectError(406, "LABAGENT_UPGRADE_REQUIRED")
-		h.as(lab, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-01", nil, "X-Package-Formats", client.PackageFormats).expect(200).decode(&res)
+		h.as(lab, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-01", nil, "X-Package-Formats", "1, 2").expect(200).decode(&res)
 		pkg, err := client.DecodePackage(bytes.NewReader(res.Package), lab.packageKey)
 		if err != nil {
 			t.Fatal(err)

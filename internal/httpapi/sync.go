@@ -102,12 +102,13 @@ func (s *server) pullQuestions(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	meta, err := s.exam.Package(r.Context(), id.NPSN)
+	formats := r.Header.Get(exam.PackageFormatsHeader)
+	meta, err := s.exam.Package(r.Context(), id.NPSN, exam.ReadsPackageFormat(formats, exam.BlobsPackageFormat))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if !exam.ReadsPackageFormat(r.Header.Get(exam.PackageFormatsHeader), meta.Format) {
+	if !exam.ReadsPackageFormat(formats, meta.Format) {
 		s.writeError(w, r, exam.ErrLabagentTooOld)
 		return
 	}

@@ -65,7 +65,7 @@ func (c *countingProxy) add(path string, n int64) {
 	switch {
 	case strings.HasPrefix(path, "/api/v1/sync/pull-questions"):
 		key = "package"
-	case strings.HasPrefix(path, "/api/v1/sync/media/"):
+	case strings.HasPrefix(path, "/api/v1/sync/media/"), strings.HasPrefix(path, "/api/v1/blobs/"):
 		key = "media"
 	}
 	c.mu.Lock()

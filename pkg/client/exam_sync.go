@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -230,10 +231,96 @@ func (s *ExamSyncService) DownloadMedia(ctx context.Context, serverCode, sha256 
 	return s.download(ctx, "media", "sync/media/"+sum, q, w, opts, false)
 }
 
+// DownloadBlob streams the blob b (a PackageBlob of a package of format 3:
+// content encrypted once for every school) to w (GET b.URL, resolved
+// against the portal's URL, so relative to it or absolute; no credential
+// is sent), with the same results and resumption as DownloadPackage. The
+// SHA-256 of the bytes must be b.Name: a whole download (200) is checked
+// here (ErrChecksumMismatch, Verified), a resumed one cannot be: hash the
+// assembled file. Decrypt the bytes with NewPackageDecrypter and b.Key, and
+// check the plaintext's SHA-256.
+func (s *ExamSyncService) DownloadBlob(ctx context.Context, b *PackageBlob, w io.Writer, opts *DownloadOptions) (*PackageDownload, *Response, error) {
+	if b == nil || b.URL == "" {
+		return nil, nil, errorf("download blob: no blob URL")
+	}
+	if len(b.Name) != 64 || strings.Trim(b.Name, "0123456789abcdef") != "" {
+		return nil, nil, errorf("download blob: name %q is not a lowercase hex SHA-256", b.Name)
+	}
+	req, err := s.client.newRequest(ctx, http.MethodGet, b.URL, nil, nil, credNone)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.doDownload(ctx, "blob "+b.Name[:12], req, w, opts, func(http.Header) string { return b.Name })
+}
+
+// FetchContent fills the questions and stimuli of the exams of p, a
+// package of format 3, from their blobs: it downloads each blob
+// (DownloadBlob) and opens it (OpenContentBlob), in order. A package of
+// format 1 or 2 carries them already and is left as it is.
+func (s *ExamSyncService) FetchContent(ctx context.Context, p *Package) error {
+	if p == nil {
+		return errorf("fetch content: nil package")
+	}
+	open := func(b PackageBlob, v any) error {
+		var buf bytes.Buffer
+		d, _, err := s.DownloadBlob(ctx, &b, &buf, nil)
+		if err != nil {
+			return err
+		}
+		if !d.Verified {
+			return errorf("fetch content: blob %s: incomplete (%d of %d bytes)", b.Name, d.Written, d.Size)
+		}
+		return OpenContentBlob(b, buf.Bytes(), v)
+	}
+	for i := range p.Exams {
+		e := &p.Exams[i]
+		for _, b := range e.QuestionBlobs {
+			var q PackageQuestion
+			if err := open(b, &q); err != nil {
+				return fmt.Errorf("client: exam %s: question: %w", e.ID, err)
+			}
+			e.Questions = append(e.Questions, q)
+		}
+		for _, b := range e.StimulusBlobs {
+			var st Stimulus
+			if err := open(b, &st); err != nil {
+				return fmt.Errorf("client: exam %s: stimulus: %w", e.ID, err)
+			}
+			e.Stimuli = append(e.Stimuli, st)
+		}
+	}
+	return nil
+}
+
 // download runs a resumable binary download of what from path. With
 // checksummed, the ETag (or X-Checksum-SHA256) is the SHA-256 of the
 // bytes, checked on a whole download.
 func (s *ExamSyncService) download(ctx context.Context, what, path string, q url.Values, w io.Writer, opts *DownloadOptions, checksummed bool) (*PackageDownload, *Response, error) {
+	req, err := s.client.newRequest(ctx, http.MethodGet, examPrefix+path, q, nil, credBearer)
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("X-Package-Formats", PackageFormats)
+	var sum func(http.Header) string
+	if checksummed {
+		sum = announcedChecksum
+	}
+	return s.doDownload(ctx, what, req, w, opts, sum)
+}
+
+// announcedChecksum is the SHA-256 an answer announces for its bytes:
+// X-Checksum-SHA256, else the ETag.
+func announcedChecksum(h http.Header) string {
+	if sum := strings.ToLower(h.Get("X-Checksum-SHA256")); sum != "" {
+		return sum
+	}
+	return unquoteETag(h.Get("ETag"))
+}
+
+// doDownload sends req, a resumable binary download of what, and streams
+// its bytes to w. sum, when not nil, gives from the answer's headers the
+// SHA-256 the whole bytes must have, checked on a whole download.
+func (s *ExamSyncService) doDownload(ctx context.Context, what string, req *http.Request, w io.Writer, opts *DownloadOptions, sum func(http.Header) string) (*PackageDownload, *Response, error) {
 	var o DownloadOptions
 	if opts != nil {
 		o = *opts
@@ -244,11 +331,6 @@ func (s *ExamSyncService) download(ctx context.Context, what, path string, q url
 	if w == nil {
 		return nil, nil, errorf("download %s: nil writer", what)
 	}
-	req, err := s.client.newRequest(ctx, http.MethodGet, examPrefix+path, q, nil, credBearer)
-	if err != nil {
-		return nil, nil, err
-	}
-	req.Header.Set("X-Package-Formats", PackageFormats)
 	req.Header.Set("Accept", "application/octet-stream")
 	if o.Offset > 0 {
 		req.Header.Set("Range", "bytes="+strconv.FormatInt(o.Offset, 10)+"-")
@@ -270,11 +352,8 @@ func (s *ExamSyncService) download(ctx context.Context, what, path string, q url
 		ETag:    hr.Header.Get("ETag"),
 		Version: hr.Header.Get("X-Package-Version"),
 	}
-	if checksummed {
-		d.ChecksumSHA256 = strings.ToLower(hr.Header.Get("X-Checksum-SHA256"))
-		if d.ChecksumSHA256 == "" {
-			d.ChecksumSHA256 = unquoteETag(d.ETag)
-		}
+	if sum != nil {
+		d.ChecksumSHA256 = sum(hr.Header)
 	}
 
 	switch hr.StatusCode {

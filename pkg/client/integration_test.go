@@ -580,6 +580,10 @@ func runIntegration(t *testing.T, base string, svc *exam.Service) {
 
 	pkg, err := client.DecodePackage(bytes.NewReader(resumed.Bytes()), v.PackageKey)
 	must(t, "decode package", err)
+	if pkg.Format != 3 || len(pkg.Exams) != 1 || len(pkg.Exams[0].QuestionBlobs) != 5 || len(pkg.Exams[0].Questions) != 0 {
+		t.Fatalf("package of format %d: %+v", pkg.Format, pkg.Exams)
+	}
+	must(t, "fetch the questions' blobs", lab.Exam.Sync.FetchContent(ctx, pkg))
 	if pkg.Version != enc.Version || pkg.NPSN != itNPSN || len(pkg.Students) != students || len(pkg.Exams) != 1 {
 		t.Fatalf("package: version %s (want %s), npsn %s, %d students, %d exams", pkg.Version, enc.Version, pkg.NPSN, len(pkg.Students), len(pkg.Exams))
 	}

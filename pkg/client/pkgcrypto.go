@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/sha256"
@@ -213,7 +214,8 @@ func (d *PackageDecrypter) next() error {
 // appear in it.
 type Package struct {
 	// Format is the content format: 1, or 2 when a question has rich
-	// content (PackageQuestion.HTML).
+	// content (PackageQuestion.HTML), or 3 when media are blobs
+	// (PackageMedia.Blob), for a client that names 3 in PackageFormats.
 	Format      int              `json:"format"`
 	NPSN        string           `json:"npsn"`
 	SchoolName  string           `json:"school_name"`
@@ -252,8 +254,42 @@ type PackageExam struct {
 	// with its HTML for a rich format.
 	Stimuli []Stimulus `json:"stimuli,omitempty"`
 	// Media lists the images and audio the exam's questions show (format
-	// 2); fetch each with ExamSyncService.DownloadMedia.
+	// 2 and 3); fetch each with ExamSyncService.DownloadBlob when it has a
+	// Blob, else with ExamSyncService.DownloadMedia.
 	Media []PackageMedia `json:"media,omitempty"`
+	// QuestionBlobs and StimulusBlobs replace Questions and Stimuli in a
+	// package of format 3: each question and stimulus, in order, as a
+	// blob; fetch each with ExamSyncService.DownloadBlob and open it with
+	// OpenContentBlob into a PackageQuestion or a Stimulus.
+	QuestionBlobs []PackageBlob `json:"question_blobs,omitempty"`
+	StimulusBlobs []PackageBlob `json:"stimulus_blobs,omitempty"`
+}
+
+// ErrBlobMismatch: bytes given as a blob are not the blob named (their
+// SHA-256 is not its name).
+var ErrBlobMismatch = errors.New("client: the bytes are not the blob named")
+
+// OpenContentBlob checks that sealed, the bytes of the blob b, are the
+// blob named (ErrBlobMismatch), decrypts them with b's content key
+// (ErrPackageCorrupt and the other errors of NewPackageDecrypter) and
+// decodes the JSON plaintext into v: a *PackageQuestion for a question
+// blob, a *Stimulus for a stimulus blob.
+func OpenContentBlob(b PackageBlob, sealed []byte, v any) error {
+	if sum := sha256.Sum256(sealed); hex.EncodeToString(sum[:]) != b.Name {
+		return fmt.Errorf("%w: %s has SHA-256 %x", ErrBlobMismatch, b.Name, sum)
+	}
+	dec, err := NewPackageDecrypter(b.Key, bytes.NewReader(sealed))
+	if err != nil {
+		return err
+	}
+	plain, err := io.ReadAll(dec)
+	if err != nil {
+		return fmt.Errorf("client: open blob %s: %w", b.Name, err)
+	}
+	if err := json.Unmarshal(plain, v); err != nil {
+		return fmt.Errorf("client: decode blob %s: %w", b.Name, err)
+	}
+	return nil
 }
 
 // PackageMedia is an image or audio file an exam shows, referred to in the
@@ -267,6 +303,29 @@ type PackageMedia struct {
 	Kind string `json:"kind"`
 	// Size is the size of the plaintext file.
 	Size int64 `json:"size"`
+	// Blob, in a package of format 3, is where the file is encrypted once
+	// for every school, with its content key: fetch it with
+	// ExamSyncService.DownloadBlob. Without it, fetch the file encrypted
+	// for the school with ExamSyncService.DownloadMedia.
+	Blob *PackageBlob `json:"blob,omitempty"`
+}
+
+// PackageBlob is content of a package of format 3 kept apart as a blob:
+// sealed once for every school, in the AES-256-GCM-STREAM format under its
+// own content key, so that the same bytes at the same URL serve every
+// school and any HTTP cache can keep them.
+type PackageBlob struct {
+	// Name is the lowercase hex SHA-256 of the sealed bytes: check the
+	// downloaded bytes against it before decrypting them.
+	Name string `json:"name"`
+	// Size is the size of the sealed bytes.
+	Size int64 `json:"size"`
+	// Key is the 32-byte content key that opens the blob (sent in standard
+	// base64), for NewPackageDecrypter.
+	Key []byte `json:"key"`
+	// URL is where the blob is: relative to the portal's root URL (e.g.
+	// "api/v1/blobs/<name>") or absolute.
+	URL string `json:"url"`
 }
 
 // PackageQuestion is a question as a package ships it, without its answer.
@@ -302,10 +361,10 @@ type PackageQuestion struct {
 
 // PackageFormats are the package formats this package reads, as the pulls
 // name them to the portal in the X-Package-Formats header.
-const PackageFormats = "1, 2"
+const PackageFormats = "1, 2, 3"
 
 // maxPackageFormat is the newest package format this package reads.
-const maxPackageFormat = 2
+const maxPackageFormat = 3
 
 // ErrPackageTooNew: the package is in a format newer than this program
 // reads; upgrade it.

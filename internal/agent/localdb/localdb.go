@@ -46,8 +46,10 @@ var (
 	bucketBatches    = []byte("batches")    // sequence (8 bytes) -> batchRecord
 	bucketExtensions = []byte("extensions") // sequence (8 bytes) -> Extension
 	bucketPlays      = []byte("plays")      // exam id \0 member id \0 question id -> Plays
+	bucketContent    = []byte("content")    // blob name -> sealed bytes of a question or stimulus blob
 	allBuckets       = [][]byte{bucketMeta, bucketPackage, bucketDownload, bucketSessions,
-		bucketAttempts, bucketAnswers, bucketFlags, bucketOutbox, bucketBatches, bucketExtensions, bucketPlays}
+		bucketAttempts, bucketAnswers, bucketFlags, bucketOutbox, bucketBatches, bucketExtensions, bucketPlays,
+		bucketContent}
 )
 
 // initialMmapSize is the address space mapped at open: 512 MiB, virtual

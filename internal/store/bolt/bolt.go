@@ -90,6 +90,8 @@ var (
 	bucketIdempotency     = []byte("idempotency")    // receipt id -> idempotency.Receipt (JSON)
 	bucketMedia           = []byte("media")          // sha256 -> mediaRecord (JSON)
 	bucketMediaChunks     = []byte("media_chunks")   // (sha256, uint32 BE seq) -> bytes
+	bucketMediaBlobs      = []byte("media_blobs")    // blob name -> sha256 of the media
+	bucketContentBlobs    = []byte("content_blobs")  // blob name -> sealed bytes (exam.ContentBlob)
 	bucketGrades          = []byte("grades")         // (exam, member, question, version) -> grade
 	bucketGraderExams     = []byte("grader_exams")   // (grader, exam) -> empty
 	bucketBlobs           = []byte("blobs")          // blob key -> blobRecord (JSON)
@@ -101,7 +103,7 @@ var allBuckets = [][]byte{
 	bucketExams, bucketExamQuestions, bucketExamStimuli, bucketMembers, bucketMembersByName, bucketMembersBySchool,
 	bucketYears, bucketYearsByName, bucketAPIKeys, bucketAPIKeysByHash, bucketAnswers,
 	bucketPushesByKey, bucketPushesBySum, bucketSyncLogs, bucketMonitors, bucketPackages, bucketFailures,
-	bucketIdempotency, bucketMedia, bucketMediaChunks, bucketGrades, bucketGraderExams,
+	bucketIdempotency, bucketMedia, bucketMediaChunks, bucketMediaBlobs, bucketContentBlobs, bucketGrades, bucketGraderExams,
 	bucketBlobs, bucketBlobChunks,
 }
 

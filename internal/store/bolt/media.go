@@ -36,11 +36,13 @@ type mediaRecord struct {
 	Size      int64     `json:"size"`
 	Name      string    `json:"name,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
+	BlobName  string    `json:"blob_name,omitempty"`
+	BlobSize  int64     `json:"blob_size,omitempty"`
 }
 
 func (r mediaRecord) media() exam.Media {
 	return exam.Media{SHA256: r.SHA256, Type: r.Type, Kind: exam.MediaKind(r.Kind), Size: r.Size,
-		Name: r.Name, CreatedAt: utc(r.CreatedAt)}
+		Name: r.Name, CreatedAt: utc(r.CreatedAt), BlobName: r.BlobName, BlobSize: r.BlobSize}
 }
 
 // mediaChunkKey is the key of chunk seq of the media of sha.
@@ -165,6 +167,63 @@ func (s *Store) OpenMedia(ctx context.Context, sha string) (exam.PackageReader, 
 	}), nil
 }
 
+// SetMediaBlob records the blob of the media of sha, and indexes the media
+// by its blob name, in one transaction.
+func (s *Store) SetMediaBlob(ctx context.Context, sha, name string, size int64) error {
+	if !validChecksum(name) || size <= 0 {
+		return fmt.Errorf("bolt: set media blob %q: bad name or size %d", name, size)
+	}
+	err := s.update(ctx, "set media blob", func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketMedia)
+		var rec mediaRecord
+		found, err := getJSON(b, []byte(sha), &rec)
+		switch {
+		case err != nil:
+			return err
+		case !found:
+			return exam.ErrNotFound
+		case rec.BlobName == name && rec.BlobSize == size:
+			return nil
+		case rec.BlobName != "":
+			return fmt.Errorf("%w: media %s has blob %s", exam.ErrBlobConflict, sha, rec.BlobName)
+		}
+		idx := tx.Bucket(bucketMediaBlobs)
+		if other := idx.Get([]byte(name)); other != nil && string(other) != sha {
+			return fmt.Errorf("%w: blob %s is media %s's", exam.ErrBlobConflict, name, other)
+		}
+		rec.BlobName, rec.BlobSize = name, size
+		if err := putJSON(b, []byte(sha), rec); err != nil {
+			return err
+		}
+		return idx.Put([]byte(name), []byte(sha))
+	})
+	if err != nil {
+		return fmt.Errorf("bolt: set media blob of %s: %w", sha, err)
+	}
+	return nil
+}
+
+// GetMediaByBlob returns the media whose blob is name; exam.ErrNotFound
+// when none has it.
+func (s *Store) GetMediaByBlob(ctx context.Context, name string) (exam.Media, error) {
+	var rec mediaRecord
+	err := s.view(ctx, "get media by blob", func(tx *bbolt.Tx) error {
+		sha := tx.Bucket(bucketMediaBlobs).Get([]byte(name))
+		if sha == nil {
+			return exam.ErrNotFound
+		}
+		found, err := getJSON(tx.Bucket(bucketMedia), sha, &rec)
+		if err == nil && !found {
+			err = exam.ErrNotFound
+		}
+		return err
+	})
+	if err != nil {
+		return exam.Media{}, err
+	}
+	return rec.media(), nil
+}
+
 // removeStrayMediaChunks removes chunks that no media record refers to,
 // left by a crash during SaveMedia.
 func (s *Store) removeStrayMediaChunks() error {
@@ -189,4 +248,36 @@ func (s *Store) removeStrayMediaChunks() error {
 		}
 		return nil
 	})
+}
+
+// SaveContentBlob stores b; a blob stored already stays.
+func (s *Store) SaveContentBlob(ctx context.Context, b exam.ContentBlob) error {
+	if sum := sha256.Sum256(b.Data); hex.EncodeToString(sum[:]) != b.Name {
+		return fmt.Errorf("bolt: save content blob %q: the bytes' SHA-256 is %x", b.Name, sum)
+	}
+	return s.update(ctx, "save content blob", func(tx *bbolt.Tx) error {
+		bk := tx.Bucket(bucketContentBlobs)
+		if bk.Get([]byte(b.Name)) != nil {
+			return nil
+		}
+		return bk.Put([]byte(b.Name), b.Data)
+	})
+}
+
+// GetContentBlob returns the content blob name; exam.ErrNotFound when none
+// is stored.
+func (s *Store) GetContentBlob(ctx context.Context, name string) (exam.ContentBlob, error) {
+	b := exam.ContentBlob{Name: name}
+	err := s.view(ctx, "get content blob", func(tx *bbolt.Tx) error {
+		v := tx.Bucket(bucketContentBlobs).Get([]byte(name))
+		if v == nil {
+			return exam.ErrNotFound
+		}
+		b.Data = bytes.Clone(v)
+		return nil
+	})
+	if err != nil {
+		return exam.ContentBlob{}, err
+	}
+	return b, nil
 }

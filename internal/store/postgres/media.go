@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 
@@ -37,15 +39,72 @@ func (s *Store) SaveMedia(ctx context.Context, m exam.Media, r io.Reader) error 
 
 // GetMedia returns the media of sha; exam.ErrNotFound when none is stored.
 func (s *Store) GetMedia(ctx context.Context, sha string) (exam.Media, error) {
+	m, err := s.scanMedia(ctx, `SELECT sha256, type, kind, size, name, created_at, blob_name, blob_size
+		FROM media WHERE sha256 = $1`, sha)
+	if err != nil {
+		return exam.Media{}, fmt.Errorf("postgres: get media: %w", err)
+	}
+	return m, nil
+}
+
+// scanMedia reads the one media row query selects (sha256, type, kind,
+// size, name, created_at, blob_name, blob_size).
+func (s *Store) scanMedia(ctx context.Context, query string, arg string) (exam.Media, error) {
 	var m exam.Media
 	var kind string
-	err := s.pool.QueryRow(ctx, `SELECT sha256, type, kind, size, name, created_at FROM media WHERE sha256 = $1`, sha).
-		Scan(&m.SHA256, &m.Type, &kind, &m.Size, &m.Name, &m.CreatedAt)
+	var blobName *string
+	var blobSize *int64
+	err := s.pool.QueryRow(ctx, query, arg).
+		Scan(&m.SHA256, &m.Type, &kind, &m.Size, &m.Name, &m.CreatedAt, &blobName, &blobSize)
 	if err != nil {
-		return exam.Media{}, fmt.Errorf("postgres: get media: %w", notFound(err))
+		return exam.Media{}, notFound(err)
 	}
 	m.Kind = exam.MediaKind(kind)
 	m.CreatedAt = m.CreatedAt.UTC()
+	if blobName != nil && blobSize != nil {
+		m.BlobName, m.BlobSize = *blobName, *blobSize
+	}
+	return m, nil
+}
+
+// SetMediaBlob records the blob of the media of sha, in one statement that
+// sets it only while the row has none; the unique index on blob_name
+// refuses a name another media has.
+func (s *Store) SetMediaBlob(ctx context.Context, sha, name string, size int64) error {
+	if len(name) != 64 || size <= 0 {
+		return fmt.Errorf("postgres: set media blob %q: bad name or size %d", name, size)
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE media SET blob_name = $2, blob_size = $3
+		WHERE sha256 = $1 AND blob_name IS NULL`, sha, name, size)
+	if _, ok := uniqueViolation(err); ok {
+		return fmt.Errorf("postgres: set media blob of %s: %w: blob %s is another media's", sha, exam.ErrBlobConflict, name)
+	}
+	if err != nil {
+		return fmt.Errorf("postgres: set media blob of %s: %w", sha, err)
+	}
+	if tag.RowsAffected() == 1 {
+		return nil
+	}
+	// No media of sha, or one with a blob already.
+	m, err := s.GetMedia(ctx, sha)
+	switch {
+	case err != nil:
+		return fmt.Errorf("postgres: set media blob of %s: %w", sha, err)
+	case m.BlobName == name && m.BlobSize == size:
+		return nil
+	default:
+		return fmt.Errorf("postgres: set media blob of %s: %w: it has blob %s", sha, exam.ErrBlobConflict, m.BlobName)
+	}
+}
+
+// GetMediaByBlob returns the media whose blob is name; exam.ErrNotFound
+// when none has it.
+func (s *Store) GetMediaByBlob(ctx context.Context, name string) (exam.Media, error) {
+	m, err := s.scanMedia(ctx, `SELECT sha256, type, kind, size, name, created_at, blob_name, blob_size
+		FROM media WHERE blob_name = $1`, name)
+	if err != nil {
+		return exam.Media{}, fmt.Errorf("postgres: get media by blob: %w", err)
+	}
 	return m, nil
 }
 
@@ -57,4 +116,26 @@ func (s *Store) OpenMedia(ctx context.Context, sha string) (exam.PackageReader, 
 		return nil, fmt.Errorf("postgres: open media: %w", err)
 	}
 	return s.chunkReader(ctx, "media_chunks", "sha256", m.SHA256, m.Size), nil
+}
+
+// SaveContentBlob stores b; a blob stored already stays.
+func (s *Store) SaveContentBlob(ctx context.Context, b exam.ContentBlob) error {
+	if sum := sha256.Sum256(b.Data); hex.EncodeToString(sum[:]) != b.Name {
+		return fmt.Errorf("postgres: save content blob %q: the bytes' SHA-256 is %x", b.Name, sum)
+	}
+	if _, err := s.pool.Exec(ctx, `INSERT INTO content_blobs (name, data) VALUES ($1, $2)
+		ON CONFLICT (name) DO NOTHING`, b.Name, b.Data); err != nil {
+		return fmt.Errorf("postgres: save content blob %s: %w", b.Name, err)
+	}
+	return nil
+}
+
+// GetContentBlob returns the content blob name; exam.ErrNotFound when none
+// is stored.
+func (s *Store) GetContentBlob(ctx context.Context, name string) (exam.ContentBlob, error) {
+	b := exam.ContentBlob{Name: name}
+	if err := s.pool.QueryRow(ctx, `SELECT data FROM content_blobs WHERE name = $1`, name).Scan(&b.Data); err != nil {
+		return exam.ContentBlob{}, fmt.Errorf("postgres: get content blob: %w", notFound(err))
+	}
+	return b, nil
 }

@@ -98,6 +98,92 @@ func testMedia(t *testing.T, s exam.Store) {
 	}
 }
 
+// testMediaBlob: a media's blob is recorded once, found by its name, and
+// neither another blob for it nor its name for another media is kept.
+func testMediaBlob(t *testing.T, s exam.Store) {
+	ctx := t.Context()
+	data, sha := mediaBytes(3000, 7)
+	m := exam.Media{SHA256: sha, Type: "image/png", Kind: exam.MediaImage, Size: int64(len(data)), CreatedAt: at(0)}
+	if err := s.SaveMedia(ctx, m, bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	_, other := mediaBytes(3000, 8)
+	name := strings.Repeat("ab", 32)
+	if _, err := s.GetMediaByBlob(ctx, name); !errors.Is(err, exam.ErrNotFound) {
+		t.Fatalf("GetMediaByBlob of a name no media has: %v, want ErrNotFound", err)
+	}
+	if err := s.SetMediaBlob(ctx, other, name, 3100); !errors.Is(err, exam.ErrNotFound) {
+		t.Fatalf("SetMediaBlob of media not stored: %v, want ErrNotFound", err)
+	}
+	if err := s.SetMediaBlob(ctx, sha, name, 3100); err != nil {
+		t.Fatalf("SetMediaBlob: %v", err)
+	}
+	want := m
+	want.BlobName, want.BlobSize = name, 3100
+	got, err := s.GetMedia(ctx, sha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "GetMedia after SetMediaBlob", got, want)
+	got, err = s.GetMediaByBlob(ctx, name)
+	if err != nil {
+		t.Fatalf("GetMediaByBlob: %v", err)
+	}
+	check(t, "GetMediaByBlob", got, want)
+	// The same again is a no-op.
+	if err := s.SetMediaBlob(ctx, sha, name, 3100); err != nil {
+		t.Fatalf("SetMediaBlob again: %v", err)
+	}
+	// Another blob for the media is refused, and the first stays.
+	if err := s.SetMediaBlob(ctx, sha, strings.Repeat("cd", 32), 3100); !errors.Is(err, exam.ErrBlobConflict) {
+		t.Fatalf("SetMediaBlob of another blob: %v, want ErrBlobConflict", err)
+	}
+	if _, err := s.GetMediaByBlob(ctx, strings.Repeat("cd", 32)); !errors.Is(err, exam.ErrNotFound) {
+		t.Fatalf("the refused blob name is found: %v", err)
+	}
+	// The name for another media is refused.
+	data2, sha2 := mediaBytes(2000, 9)
+	if err := s.SaveMedia(ctx, exam.Media{SHA256: sha2, Type: "image/png", Kind: exam.MediaImage,
+		Size: int64(len(data2)), CreatedAt: at(0)}, bytes.NewReader(data2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetMediaBlob(ctx, sha2, name, 2100); !errors.Is(err, exam.ErrBlobConflict) {
+		t.Fatalf("SetMediaBlob of another media's name: %v, want ErrBlobConflict", err)
+	}
+	if got, _ := s.GetMedia(ctx, sha2); got.BlobName != "" {
+		t.Fatalf("the refused blob was recorded: %+v", got)
+	}
+	if got, _ := s.GetMediaByBlob(ctx, name); got.SHA256 != sha {
+		t.Fatalf("GetMediaByBlob after a refused SetMediaBlob = %s, want %s", got.SHA256, sha)
+	}
+}
+
+// testContentBlob: a content blob is stored under the SHA-256 of its bytes,
+// once, and bytes that are not the name are refused.
+func testContentBlob(t *testing.T, s exam.Store) {
+	ctx := t.Context()
+	data, name := mediaBytes(5000, 11)
+	if _, err := s.GetContentBlob(ctx, name); !errors.Is(err, exam.ErrNotFound) {
+		t.Fatalf("GetContentBlob of a blob not stored: %v, want ErrNotFound", err)
+	}
+	other, _ := mediaBytes(5000, 12)
+	if err := s.SaveContentBlob(ctx, exam.ContentBlob{Name: name, Data: other}); err == nil {
+		t.Fatal("SaveContentBlob of bytes that are not the name: no error")
+	}
+	if _, err := s.GetContentBlob(ctx, name); !errors.Is(err, exam.ErrNotFound) {
+		t.Fatalf("a refused content blob is stored: %v", err)
+	}
+	for range 2 { // the second save is a no-op
+		if err := s.SaveContentBlob(ctx, exam.ContentBlob{Name: name, Data: data}); err != nil {
+			t.Fatalf("SaveContentBlob: %v", err)
+		}
+	}
+	got, err := s.GetContentBlob(ctx, name)
+	if err != nil || got.Name != name || !bytes.Equal(got.Data, data) {
+		t.Fatalf("GetContentBlob = %s, %d bytes, %v", got.Name, len(got.Data), err)
+	}
+}
+
 // failingReader fails every read: a store that reads it has not skipped the
 // bytes it holds already.
 type failingReader struct{}

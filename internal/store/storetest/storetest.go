@@ -115,6 +115,8 @@ var suite = []test{
 
 	{"Media", testMedia},
 	{"MediaRefused", testMediaRefused},
+	{"MediaBlob", testMediaBlob},
+	{"ContentBlob", testContentBlob},
 	{"Grades", testGrades},
 	{"GradesConcurrent", testGradesConcurrent},
 	{"GraderExams", testGraderExams},

@@ -10,6 +10,8 @@ package faultproxy
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
@@ -78,6 +80,8 @@ type Fault struct {
 type Attempt struct {
 	Method, Path   string
 	IdempotencyKey string
+	// Range and Authorization are the request's headers of those names.
+	Range, Authorization string
 	// At is when the request arrived.
 	At time.Time
 	// Kind is what the proxy did with it (Pass for a request outside the
@@ -91,6 +95,10 @@ type Attempt struct {
 	// NotBefore is the time the client was asked not to come back before
 	// (Retry-After); zero when none was given.
 	NotBefore time.Time
+	// BodySHA256 is the lowercase hex SHA-256 of the server's answer's
+	// body when the proxy passed it on whole (Pass, Slow, Retype); empty
+	// otherwise.
+	BodySHA256 string
 }
 
 // Proxy is a fault-injecting reverse proxy to one server.
@@ -203,6 +211,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	update := p.record(Attempt{
 		Method: r.Method, Path: r.URL.Path, IdempotencyKey: r.Header.Get("Idempotency-Key"),
+		Range: r.Header.Get("Range"), Authorization: r.Header.Get("Authorization"),
 		At: time.Now(), Kind: f.Kind,
 	})
 
@@ -248,7 +257,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 			resp = &upstream{status: http.StatusOK, header: http.Header{}}
 		}
 		resp.send(w)
-		update(func(a *Attempt) { a.Status = resp.status })
+		update(func(a *Attempt) { a.Status, a.BodySHA256 = resp.status, resp.sum() })
 	case CutResponse:
 		p.hangUp(w, resp.head())
 	case Respond:
@@ -279,10 +288,10 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 			resp.header.Set("Content-Type", f.ContentType)
 		}
 		resp.send(w)
-		update(func(a *Attempt) { a.Status = resp.status })
+		update(func(a *Attempt) { a.Status, a.BodySHA256 = resp.status, resp.sum() })
 	default:
 		resp.send(w)
-		update(func(a *Attempt) { a.Status = resp.status })
+		update(func(a *Attempt) { a.Status, a.BodySHA256 = resp.status, resp.sum() })
 	}
 }
 
@@ -336,6 +345,12 @@ func (p *Proxy) forward(r *http.Request, body []byte) (*upstream, error) {
 	}
 	h.Del("Content-Length")
 	return &upstream{status: res.StatusCode, header: h, body: b}, nil
+}
+
+// sum is the lowercase hex SHA-256 of u's body.
+func (u *upstream) sum() string {
+	h := sha256.Sum256(u.body)
+	return hex.EncodeToString(h[:])
 }
 
 // send writes u to w.

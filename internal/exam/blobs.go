@@ -1,0 +1,238 @@
+package exam
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Exam content encrypted once for every school. A media file is sealed, in
+// the package's AES-256-GCM-STREAM format, under a content key derived from
+// the portal's content secret and the file's SHA-256, with a nonce prefix
+// derived from that key: the sealed bytes are the same for every school and
+// on every instance, so that any HTTP cache can keep them. They are served
+// as a blob named by the SHA-256 of the sealed bytes (which does not reveal
+// the plaintext's hash) at BlobPath; a school's package of format 3 carries
+// each blob's name and content key, encrypted with the school's package key.
+//
+// A package of format 3 ships each exam's questions and stimuli the same
+// way: each, rendered as the package shows it, is a content blob sealed
+// under a key derived from the content secret and the SHA-256 of its
+// JSON, so that a one-question edit changes one small blob and the rest
+// stay where every cache holds them.
+
+// BlobsPackageFormat is the package format whose media are blobs encrypted
+// once (PackageBlob), for labagents that name it in PackageFormatsHeader.
+const BlobsPackageFormat = 3
+
+// BlobPath is the URL, relative to the portal's root URL (no leading slash,
+// so that a portal under a path prefix keeps it), at which the blob name is
+// served.
+func BlobPath(name string) string { return "api/v1/blobs/" + name }
+
+// PackageBlob says where a format-3 package's content is and how to open
+// it: the blob's name (the lowercase hex SHA-256 of its sealed bytes), its
+// size, the content key that seals it, and its URL (relative to the
+// portal's root URL, as BlobPath, or absolute).
+type PackageBlob struct {
+	Name string `json:"name"`
+	Size int64  `json:"size"`
+	Key  []byte `json:"key"`
+	URL  string `json:"url"`
+}
+
+// ContentKey returns the content key of the media of sha: HMAC-SHA256 of
+// "media:" + sha under the portal's content secret.
+func (s *Service) ContentKey(sha string) []byte { return s.contentKey("media", sha) }
+
+// contentKey returns the content key of the content of kind ("media",
+// "question", "stimulus") whose plaintext has the SHA-256 sha:
+// HMAC-SHA256 of kind + ":" + sha under the portal's content secret.
+func (s *Service) contentKey(kind, sha string) []byte {
+	mac := hmac.New(sha256.New, s.contentSecret)
+	mac.Write([]byte(kind + ":" + sha))
+	return mac.Sum(nil)
+}
+
+// maxContentRefs bounds the cache of content blobs already stored.
+const maxContentRefs = 100_000
+
+// contentBlob seals v, a question or stimulus of kind as a package of format
+// 3 ships it (its JSON), once under its content key, stores the blob and
+// returns its reference. The same content gives the same blob, for every
+// school and on every instance.
+func (s *Service) contentBlob(ctx context.Context, kind string, v any) (PackageBlob, error) {
+	plain, err := json.Marshal(v)
+	if err != nil {
+		return PackageBlob{}, fmt.Errorf("%s blob: %w", kind, err)
+	}
+	sum := sha256.Sum256(plain)
+	sha := hex.EncodeToString(sum[:])
+	if ref, ok := s.contentRefs.Load(kind + ":" + sha); ok {
+		return ref.(PackageBlob), nil
+	}
+	key := s.contentKey(kind, sha)
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(kind + ":" + sha))
+	var prefix [8]byte
+	copy(prefix[:], mac.Sum(nil))
+	var sealed bytes.Buffer
+	sealed.Grow(int(SealedSize(int64(len(plain)))))
+	enc, err := NewPackageEncrypter(&sealed, key, prefix)
+	if err != nil {
+		return PackageBlob{}, err
+	}
+	enc.Write(plain) // writes to a bytes.Buffer do not fail
+	if err := enc.Close(); err != nil {
+		return PackageBlob{}, fmt.Errorf("%s blob: %w", kind, err)
+	}
+	nameSum := sha256.Sum256(sealed.Bytes())
+	name := hex.EncodeToString(nameSum[:])
+	if err := s.store.SaveContentBlob(ctx, ContentBlob{Name: name, Data: sealed.Bytes()}); err != nil {
+		return PackageBlob{}, fmt.Errorf("store %s blob: %w", kind, err)
+	}
+	ref := PackageBlob{Name: name, Size: int64(sealed.Len()), Key: key, URL: BlobPath(name)}
+	if s.contentRefsCount.Add(1) > maxContentRefs {
+		s.contentRefs.Clear()
+		s.contentRefsCount.Store(1)
+	}
+	s.contentRefs.Store(kind+":"+sha, ref)
+	return ref, nil
+}
+
+// sealMedia returns a reader of the media m sealed under its content key,
+// which seals each chunk when it is read.
+func (s *Service) sealMedia(ctx context.Context, m Media) (PackageReader, error) {
+	key := s.ContentKey(m.SHA256)
+	aead, err := newPackageAEAD(key)
+	if err != nil {
+		return nil, err
+	}
+	plain, err := s.store.OpenMedia(ctx, m.SHA256)
+	if err != nil {
+		return nil, fmt.Errorf("open media: %w", err)
+	}
+	return newSealedReader(plain, m.Size, aead, mediaNoncePrefix(key, m.SHA256)), nil
+}
+
+// mediaBlob returns m with its blob, sealing it once to name it when it
+// has none yet, and recording it.
+func (s *Service) mediaBlob(ctx context.Context, m Media) (Media, error) {
+	if m.BlobName != "" {
+		return m, nil
+	}
+	r, err := s.sealMedia(ctx, m)
+	if err != nil {
+		return Media{}, fmt.Errorf("seal media %s: %w", m.SHA256, err)
+	}
+	defer r.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, r)
+	if err != nil {
+		return Media{}, fmt.Errorf("seal media %s: %w", m.SHA256, err)
+	}
+	if n != SealedSize(m.Size) {
+		return Media{}, fmt.Errorf("seal media %s: %d sealed bytes, want %d", m.SHA256, n, SealedSize(m.Size))
+	}
+	name := hex.EncodeToString(h.Sum(nil))
+	if err := s.store.SetMediaBlob(ctx, m.SHA256, name, n); err != nil {
+		return Media{}, fmt.Errorf("record the blob of media %s: %w", m.SHA256, err)
+	}
+	m.BlobName, m.BlobSize = name, n
+	s.mediaInfo.Store(m.SHA256, m)
+	s.log.InfoContext(ctx, "media blob sealed", "sha256", m.SHA256[:12], "blob", name[:12], "size", n)
+	return m, nil
+}
+
+// packageBlob returns the blob reference of the media of sha, sealing it
+// first when it has no blob yet.
+func (s *Service) packageBlob(ctx context.Context, sha string) (*PackageBlob, error) {
+	m, err := s.GetMedia(ctx, sha)
+	if err != nil {
+		return nil, err
+	}
+	if m, err = s.mediaBlob(ctx, m); err != nil {
+		return nil, err
+	}
+	return &PackageBlob{Name: m.BlobName, Size: m.BlobSize, Key: s.ContentKey(sha), URL: BlobPath(m.BlobName)}, nil
+}
+
+// Blob is a blob as the blob route serves it.
+type Blob struct {
+	// Name is the lowercase hex SHA-256 of the sealed bytes.
+	Name string
+	// Size is the size of the sealed bytes.
+	Size int64
+	// Open returns a reader of the sealed bytes, which seals each chunk
+	// when it is read. Close it.
+	Open func() (PackageReader, error)
+}
+
+// OpenBlob returns the blob name. Only names the portal issued (in a
+// package) are served: ErrNotFound for any other name, so that the route
+// tells nothing of the media it holds.
+func (s *Service) OpenBlob(ctx context.Context, name string) (Blob, error) {
+	if !validBlobName(name) {
+		return Blob{}, ErrNotFound
+	}
+	m, err := s.store.GetMediaByBlob(ctx, name)
+	if err == nil {
+		return Blob{Name: name, Size: m.BlobSize, Open: func() (PackageReader, error) { return s.sealMedia(ctx, m) }}, nil
+	}
+	if !errors.Is(err, ErrNotFound) {
+		return Blob{}, fmt.Errorf("open blob: %w", err)
+	}
+	c, err := s.store.GetContentBlob(ctx, name)
+	if errors.Is(err, ErrNotFound) {
+		return Blob{}, ErrNotFound
+	}
+	if err != nil {
+		return Blob{}, fmt.Errorf("open blob: %w", err)
+	}
+	return Blob{Name: name, Size: int64(len(c.Data)), Open: func() (PackageReader, error) {
+		return bytesReader{bytes.NewReader(c.Data)}, nil
+	}}, nil
+}
+
+// bytesReader is a PackageReader of bytes in memory.
+type bytesReader struct{ *bytes.Reader }
+
+// Close implements io.Closer.
+func (bytesReader) Close() error { return nil }
+
+// validBlobName reports whether name is a lowercase hex SHA-256.
+func validBlobName(name string) bool {
+	if len(name) != 2*sha256.Size {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// ContentBlob is exam content other than a media file (a question or a
+// stimulus as a package of format 3 ships it) sealed once under its content
+// key: the bytes the blob route serves under Name, their SHA-256.
+type ContentBlob struct {
+	Name string
+	Data []byte
+}
+
+// ContentBlobStore keeps content blobs by name.
+type ContentBlobStore interface {
+	// SaveContentBlob stores b, whose Data must have the SHA-256 b.Name,
+	// else nothing is kept. A blob stored already stays as it is.
+	SaveContentBlob(ctx context.Context, b ContentBlob) error
+	// GetContentBlob returns the content blob name; ErrNotFound when none
+	// is stored.
+	GetContentBlob(ctx context.Context, name string) (ContentBlob, error)
+}
