@@ -598,28 +598,7 @@ func TestKillNine(t *testing.T) {
 
 	// A kill after the portal stored a batch but before labagent got the
 	// receipt: the batch is pushed again under its key, a duplicate.
-	var lostKey string
-	var lostMu sync.Mutex
-	proxy.hooks(nil, func(r *http.Request, status int) bool {
-		lostMu.Lock()
-		defer lostMu.Unlock()
-		if status != http.StatusOK || lostKey != "" {
-			return false
-		}
-		lostKey = r.Header.Get("Idempotency-Key")
-		lab.proc().Cmd.Process.Kill()
-		return true
-	})
-	lab.startNoWait()
-	select {
-	case <-lab.proc().Done():
-	case <-time.After(60 * time.Second):
-		t.Fatal("no push reached the portal within 60s")
-	}
-	proxy.hooks(nil, nil)
-	if lostKey == "" {
-		t.Fatal("no receipt withheld")
-	}
+	lostKey := proxy.killBeforeReceipt(t, lab, 60*time.Second)
 
 	// Kills at random moments of the pushes (a batch of 5,000 takes about
 	// 100 ms here). Each phase needs answers still pending when it starts,

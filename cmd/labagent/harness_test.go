@@ -919,3 +919,36 @@ func (pp *portalProxy) hooks(start func(*http.Request) bool, answered func(*http
 	pp.onPushStart, pp.onPushAnswered = start, answered
 	pp.mu.Unlock()
 }
+
+// killBeforeReceipt starts lab (stopped) and kills it as soon as the portal
+// has stored its first push, before the receipt reaches it, waiting up to
+// timeout; it returns that push's Idempotency-Key, which labagent must send
+// again once restarted and the portal must count as a duplicate.
+func (pp *portalProxy) killBeforeReceipt(t testing.TB, lab *labAgent, timeout time.Duration) string {
+	t.Helper()
+	var lostKey string
+	var lostMu sync.Mutex
+	pp.hooks(nil, func(r *http.Request, status int) bool {
+		lostMu.Lock()
+		defer lostMu.Unlock()
+		if status != http.StatusOK || lostKey != "" {
+			return false
+		}
+		lostKey = r.Header.Get("Idempotency-Key")
+		lab.proc().Cmd.Process.Kill()
+		return true
+	})
+	lab.startNoWait()
+	select {
+	case <-lab.proc().Done():
+	case <-time.After(timeout):
+		t.Fatalf("no push reached the portal within %s", timeout)
+	}
+	pp.hooks(nil, nil)
+	lostMu.Lock()
+	defer lostMu.Unlock()
+	if lostKey == "" {
+		t.Fatal("no receipt withheld")
+	}
+	return lostKey
+}

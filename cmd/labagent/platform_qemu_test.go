@@ -228,28 +228,7 @@ func TestArm64EndToEnd(t *testing.T) {
 		t.Fatalf("pending %d after the last saves, want %d at least (%v)", st.AnswersPending, final, err)
 	}
 	lab.kill9()
-	var lostKey string
-	var lostMu sync.Mutex
-	proxy.hooks(nil, func(r *http.Request, status int) bool {
-		lostMu.Lock()
-		defer lostMu.Unlock()
-		if status != http.StatusOK || lostKey != "" {
-			return false
-		}
-		lostKey = r.Header.Get("Idempotency-Key")
-		lab.proc().Cmd.Process.Kill()
-		return true
-	})
-	lab.startNoWait()
-	select {
-	case <-lab.proc().Done():
-	case <-time.After(3 * time.Minute):
-		t.Fatal("no push reached the portal within 3 minutes")
-	}
-	proxy.hooks(nil, nil)
-	if lostKey == "" {
-		t.Fatal("no receipt withheld")
-	}
+	lostKey := proxy.killBeforeReceipt(t, lab, 3*time.Minute)
 	lab.start()
 	st := lab.waitStatus(3*time.Minute, "everything pushed", func(s agent.Status) bool {
 		return s.AnswersPending == 0 && s.Sync.LastReceipt != nil

@@ -79,19 +79,10 @@ func (s *server) syncMedia(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	body, err := sm.Open()
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	defer body.Close()
 	h := w.Header()
-	h.Set("Content-Type", "application/octet-stream")
-	h.Set("ETag", sm.ETag)
-	h.Set("Cache-Control", "private, no-cache")
 	h.Set("X-Media-SHA256", sm.SHA256)
 	h.Set("X-Media-Size", strconv.FormatInt(sm.Media.Size, 10))
-	http.ServeContent(w, r, "", time.Time{}, body)
+	s.serveSealed(w, r, sm.Open, sm.ETag, "private, no-cache")
 }
 
 // getBlob handles GET and HEAD /api/v1/blobs/{name} (no credential): a
@@ -106,7 +97,14 @@ func (s *server) getBlob(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	body, err := b.Open()
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	s.serveSealed(w, r, b.Open, `"`+b.Name+`"`, "public, max-age=31536000, immutable")
+}
+
+// serveSealed answers with the sealed bytes open returns, as an octet
+// stream under a strong etag: Range and conditional requests answered.
+func (s *server) serveSealed(w http.ResponseWriter, r *http.Request, open func() (exam.PackageReader, error), etag, cacheControl string) {
+	body, err := open()
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -114,8 +112,7 @@ func (s *server) getBlob(w http.ResponseWriter, r *http.Request) {
 	defer body.Close()
 	h := w.Header()
 	h.Set("Content-Type", "application/octet-stream")
-	h.Set("ETag", `"`+b.Name+`"`)
-	h.Set("Cache-Control", "public, max-age=31536000, immutable")
-	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", cacheControl)
 	http.ServeContent(w, r, "", time.Time{}, body)
 }
