@@ -39,6 +39,40 @@ func mediaExam(t *testing.T, svc *exam.Service, img, audio exam.Media) (string, 
 	return e.ID, in
 }
 
+// mediaSetup is an exam showing an image and an audio file, and the media
+// store a syncer under test installs them into.
+type mediaSetup struct {
+	img, audio exam.Media
+	imgBytes   []byte // the image's bytes
+	examID     string
+	in         exam.ExamInput // the exam as created
+	dir        string         // the media store's directory
+	store      *mediastore.Store
+}
+
+// newMediaSetup uploads an image named name (a PNG of w×h pixels drawn from
+// seed, then pad zero bytes, so that it spans several encryption chunks)
+// and the test tone, creates an exam showing both (mediaExam) and opens an
+// empty media store.
+func newMediaSetup(t *testing.T, f *fixture, name string, w, h int, seed uint8, pad int) mediaSetup {
+	t.Helper()
+	ctx := context.Background()
+	m := mediaSetup{imgBytes: append(testkit.PNG(w, h, seed), make([]byte, pad)...)}
+	var err error
+	if m.img, err = f.svc.UploadMedia(ctx, name, bytes.NewReader(m.imgBytes)); err != nil {
+		t.Fatal(err)
+	}
+	if m.audio, err = f.svc.UploadMedia(ctx, "tone.mp3", bytes.NewReader(testkit.ToneMP3)); err != nil {
+		t.Fatal(err)
+	}
+	m.examID, m.in = mediaExam(t, f.svc, m.img, m.audio)
+	m.dir = filepath.Join(t.TempDir(), "media")
+	if m.store, err = mediastore.Open(m.dir); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // blobOf returns the blob the package p names for the media of sha.
 func blobOf(t *testing.T, p *client.Package, sha string) *client.PackageBlob {
 	t.Helper()
@@ -60,22 +94,8 @@ func blobOf(t *testing.T, p *client.Package, sha string) *client.PackageBlob {
 func TestSyncerFetchesMedia(t *testing.T) {
 	f := newFixture(t, fixtureOptions{})
 	ctx := context.Background()
-	imgBytes := append(testkit.PNG(200, 150, 3), make([]byte, 200<<10)...) // several encryption chunks
-	img, err := f.svc.UploadMedia(ctx, "java.png", bytes.NewReader(imgBytes))
-	if err != nil {
-		t.Fatal(err)
-	}
-	audio, err := f.svc.UploadMedia(ctx, "tone.mp3", bytes.NewReader(testkit.ToneMP3))
-	if err != nil {
-		t.Fatal(err)
-	}
-	examID, in := mediaExam(t, f.svc, img, audio)
-
-	dir := filepath.Join(t.TempDir(), "media")
-	store, err := mediastore.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newMediaSetup(t, f, "java.png", 200, 150, 3, 200<<10)
+	img, audio, imgBytes, examID, in, dir, store := m.img, m.audio, m.imgBytes, m.examID, m.in, m.dir, m.store
 	f.tr.cutMediaAt.Store(70 << 10) // the first blob download is cut after 70 KiB
 	s := f.syncer(func(o *agent.SyncerOptions) { o.Media = store })
 	f.run(s)
@@ -154,22 +174,8 @@ func TestSyncerFetchesMedia(t *testing.T) {
 // every fetch is never installed and the package is not swapped in.
 func TestSyncerRefusesAlteredBlob(t *testing.T) {
 	f := newFixture(t, fixtureOptions{})
-	ctx := context.Background()
-	imgBytes := append(testkit.PNG(64, 64, 5), make([]byte, 150<<10)...)
-	img, err := f.svc.UploadMedia(ctx, "pulau.png", bytes.NewReader(imgBytes))
-	if err != nil {
-		t.Fatal(err)
-	}
-	audio, err := f.svc.UploadMedia(ctx, "tone.mp3", bytes.NewReader(testkit.ToneMP3))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mediaExam(t, f.svc, img, audio)
-	dir := filepath.Join(t.TempDir(), "media")
-	store, err := mediastore.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newMediaSetup(t, f, "pulau.png", 64, 64, 5, 150<<10)
+	img, audio, imgBytes, dir, store := m.img, m.audio, m.imgBytes, m.dir, m.store
 	f.tr.corruptBlobs.Store(2)
 	s := f.syncer(func(o *agent.SyncerOptions) { o.Media = store })
 	f.run(s)
@@ -203,23 +209,9 @@ func TestSyncerRefusesAlteredBlob(t *testing.T) {
 // installed, and the package that shows it is not swapped in.
 func TestSyncerNeverKeepsAlteredBlob(t *testing.T) {
 	f := newFixture(t, fixtureOptions{})
-	ctx := context.Background()
-	img, err := f.svc.UploadMedia(ctx, "pulau.png", bytes.NewReader(append(testkit.PNG(64, 64, 6), make([]byte, 100<<10)...)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	audio, err := f.svc.UploadMedia(ctx, "tone.mp3", bytes.NewReader(testkit.ToneMP3))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mediaExam(t, f.svc, img, audio)
-	dir := filepath.Join(t.TempDir(), "media")
-	store, err := mediastore.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newMediaSetup(t, f, "pulau.png", 64, 64, 6, 100<<10)
 	f.tr.corruptBlobs.Store(1 << 30)
-	s := f.syncer(func(o *agent.SyncerOptions) { o.Media = store })
+	s := f.syncer(func(o *agent.SyncerOptions) { o.Media = m.store })
 	f.run(s)
 	testkit.Eventually(t, 20*time.Second, "the pull failing on the altered blob", func() bool {
 		return strings.Contains(f.logs.String(), "do not match the blob's name")
@@ -228,7 +220,7 @@ func TestSyncerNeverKeepsAlteredBlob(t *testing.T) {
 		t.Fatalf("%d packages swapped in with an altered blob", n)
 	}
 	// Only partial downloads, never an installed file.
-	entries, _ := os.ReadDir(dir)
+	entries, _ := os.ReadDir(m.dir)
 	for _, e := range entries {
 		if !strings.HasSuffix(e.Name(), ".part") {
 			t.Fatalf("the media directory holds %s", e.Name())
