@@ -321,6 +321,13 @@ type PackageMeta struct {
 	// Format is the plaintext's format (PackageFormat): 2 when an exam of
 	// the package has rich content, which labagents before it cannot show.
 	Format int
+	// Blobs are the names of the blobs a package of format 3 names
+	// (PackageBlob.Name: its questions', stimuli's and media's), sorted and
+	// without repeats. SavePackage records them with the package, replacing
+	// those of the package it replaces; GetPackage does not return them
+	// (PackageBlobStore does). The garbage collection of blobs keeps every
+	// blob a current package names.
+	Blobs []string
 }
 
 // Common errors returned by Store implementations. Callers compare with errors.Is.

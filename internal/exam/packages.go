@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -176,14 +178,17 @@ func (s *Service) buildPackage(ctx context.Context, npsn, storeKey string, blobs
 	start := time.Now()
 	// Pass 1: the plaintext digest is the version, and seeds the nonce.
 	h := sha256.New()
-	format, err := s.writePackage(ctx, h, npsn, blobs)
+	names := map[string]bool{}
+	format, err := s.writePackage(ctx, h, npsn, blobs, names)
 	if err != nil {
 		return PackageMeta{}, err
 	}
 	digest := h.Sum(nil)
-	meta := PackageMeta{NPSN: storeKey, Version: hex.EncodeToString(digest), Revision: rev, GeneratedAt: s.now(), Format: format}
+	meta := PackageMeta{NPSN: storeKey, Version: hex.EncodeToString(digest), Revision: rev, GeneratedAt: s.now(), Format: format,
+		Blobs: sortedNames(names)}
 	if meta.Version == old.Version {
 		old.Revision = rev
+		old.Blobs = meta.Blobs
 		if err := s.store.SavePackage(ctx, old, strings.NewReader("")); err != nil {
 			return PackageMeta{}, err
 		}
@@ -213,7 +218,7 @@ func (s *Service) buildPackage(ctx context.Context, npsn, storeKey string, blobs
 		return PackageMeta{}, err
 	}
 	ph := sha256.New()
-	if _, err := s.writePackage(ctx, io.MultiWriter(enc, ph), npsn, blobs); err != nil {
+	if _, err := s.writePackage(ctx, io.MultiWriter(enc, ph), npsn, blobs, nil); err != nil {
 		return PackageMeta{}, err
 	}
 	if err := enc.Close(); err != nil {
@@ -253,8 +258,10 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // student page and one exam at a time, so that memory stays bounded by the
 // largest exam, and returns its format. The format is the object's last
 // member, known once every exam is written. With blobs, the package is of
-// format 3: each media file names its blob and carries its content key.
-func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string, blobs bool) (int, error) {
+// format 3: each media file names its blob and carries its content key,
+// and the name of every blob the package names is added to names (when not
+// nil).
+func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string, blobs bool, names map[string]bool) (int, error) {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(bw)
 	school := ""
@@ -315,6 +322,7 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string, bl
 			if err != nil {
 				return 0, err
 			}
+			addName(names, ref.Name)
 			pe.QuestionBlobs = append(pe.QuestionBlobs, ref)
 		}
 		for _, st := range e.Stimuli {
@@ -331,6 +339,7 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string, bl
 			if err != nil {
 				return 0, err
 			}
+			addName(names, ref.Name)
 			pe.StimulusBlobs = append(pe.StimulusBlobs, ref)
 		}
 		rep, err := s.checkContent(ctx, e.Questions, e.Stimuli)
@@ -343,6 +352,7 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string, bl
 				if pm.Blob, err = s.packageBlob(ctx, m.SHA256); err != nil {
 					return 0, err
 				}
+				addName(names, pm.Blob.Name)
 			}
 			pe.Media = append(pe.Media, pm)
 		}
@@ -358,6 +368,21 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string, bl
 	}
 	fmt.Fprintf(bw, `],"format":%d}`, format)
 	return format, bw.Flush()
+}
+
+// addName adds name to names, unless names is nil.
+func addName(names map[string]bool, name string) {
+	if names != nil {
+		names[name] = true
+	}
+}
+
+// sortedNames returns the names of the set, sorted; nil for none.
+func sortedNames(names map[string]bool) []string {
+	if len(names) == 0 {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(names))
 }
 
 // packageQuestion is q as a package ships it: no answer key, and for a

@@ -42,6 +42,7 @@ type Store interface {
 	SyncStore
 	MonitorStore
 	PackageStore
+	PackageBlobStore
 	MediaStore
 	ContentBlobStore
 	GradeStore
@@ -313,6 +314,19 @@ type PackageStore interface {
 	// OpenPackage opens the encrypted bytes of a package saved with
 	// SavePackage. It reads lazily: it must not load the package in memory.
 	OpenPackage(ctx context.Context, meta PackageMeta) (PackageReader, error)
+}
+
+// PackageBlobStore answers which blobs the current packages name (the
+// PackageMeta.Blobs each SavePackage recorded), for the garbage collection of
+// blobs and its integrity check.
+type PackageBlobStore interface {
+	// PackageBlobNames returns the names that at least one current package
+	// names, each once, in byte-wise order.
+	PackageBlobNames(ctx context.Context) ([]string, error)
+	// PackagesNamingBlobs returns, for each of names that a current package
+	// names, the keys (PackageMeta.NPSN) of those packages, in byte-wise
+	// order. Names no package names are absent from the map.
+	PackagesNamingBlobs(ctx context.Context, names []string) (map[string][]string, error)
 }
 
 // GradeStore keeps the grades of essay answers, every version of each (the

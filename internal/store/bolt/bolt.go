@@ -39,6 +39,9 @@ type Store struct {
 	// pkgMu serialises SavePackage, so that a blob is never removed as
 	// unreferenced while another save is about to reference it.
 	pkgMu sync.Mutex
+	// gcMu is the lock of the garbage collection of blobs (TryLockBlobGC):
+	// the file is one process's, so a mutex is enough.
+	gcMu sync.Mutex
 }
 
 // Option configures Open.
@@ -86,16 +89,18 @@ var (
 	bucketSyncLogs        = []byte("sync_logs")          // received_at, (id) -> record
 	bucketMonitors        = []byte("monitors")
 	bucketPackages        = []byte("packages")
-	bucketFailures        = []byte("login_failures") // key -> throttle window
-	bucketIdempotency     = []byte("idempotency")    // receipt id -> idempotency.Receipt (JSON)
-	bucketMedia           = []byte("media")          // sha256 -> mediaRecord (JSON)
-	bucketMediaChunks     = []byte("media_chunks")   // (sha256, uint32 BE seq) -> bytes
-	bucketMediaBlobs      = []byte("media_blobs")    // blob name -> sha256 of the media
-	bucketContentBlobs    = []byte("content_blobs")  // blob name -> sealed bytes (exam.ContentBlob)
-	bucketGrades          = []byte("grades")         // (exam, member, question, version) -> grade
-	bucketGraderExams     = []byte("grader_exams")   // (grader, exam) -> empty
-	bucketBlobs           = []byte("blobs")          // blob key -> blobRecord (JSON)
-	bucketBlobChunks      = []byte("blob_chunks")    // (uint64 BE upload, uint32 BE seq) -> bytes
+	bucketFailures        = []byte("login_failures")     // key -> throttle window
+	bucketIdempotency     = []byte("idempotency")        // receipt id -> idempotency.Receipt (JSON)
+	bucketMedia           = []byte("media")              // sha256 -> mediaRecord (JSON)
+	bucketMediaChunks     = []byte("media_chunks")       // (sha256, uint32 BE seq) -> bytes
+	bucketMediaBlobs      = []byte("media_blobs")        // blob name -> sha256 of the media
+	bucketContentBlobs    = []byte("content_blobs")      // blob name -> sealed bytes (exam.ContentBlob)
+	bucketGrades          = []byte("grades")             // (exam, member, question, version) -> grade
+	bucketGraderExams     = []byte("grader_exams")       // (grader, exam) -> empty
+	bucketBlobs           = []byte("blobs")              // blob key -> blobRecord (JSON)
+	bucketBlobChunks      = []byte("blob_chunks")        // (uint64 BE upload, uint32 BE seq) -> bytes
+	bucketPackageBlobs    = []byte("package_blob_names") // package key -> JSON []string of blob names (PackageMeta.Blobs)
+	bucketBlobGCMarks     = []byte("blob_gc_marks")      // blob key -> unreferenced since (RFC 3339, UTC)
 )
 
 var allBuckets = [][]byte{
@@ -104,7 +109,7 @@ var allBuckets = [][]byte{
 	bucketYears, bucketYearsByName, bucketAPIKeys, bucketAPIKeysByHash, bucketAnswers,
 	bucketPushesByKey, bucketPushesBySum, bucketSyncLogs, bucketMonitors, bucketPackages, bucketFailures,
 	bucketIdempotency, bucketMedia, bucketMediaChunks, bucketMediaBlobs, bucketContentBlobs, bucketGrades, bucketGraderExams,
-	bucketBlobs, bucketBlobChunks,
+	bucketBlobs, bucketBlobChunks, bucketPackageBlobs, bucketBlobGCMarks,
 }
 
 func init() {

@@ -124,6 +124,9 @@ func (s *Store) SavePackage(ctx context.Context, meta exam.PackageMeta, r io.Rea
 		if err := putJSON(b, []byte(meta.NPSN), rec); err != nil {
 			return err
 		}
+		if err := putPackageBlobs(tx.Bucket(bucketPackageBlobs), meta.NPSN, meta.Blobs); err != nil {
+			return err
+		}
 		if !found || old.Checksum == meta.Checksum {
 			return nil
 		}

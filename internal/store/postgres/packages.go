@@ -115,6 +115,9 @@ func (s *Store) SavePackage(ctx context.Context, meta exam.PackageMeta, r io.Rea
 			meta.NPSN, meta.Version, meta.Checksum, meta.Size, meta.Revision, meta.GeneratedAt, max(meta.Format, 1)); err != nil {
 			return fmt.Errorf("write package: %w", err)
 		}
+		if err := savePackageBlobs(ctx, tx, meta.NPSN, meta.Blobs); err != nil {
+			return err
+		}
 		if old != "" && old != meta.Checksum {
 			if _, err := tx.Exec(ctx, `UPDATE package_blobs SET orphaned_at = now()
 				WHERE checksum = $1 AND NOT EXISTS (SELECT 1 FROM packages WHERE checksum = $1)`, old); err != nil {

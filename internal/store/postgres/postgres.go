@@ -180,4 +180,5 @@ const (
 	lockMigrate       int64 = 0x706f7274_6d696772 // "portmigr"
 	lockAcademicYears int64 = 0x706f7274_61637972 // "portacyr"
 	lockMemberImport  int64 = 0x706f7274_6d656d62 // "portmemb"
+	lockBlobGC        int64 = 0x706f7274_62626763 // "portbbgc": the garbage collection of blobs (TryLockBlobGC)
 )

@@ -34,6 +34,9 @@
 //     succeeds. Points are kept to the hundredth.
 //   - SavePackage checks that r yields meta.Size bytes whose SHA-256 is
 //     meta.Checksum and fails, keeping the current package, when it does not.
+//   - SavePackage records meta.Blobs (the blob names of a package of format
+//     3) in its own transaction, replacing the package's earlier names, also
+//     when the bytes are stored already; GetPackage does not return them.
 //   - SaveMedia of a SHA-256 stored already keeps the first record (its name
 //     and time) and need not read r; a failed SaveMedia leaves nothing.
 package storetest
@@ -112,6 +115,7 @@ var suite = []test{
 	{"Packages", testPackages},
 	{"PackageSharedBlob", testPackageSharedBlob},
 	{"PackageChecksumMismatch", testPackageChecksumMismatch},
+	{"PackageBlobNames", testPackageBlobNames},
 
 	{"Media", testMedia},
 	{"MediaRefused", testMediaRefused},

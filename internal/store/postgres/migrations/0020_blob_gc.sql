@@ -1,0 +1,18 @@
+-- The garbage collection of blobs (internal/blobgc).
+--
+-- package_blob_names: the names of the blobs each current package of
+-- format 3 names (exam.PackageMeta.Blobs), replaced by SavePackage in the
+-- package's own transaction.
+CREATE TABLE package_blob_names (
+    npsn text COLLATE "C" NOT NULL REFERENCES packages (npsn) ON DELETE CASCADE,
+    name text COLLATE "C" NOT NULL,
+    PRIMARY KEY (npsn, name)
+);
+CREATE INDEX package_blob_names_name ON package_blob_names (name);
+
+-- blob_gc_marks: blobs a collection found unreferenced, and since when; a
+-- blob unreferenced for the whole retention period is deleted.
+CREATE TABLE blob_gc_marks (
+    key   text COLLATE "C" PRIMARY KEY,
+    since timestamptz NOT NULL
+);
