@@ -83,6 +83,7 @@ login"). Results print as a table on a terminal and as JSON otherwise, or as
 		newLinkUserCmd(opts),
 		newImportAnswersCmd(opts),
 		newOrderingCmd(opts),
+		newBlobsCmd(opts),
 	)
 	return cmd
 }

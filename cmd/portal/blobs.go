@@ -6,9 +6,13 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/seedhq/portal/internal/blobgc"
 	"github.com/seedhq/portal/internal/blobstore"
 	"github.com/seedhq/portal/internal/blobstore/s3"
 	"github.com/seedhq/portal/internal/config"
+	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/links"
+	"github.com/seedhq/portal/internal/ordering"
 )
 
 // blobPingTimeout bounds the start-up check of object storage.
@@ -62,4 +66,43 @@ func openBlobStore(ctx context.Context, o serveOptions, st store, logger *slog.L
 	}
 	logger.Info("blob store opened", "kind", "s3", "bucket", cfg.Bucket, "prefix", cfg.Prefix, "endpoint", cfg.Endpoint)
 	return bs, nil
+}
+
+// blobGCOptions reads and checks blob-retention and blob-gc-interval.
+func blobGCOptionsFrom(r *config.Reader) (retention, interval time.Duration) {
+	retention = r.Duration("blob-retention", 0, 100*365*24*time.Hour)
+	if retention != 0 && retention < blobgc.MinRetention {
+		r.Fail("blob-retention", "must be at least %s: lab servers fetch a package's blobs hours after they pull it, got %s",
+			blobgc.MinRetention, retention)
+	}
+	interval = r.Duration("blob-gc-interval", 0, 30*24*time.Hour)
+	if interval != 0 && interval < time.Minute {
+		r.Fail("blob-gc-interval", "must be 0 (no periodic collection) or at least 1m, got %s", interval)
+	}
+	return retention, interval
+}
+
+// newBlobCollector returns the garbage collection of blobs: the exam
+// blobs of the packages (exam.BlobKeyPrefix), the payment receipts when the
+// ordering API runs, the QR logos when the link API runs. Nil, with a
+// warning, when st keeps no collection marks.
+func newBlobCollector(st store, blobs blobstore.Store, svc *exam.Service, linkSvc *links.Service, ord *ordering.Service,
+	retention time.Duration, logger *slog.Logger) (*blobgc.Collector, error) {
+	marks, ok := st.(blobgc.MarkStore)
+	if !ok {
+		logger.Warn("this store keeps no marks of the garbage collection of blobs: blobs are never collected")
+		return nil, nil
+	}
+	sources := []blobgc.Source{{Name: "exam", Prefix: exam.BlobKeyPrefix, Refs: svc}}
+	if ord != nil {
+		sources = append(sources, blobgc.Source{Name: "receipts", Prefix: ordering.ReceiptKeyPrefix, Refs: ord})
+	}
+	if linkSvc != nil {
+		sources = append(sources, blobgc.Source{Name: "logos", Prefix: links.LogoKeyPrefix, Refs: linkSvc})
+	}
+	c, err := blobgc.New(blobgc.Config{Blobs: blobs, Marks: marks, Sources: sources, Retention: retention, Log: logger})
+	if err != nil {
+		return nil, fmt.Errorf("blob garbage collection: %w", err)
+	}
+	return c, nil
 }

@@ -46,11 +46,16 @@ const (
 
 // serveOptions is the validated configuration of "portal serve".
 type serveOptions struct {
-	Listen            string
-	BaseURL           string // empty: derived from the bound address
-	DataDir           string
-	DatabaseURL       string
-	BlobStore         string // the blob store's s3:// URL; empty: the store's own blobs
+	Listen      string
+	BaseURL     string // empty: derived from the bound address
+	DataDir     string
+	DatabaseURL string
+	BlobStore   string // the blob store's s3:// URL; empty: the store's own blobs
+	// BlobRetention is how long a blob stays after nothing refers to it
+	// any more (0: blobgc.DefaultRetention); BlobGCInterval how often the
+	// portal collects (0: never by itself).
+	BlobRetention     time.Duration
+	BlobGCInterval    time.Duration
 	LogLevel          slog.Level
 	LogFormat         string
 	TrustedProxies    []netip.Prefix
@@ -153,6 +158,8 @@ for up to --shutdown-timeout and closes the store.`,
 	f.String("data-dir", "./data", "directory for the bbolt store, temporary files and the initial admin password")
 	f.String("database-url", "", "PostgreSQL URL (postgres://user:pass@host/db); empty keeps data in <data-dir>/portal.db")
 	f.String("blob-store", "", "where payment receipts and QR logos are kept: empty, the portal's own store; s3://BUCKET[/PREFIX]?endpoint=...&region=..., S3-compatible object storage (docs/object-storage.md)")
+	f.String("blob-retention", "168h", "how long a blob nothing refers to any more is kept before it is deleted (at least 24h; e.g. 168h, 14d)")
+	f.Duration("blob-gc-interval", time.Hour, "how often the portal deletes the blobs kept past blob-retention (0: never by itself; portal admin blobs gc still runs one)")
 	config.AddLogFlags(f)
 	f.StringSlice("trusted-proxies", nil, "CIDR prefixes of reverse proxies whose X-Forwarded-For is believed (comma-separated)")
 	f.String("jwt-secret", "", "secret (at least 32 bytes) signing operator and server tokens; default: generated once and kept in the store")
@@ -197,6 +204,7 @@ func serveOptionsFrom(r *config.Reader) (serveOptions, error) {
 	}
 	o.DatabaseURL = databaseURL(r, "database-url")
 	o.BlobStore = blobStoreURL(r)
+	o.BlobRetention, o.BlobGCInterval = blobGCOptionsFrom(r)
 	o.TLS = tlsConfigFrom(r)
 	o.Ordering = orderingOptionsFrom(r)
 	o.LogLevel, o.LogFormat = r.Log()
@@ -383,6 +391,28 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 		logger.Warn("this store does not implement the ordering API; its routes are not served")
 	}
 
+	var ordSvc *ordering.Service
+	if ordOpts != nil {
+		ordSvc = ordOpts.Service
+	}
+	gc, err := newBlobCollector(st, blobs, svc, linkSvc, ordSvc, o.BlobRetention, logger)
+	if err != nil {
+		return err
+	}
+	var blobGC httpapi.BlobGC
+	if gc != nil {
+		blobGC = gc.Run
+		if o.BlobGCInterval > 0 {
+			gcDone := make(chan struct{})
+			go func() {
+				defer close(gcDone)
+				gc.Loop(ctx, o.BlobGCInterval)
+			}()
+			defer func() { cancel(); <-gcDone }()
+		}
+		logger.Info("blob garbage collection", "retention", gc.Retention().String(), "interval", o.BlobGCInterval.String())
+	}
+
 	consoleKey, err := storedSecret(ctx, st, consoleSecretName)
 	if err != nil {
 		return err
@@ -400,6 +430,7 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 		Gatherer:       reg,
 		Backup:         storeBackup(st),
 		Blobs:          blobs,
+		BlobGC:         blobGC,
 	})
 
 	if redir != nil {

@@ -66,6 +66,9 @@ type Options struct {
 	// Blobs is the blob store (payment receipts, QR logos), checked by
 	// /readyz with the store. Nil: not checked.
 	Blobs blobstore.Store
+	// BlobGC serves POST /api/v1/admin/blobs/gc (SUPER_ADMIN). Nil: the
+	// route answers 409 BLOB_GC_UNAVAILABLE.
+	BlobGC BlobGC
 }
 
 // server holds what the handlers share. Handlers are its methods.
@@ -83,6 +86,7 @@ type server struct {
 	mux         *chi.Mux
 	backupFn    Backup
 	blobs       blobstore.Store
+	blobGCFn    BlobGC
 }
 
 // New returns the portal's HTTP handler: one chi router with every route of
@@ -124,6 +128,7 @@ func New(opts Options) http.Handler {
 		mux:         chi.NewRouter(),
 		backupFn:    opts.Backup,
 		blobs:       opts.Blobs,
+		blobGCFn:    opts.BlobGC,
 	}
 	s.routes()
 	return s.mux

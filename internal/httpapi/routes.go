@@ -43,6 +43,7 @@ func (s *server) routes() {
 
 	s.examRoutes(r)
 	s.backupRoutes(r)
+	s.blobGCRoutes(r)
 	if s.links != nil {
 		s.linkRoutes(r)
 	}
