@@ -14,8 +14,8 @@ import (
 
 	"github.com/seedhq/portal/internal/agent"
 	"github.com/seedhq/portal/internal/testkit"
-	"github.com/seedhq/portal/internal/testkit/s3server"
 	"github.com/seedhq/portal/internal/testkit/faultproxy"
+	"github.com/seedhq/portal/internal/testkit/s3server"
 	"github.com/seedhq/portal/pkg/client"
 )
 
