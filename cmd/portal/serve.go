@@ -46,11 +46,12 @@ const (
 
 // serveOptions is the validated configuration of "portal serve".
 type serveOptions struct {
-	Listen      string
-	BaseURL     string // empty: derived from the bound address
-	DataDir     string
-	DatabaseURL string
-	BlobStore   string // the blob store's s3:// URL; empty: the store's own blobs
+	Listen        string
+	BaseURL       string // empty: derived from the bound address
+	DataDir       string
+	DatabaseURL   string
+	BlobStore     string // the blob store's s3:// URL; empty: the store's own blobs
+	BlobPublicURL string // where lab servers fetch exam blobs; empty: the portal's blob route
 	// BlobRetention is how long a blob stays after nothing refers to it
 	// any more (0: blobgc.DefaultRetention); BlobGCInterval how often the
 	// portal collects (0: never by itself).
@@ -158,6 +159,7 @@ for up to --shutdown-timeout and closes the store.`,
 	f.String("data-dir", "./data", "directory for the bbolt store, temporary files and the initial admin password")
 	f.String("database-url", "", "PostgreSQL URL (postgres://user:pass@host/db); empty keeps data in <data-dir>/portal.db")
 	f.String("blob-store", "", "where payment receipts and QR logos are kept: empty, the portal's own store; s3://BUCKET[/PREFIX]?endpoint=...&region=..., S3-compatible object storage (docs/object-storage.md)")
+	f.String("blob-public-url", "", "public base URL of a CDN or cache serving exam blobs as <URL>/<name> (in front of the portal's /api/v1/blobs/ or the object store's exam/ prefix); empty: lab servers fetch them from the portal (docs/operations.md)")
 	f.String("blob-retention", "168h", "how long a blob nothing refers to any more is kept before it is deleted (at least 24h; e.g. 168h, 14d)")
 	f.Duration("blob-gc-interval", time.Hour, "how often the portal deletes the blobs kept past blob-retention (0: never by itself; portal admin blobs gc still runs one)")
 	config.AddLogFlags(f)
@@ -204,6 +206,12 @@ func serveOptionsFrom(r *config.Reader) (serveOptions, error) {
 	}
 	o.DatabaseURL = databaseURL(r, "database-url")
 	o.BlobStore = blobStoreURL(r)
+	if u := r.URL("blob-public-url", "http", "https"); u != nil {
+		if err := exam.CheckBlobPublicURL(u.String()); err != nil {
+			r.Fail("blob-public-url", "%v", err)
+		}
+		o.BlobPublicURL = u.String()
+	}
 	o.BlobRetention, o.BlobGCInterval = blobGCOptionsFrom(r)
 	o.TLS = tlsConfigFrom(r)
 	o.Ordering = orderingOptionsFrom(r)
@@ -288,6 +296,8 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 		JWTSecret:         []byte(o.JWTSecret),
 		HeartbeatInterval: o.HeartbeatInterval,
 		TempDir:           tempDir,
+		Blobs:             blobs,
+		BlobPublicURL:     o.BlobPublicURL,
 	}, logger)
 	if err != nil {
 		return fmt.Errorf("start exam service: %w", err)

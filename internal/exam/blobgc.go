@@ -11,11 +11,11 @@ import (
 
 // The exam domain's side of the garbage collection of blobs
 // (internal/blobgc): the blobs a school's current package of format 3 names
-// are referenced; every other blob under BlobKeyPrefix is not.
+// are referenced; every other blob under ExamBlobKeyPrefix is not.
 
-// BlobKeyPrefix starts the blob store key of every exam blob: a blob named
-// name (PackageBlob.Name) is kept under BlobKeyPrefix + name.
-const BlobKeyPrefix = "exam/"
+// ExamBlobKeyPrefix starts the blob store key of every exam blob: a blob
+// named name (PackageBlob.Name) is kept under ExamBlobKey(name).
+const ExamBlobKeyPrefix = "exam/"
 
 // ReferencedBlobs returns the blob store keys of the blobs that at least one
 // school's current package of format 3 names.
@@ -26,7 +26,7 @@ func (s *Service) ReferencedBlobs(ctx context.Context) ([]string, error) {
 	}
 	keys := make([]string, len(names))
 	for i, n := range names {
-		keys[i] = BlobKeyPrefix + n
+		keys[i] = ExamBlobKey(n)
 	}
 	return keys, nil
 }
@@ -51,7 +51,7 @@ func (s *Service) BlobOwners(ctx context.Context, keys []string) (map[string][]s
 func (s *Service) packagesNaming(ctx context.Context, keys []string) (map[string][]string, error) {
 	names := make([]string, 0, len(keys))
 	for _, k := range keys {
-		if n, ok := strings.CutPrefix(k, BlobKeyPrefix); ok {
+		if n, ok := strings.CutPrefix(k, ExamBlobKeyPrefix); ok {
 			names = append(names, n)
 		}
 	}
@@ -61,16 +61,18 @@ func (s *Service) packagesNaming(ctx context.Context, keys []string) (map[string
 	}
 	out := make(map[string][]string, len(byName))
 	for n, pkgs := range byName {
-		out[BlobKeyPrefix+n] = pkgs
+		out[ExamBlobKey(n)] = pkgs
 	}
 	return out, nil
 }
 
 // RepairBlobs stores again the blobs of keys, missing from the blob store
-// although current packages name them: it forgets that this instance
-// stored them and builds every package naming them again now, which
-// stores each of its blobs. Packages that stopped naming them meanwhile
-// need nothing.
+// although current packages name them: it forgets that this instance found
+// them in the blob store (ensureBlob trusts that for blobCheckAge) and
+// builds every package naming them again now, whose build puts each blob
+// it names that the store lacks. Packages that stopped naming them
+// meanwhile need nothing. Other instances ask the store again within
+// blobCheckAge.
 func (s *Service) RepairBlobs(ctx context.Context, keys []string) error {
 	byKey, err := s.packagesNaming(ctx, keys)
 	if err != nil {
@@ -79,7 +81,7 @@ func (s *Service) RepairBlobs(ctx context.Context, keys []string) error {
 	gone := map[string]bool{}
 	var pkgs []string
 	for key, ps := range byKey {
-		gone[strings.TrimPrefix(key, BlobKeyPrefix)] = true
+		gone[strings.TrimPrefix(key, ExamBlobKeyPrefix)] = true
 		pkgs = append(pkgs, ps...)
 	}
 	s.forgetBlobs(gone)
@@ -96,15 +98,12 @@ func (s *Service) RepairBlobs(ctx context.Context, keys []string) error {
 	return errors.Join(errs...)
 }
 
-// forgetBlobs drops the cached references to the content blobs named in
-// gone, so that the next build stores them again.
+// forgetBlobs forgets that the blobs named in gone were found in the blob
+// store, so that the next build that names them asks again and puts them.
 func (s *Service) forgetBlobs(gone map[string]bool) {
-	s.contentRefs.Range(func(k, v any) bool {
-		if gone[v.(PackageBlob).Name] {
-			s.contentRefs.Delete(k)
-		}
-		return true
-	})
+	for name := range gone {
+		s.blobsSeen.Delete(name)
+	}
 }
 
 // rebuildPackage builds the package stored under key again, whether or not

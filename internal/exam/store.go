@@ -44,7 +44,6 @@ type Store interface {
 	PackageStore
 	PackageBlobStore
 	MediaStore
-	ContentBlobStore
 	GradeStore
 	// Failed sign-ins, counted in the store so that every instance counts
 	// the same ones.
