@@ -20,6 +20,9 @@ const ExamBlobKeyPrefix = "exam/"
 // ReferencedBlobs returns the blob store keys of the blobs that at least one
 // school's current package of format 3 names.
 func (s *Service) ReferencedBlobs(ctx context.Context) ([]string, error) {
+	if err := s.recordBlobNames(ctx); err != nil {
+		return nil, fmt.Errorf("exam: referenced blobs: %w", err)
+	}
 	names, err := s.store.PackageBlobNames(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("exam: referenced blobs: %w", err)
@@ -29,6 +32,24 @@ func (s *Service) ReferencedBlobs(ctx context.Context) ([]string, error) {
 		keys[i] = ExamBlobKey(n)
 	}
 	return keys, nil
+}
+
+// recordBlobNames rebuilds the packages of format 3 saved before their blob
+// names were recorded, so that their names are: until then nobody can tell
+// which blobs they name.
+func (s *Service) recordBlobNames(ctx context.Context) error {
+	keys, err := s.store.PackagesWithoutBlobNames(ctx)
+	if err != nil {
+		return err
+	}
+	for _, key := range keys {
+		npsn, blobs := strings.CutSuffix(key, blobsPackageKey(""))
+		if err := s.rebuildPackage(ctx, npsn, key, blobs); err != nil {
+			return fmt.Errorf("rebuild the package of %s to record the blobs it names: %w", npsn, err)
+		}
+		s.log.InfoContext(ctx, "package rebuilt to record the blobs it names", "npsn", npsn)
+	}
+	return nil
 }
 
 // BlobOwners returns, for each of keys that a current package names, the

@@ -326,6 +326,11 @@ type PackageBlobStore interface {
 	// names, the keys (PackageMeta.NPSN) of those packages, in byte-wise
 	// order. Names no package names are absent from the map.
 	PackagesNamingBlobs(ctx context.Context, names []string) (map[string][]string, error)
+	// PackagesWithoutBlobNames returns the keys, in byte-wise order, of the
+	// current packages of format 3 (BlobsPackageFormat) whose blob names
+	// were never recorded: saved by a release before SavePackage recorded
+	// them. A package saved since, naming no blob, is not one of them.
+	PackagesWithoutBlobNames(ctx context.Context) ([]string, error)
 }
 
 // GradeStore keeps the grades of essay answers, every version of each (the

@@ -8,23 +8,23 @@ import (
 	"time"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/seedhq/portal/internal/exam"
 )
 
 // The blob names of each package of format 3 (exam.PackageBlobStore) and the
 // bookkeeping of the garbage collection of blobs (blobgc.MarkStore).
 
-// putPackageBlobs records names as the blobs the package key names; none
-// removes the record.
+// putPackageBlobs records names as the blobs the package key names. A
+// package naming none has an empty list: no record at all is a package
+// saved before names were recorded (PackagesWithoutBlobNames).
 func putPackageBlobs(b *bbolt.Bucket, key string, names []string) error {
-	if len(names) == 0 {
-		if err := b.Delete([]byte(key)); err != nil {
-			return fmt.Errorf("remove the blob names of package %s: %w", key, err)
-		}
-		return nil
-	}
 	names = slices.Clone(names)
 	slices.Sort(names)
 	names = slices.Compact(names)
+	if names == nil {
+		names = []string{}
+	}
 	if err := putJSON(b, []byte(key), names); err != nil {
 		return fmt.Errorf("record the blob names of package %s: %w", key, err)
 	}
@@ -82,6 +82,29 @@ func (s *Store) PackagesNamingBlobs(ctx context.Context, names []string) (map[st
 					out[n] = append(out[n], key)
 				}
 			}
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PackagesWithoutBlobNames returns the keys of the current packages of
+// format 3 that have no record of their blob names.
+func (s *Store) PackagesWithoutBlobNames(ctx context.Context) ([]string, error) {
+	var out []string
+	err := s.view(ctx, "packages without blob names", func(tx *bbolt.Tx) error {
+		names := tx.Bucket(bucketPackageBlobs)
+		return tx.Bucket(bucketPackages).ForEach(func(k, v []byte) error {
+			var rec packageRecord
+			if err := decodeJSON(k, v, &rec); err != nil {
+				return err
+			}
+			if rec.Format == exam.BlobsPackageFormat && names.Get(k) == nil {
+				out = append(out, string(k))
+			}
+			return nil
 		})
 	})
 	if err != nil {

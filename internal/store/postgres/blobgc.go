@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/seedhq/portal/internal/exam"
 )
 
 // The blob names of each package of format 3 (exam.PackageBlobStore) and the
@@ -20,6 +22,10 @@ func savePackageBlobs(ctx context.Context, tx pgx.Tx, key string, names []string
 	names = slices.Compact(names)
 	if names == nil {
 		names = []string{}
+	}
+	if _, err := tx.Exec(ctx, `UPDATE packages SET blob_names_recorded = true WHERE npsn = $1 AND NOT blob_names_recorded`,
+		key); err != nil {
+		return fmt.Errorf("record the blob names of package %s: %w", key, err)
 	}
 	if _, err := tx.Exec(ctx, `DELETE FROM package_blob_names WHERE npsn = $1 AND name <> ALL($2::text[])`,
 		key, names); err != nil {
@@ -70,6 +76,21 @@ func (s *Store) PackagesNamingBlobs(ctx context.Context, names []string) (map[st
 		return nil, fmt.Errorf("postgres: packages naming blobs: %w", err)
 	}
 	return out, nil
+}
+
+// PackagesWithoutBlobNames returns the keys of the current packages of
+// format 3 whose blob names were never recorded.
+func (s *Store) PackagesWithoutBlobNames(ctx context.Context) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT npsn FROM packages WHERE format = $1 AND NOT blob_names_recorded
+		ORDER BY npsn`, exam.BlobsPackageFormat)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: packages without blob names: %w", err)
+	}
+	keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("postgres: packages without blob names: %w", err)
+	}
+	return keys, nil
 }
 
 // BlobGCMarks returns every mark of the garbage collection of blobs: the

@@ -79,6 +79,14 @@ func testPackageBlobNames(t *testing.T, s exam.Store) {
 	mustOK(t, "SavePackage of stored bytes", s.SavePackage(ctx, mB, forbiddenReader{t}))
 	names("b2", "b4")
 	naming([]string{"b5"}, map[string][]string{})
+
+	// Every package saved here had its names recorded, also B's (none)
+	// and the package of format 1.
+	without, err := s.PackagesWithoutBlobNames(ctx)
+	mustOK(t, "PackagesWithoutBlobNames", err)
+	if len(without) != 0 {
+		t.Fatalf("PackagesWithoutBlobNames: %q, want none", without)
+	}
 }
 
 // RunBlobGC runs the conformance suite of blobgc.MarkStore (the marks and

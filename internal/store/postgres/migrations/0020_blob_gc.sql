@@ -9,6 +9,10 @@ CREATE TABLE package_blob_names (
     PRIMARY KEY (npsn, name)
 );
 CREATE INDEX package_blob_names_name ON package_blob_names (name);
+-- Whether SavePackage recorded the package's names: false for packages
+-- saved before (PackagesWithoutBlobNames), which the collector has rebuilt
+-- before it trusts the names.
+ALTER TABLE packages ADD COLUMN blob_names_recorded boolean NOT NULL DEFAULT false;
 
 -- blob_gc_marks: blobs a collection found unreferenced, and since when; a
 -- blob unreferenced for the whole retention period is deleted.
