@@ -153,6 +153,9 @@ func TestServeConfigErrors(t *testing.T) {
 		{"visit secret", map[string]string{"PORTAL_VISIT_SECRET": "short"}, nil, `visit-secret (--visit-secret, PORTAL_VISIT_SECRET): must be at least 16 bytes`},
 		{"link home url", nil, []string{"--link-home-url", "ftp://example.org"}, `link-home-url (--link-home-url, PORTAL_LINK_HOME_URL)`},
 		{"country header", nil, []string{"--country-header", "CF IPCountry"}, `country-header (--country-header, PORTAL_COUNTRY_HEADER)`},
+		{"blob retention", nil, []string{"--blob-retention", "23h"}, `blob-retention (--blob-retention, PORTAL_BLOB_RETENTION): must be at least 24h0m0s`},
+		{"blob retention env", map[string]string{"PORTAL_BLOB_RETENTION": "1h"}, nil, `blob-retention (--blob-retention, PORTAL_BLOB_RETENTION): must be at least 24h0m0s`},
+		{"blob gc interval", nil, []string{"--blob-gc-interval", "10s"}, `blob-gc-interval (--blob-gc-interval, PORTAL_BLOB_GC_INTERVAL): must be 0`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -167,6 +170,18 @@ func TestServeConfigErrors(t *testing.T) {
 				t.Errorf("the error shows a password: %v", err)
 			}
 		})
+	}
+}
+
+// TestServeBlobGCOptions: blob-retention defaults to a week and takes
+// days; blob-gc-interval defaults to an hour and 0 turns it off.
+func TestServeBlobGCOptions(t *testing.T) {
+	clearPortalEnv(t)
+	if o := mustServeOptions(t); o.BlobRetention != 168*time.Hour || o.BlobGCInterval != time.Hour {
+		t.Errorf("defaults: retention %s, interval %s", o.BlobRetention, o.BlobGCInterval)
+	}
+	if o := mustServeOptions(t, "--blob-retention", "14d", "--blob-gc-interval", "0"); o.BlobRetention != 14*24*time.Hour || o.BlobGCInterval != 0 {
+		t.Errorf("14d and 0: retention %s, interval %s", o.BlobRetention, o.BlobGCInterval)
 	}
 }
 
