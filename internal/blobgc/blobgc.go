@@ -215,6 +215,8 @@ func (c *Collector) Run(ctx context.Context, opts Options) (Report, error) {
 		"unmarked", rep.Unmarked, "waiting", rep.Waiting, "deleted", len(rep.Deleted), "bytes_freed", rep.BytesFreed,
 		"missing", len(rep.Missing), "errors", rep.Errors, "duration", time.Since(start).Round(time.Millisecond)}
 	switch {
+	case err != nil && ctx.Err() != nil:
+		c.cfg.Log.InfoContext(ctx, "blob gc interrupted: nothing more changed", append(attrs, "err", err)...)
 	case err != nil:
 		c.cfg.Log.ErrorContext(ctx, "blob gc failed: nothing more changed", append(attrs, "err", err)...)
 	case rep.Skipped:
