@@ -20,8 +20,9 @@ import (
 // still send and receive data URIs: GetQR gives the logo back as one, and
 // the redirector loads it to draw the image (ResolveLogo). Records written
 // before the blob store (or by a Service without one) keep their data URI,
-// which every reader still accepts. Logos are never deleted with their
-// codes: several codes may share one, and they are small.
+// which every reader still accepts. Logos are not deleted with their
+// codes, since several codes may share one: a logo no code uses any more is
+// deleted by the garbage collection of blobs (ReferencedBlobs, internal/blobgc).
 
 // logoRefPrefix starts the Logo of a record whose image is in the blob
 // store.
