@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -120,6 +121,9 @@ type portalConfig struct {
 	// Wrapper runs Bin (proc.Options.Wrapper), e.g. qemu-aarch64-static
 	// for a linux/arm64 build.
 	Wrapper []string
+	// Args and Env are more flags and environment variables for
+	// "portal serve".
+	Args, Env []string
 }
 
 // portalProc is a running "portal serve".
@@ -150,7 +154,8 @@ func startPortal(t testing.TB, cfg portalConfig) *portalProc {
 	}
 	args := []string{"serve", "--listen", listen, "--data-dir", cfg.DataDir, "--log-format", "json",
 		"--heartbeat-interval", e2eHeartbeat.String()}
-	var env []string
+	args = append(args, cfg.Args...)
+	env := slices.Clone(cfg.Env)
 	if cfg.DBURL != "" {
 		args = append(args, "--database-url", cfg.DBURL)
 		env = append(env, "PORTAL_ADMIN_PASSWORD="+e2ePostgresPassword)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -61,5 +62,56 @@ func openBlobStore(ctx context.Context, o serveOptions, st store, logger *slog.L
 		return nil, fmt.Errorf("blob store s3://%s/%s cannot be used: %v", cfg.Bucket, cfg.Prefix, err)
 	}
 	logger.Info("blob store opened", "kind", "s3", "bucket", cfg.Bucket, "prefix", cfg.Prefix, "endpoint", cfg.Endpoint)
+	if own, ok := st.(blobsOf); ok {
+		if err := moveBlobs(ctx, own.Blobs(), bs, logger); err != nil {
+			return nil, fmt.Errorf("move the blobs kept in the portal's store to s3://%s/%s: %w", cfg.Bucket, cfg.Prefix, err)
+		}
+	}
 	return bs, nil
+}
+
+// moveBlobs moves every blob of from into to: the blobs an instance kept in
+// its own store (receipts, logos, exam blobs) before blob-store named
+// object storage. Each is put when to lacks it, checked there, then deleted
+// from from, so that a start-up that stops half-way moves the rest next
+// time and no blob is ever in neither store.
+func moveBlobs(ctx context.Context, from, to blobstore.Store, logger *slog.Logger) error {
+	var moved, bytes int64
+	for info, err := range from.List(ctx, "") {
+		if err != nil {
+			return err
+		}
+		got, err := to.Stat(ctx, info.Key)
+		if errors.Is(err, blobstore.ErrNotFound) {
+			err = copyBlob(ctx, from, to, info)
+			if err == nil {
+				got, err = to.Stat(ctx, info.Key)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("blob %s: %w", info.Key, err)
+		}
+		if got.Size != info.Size {
+			return fmt.Errorf("blob %s: %d bytes in object storage, %d in the portal's store", info.Key, got.Size, info.Size)
+		}
+		if err := from.Delete(ctx, info.Key); err != nil {
+			return fmt.Errorf("blob %s: %w", info.Key, err)
+		}
+		moved++
+		bytes += info.Size
+	}
+	if moved > 0 {
+		logger.Info("blobs moved from the portal's store to object storage", "blobs", moved, "bytes", bytes)
+	}
+	return nil
+}
+
+// copyBlob puts the blob info describes of from into to.
+func copyBlob(ctx context.Context, from, to blobstore.Store, info blobstore.Info) error {
+	rc, _, err := from.Open(ctx, info.Key)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	return to.Put(ctx, info.Key, rc, info.Size)
 }

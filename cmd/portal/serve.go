@@ -51,6 +51,7 @@ type serveOptions struct {
 	DataDir           string
 	DatabaseURL       string
 	BlobStore         string // the blob store's s3:// URL; empty: the store's own blobs
+	BlobPublicURL     string // where lab servers fetch exam blobs; empty: the portal's blob route
 	LogLevel          slog.Level
 	LogFormat         string
 	TrustedProxies    []netip.Prefix
@@ -153,6 +154,7 @@ for up to --shutdown-timeout and closes the store.`,
 	f.String("data-dir", "./data", "directory for the bbolt store, temporary files and the initial admin password")
 	f.String("database-url", "", "PostgreSQL URL (postgres://user:pass@host/db); empty keeps data in <data-dir>/portal.db")
 	f.String("blob-store", "", "where payment receipts and QR logos are kept: empty, the portal's own store; s3://BUCKET[/PREFIX]?endpoint=...&region=..., S3-compatible object storage (docs/object-storage.md)")
+	f.String("blob-public-url", "", "public base URL of a CDN or cache serving exam blobs as <URL>/<name> (in front of the portal's /api/v1/blobs/ or the object store's exam/ prefix); empty: lab servers fetch them from the portal (docs/operations.md)")
 	config.AddLogFlags(f)
 	f.StringSlice("trusted-proxies", nil, "CIDR prefixes of reverse proxies whose X-Forwarded-For is believed (comma-separated)")
 	f.String("jwt-secret", "", "secret (at least 32 bytes) signing operator and server tokens; default: generated once and kept in the store")
@@ -197,6 +199,12 @@ func serveOptionsFrom(r *config.Reader) (serveOptions, error) {
 	}
 	o.DatabaseURL = databaseURL(r, "database-url")
 	o.BlobStore = blobStoreURL(r)
+	if u := r.URL("blob-public-url", "http", "https"); u != nil {
+		if err := exam.CheckBlobPublicURL(u.String()); err != nil {
+			r.Fail("blob-public-url", "%v", err)
+		}
+		o.BlobPublicURL = u.String()
+	}
 	o.TLS = tlsConfigFrom(r)
 	o.Ordering = orderingOptionsFrom(r)
 	o.LogLevel, o.LogFormat = r.Log()
@@ -280,6 +288,8 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 		JWTSecret:         []byte(o.JWTSecret),
 		HeartbeatInterval: o.HeartbeatInterval,
 		TempDir:           tempDir,
+		Blobs:             blobs,
+		BlobPublicURL:     o.BlobPublicURL,
 	}, logger)
 	if err != nil {
 		return fmt.Errorf("start exam service: %w", err)

@@ -10,6 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
+	"time"
+
+	"github.com/seedhq/portal/internal/blobstore"
 )
 
 // Exam content encrypted once for every school. A media file is sealed, in
@@ -60,23 +64,83 @@ func (s *Service) contentKey(kind, sha string) []byte {
 	return mac.Sum(nil)
 }
 
-// maxContentRefs bounds the cache of content blobs already stored.
+// maxContentRefs bounds the cache of content blobs already sealed.
 const maxContentRefs = 100_000
 
-// contentBlob seals v, a question or stimulus of kind as a package of format
-// 3 ships it (its JSON), once under its content key, stores the blob and
-// returns its reference. The same content gives the same blob, for every
-// school and on every instance.
-func (s *Service) contentBlob(ctx context.Context, kind string, v any) (PackageBlob, error) {
-	plain, err := json.Marshal(v)
+// ExamBlobKey is the key in the blob store of the exam blob name.
+func ExamBlobKey(name string) string { return "exam/" + name }
+
+// CheckBlobPublicURL checks a public base URL of blobs
+// (Config.BlobPublicURL): absolute http or https, with a host, no query,
+// fragment or credentials.
+func CheckBlobPublicURL(s string) error {
+	u, err := url.Parse(s)
 	if err != nil {
-		return PackageBlob{}, fmt.Errorf("%s blob: %w", kind, err)
+		return fmt.Errorf("blob public URL: %w", err)
 	}
-	sum := sha256.Sum256(plain)
-	sha := hex.EncodeToString(sum[:])
-	if ref, ok := s.contentRefs.Load(kind + ":" + sha); ok {
-		return ref.(PackageBlob), nil
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("blob public URL %q: want an absolute http or https URL with a host and no query, fragment or credentials", s)
 	}
+	return nil
+}
+
+// blobRef returns the reference of the blob name of size bytes sealed under
+// key, at its URL: under Config.BlobPublicURL when set, else the portal's
+// blob route.
+func (s *Service) blobRef(name string, size int64, key []byte) PackageBlob {
+	u := BlobPath(name)
+	if s.cfg.BlobPublicURL != "" {
+		u = s.cfg.BlobPublicURL + "/" + name
+	}
+	return PackageBlob{Name: name, Size: size, Key: key, URL: u}
+}
+
+// blobCheckAge is how long the service trusts that a blob it put or found
+// is still in the blob store before it asks again: far less than any
+// retention of the blob store's garbage collection, so that a blob deleted
+// there is put again by the next package build that names it.
+const blobCheckAge = 10 * time.Minute
+
+// ensureBlob makes sure the blob store holds the exam blob name of size
+// bytes, putting what open returns when it does not. Concurrent calls for
+// one name on this instance put it once; instances that race put the same
+// bytes, which the store keeps once.
+func (s *Service) ensureBlob(ctx context.Context, name string, size int64, open func() (io.ReadCloser, error)) error {
+	if at, ok := s.blobsSeen.Load(name); ok && s.now().Sub(at.(time.Time)) < blobCheckAge {
+		return nil
+	}
+	_, err, _ := s.blobPuts.Do(name, func() (any, error) {
+		key := ExamBlobKey(name)
+		info, err := s.cfg.Blobs.Stat(ctx, key)
+		switch {
+		case err == nil && info.Size == size:
+		case err == nil:
+			return nil, fmt.Errorf("blob %s is stored with %d bytes, want %d", name, info.Size, size)
+		case errors.Is(err, blobstore.ErrNotFound):
+			r, err := open()
+			if err != nil {
+				return nil, err
+			}
+			defer r.Close()
+			if err := s.cfg.Blobs.Put(ctx, key, r, size); err != nil {
+				return nil, err
+			}
+			s.log.InfoContext(ctx, "exam blob stored", "blob", name[:12], "size", size)
+		default:
+			return nil, err
+		}
+		s.blobsSeen.Store(name, s.now())
+		return nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("store blob %s: %w", name[:12], err)
+	}
+	return nil
+}
+
+// sealContent seals plain, the JSON of content of kind whose SHA-256 is
+// sha, under its content key.
+func (s *Service) sealContent(kind, sha string, plain []byte) ([]byte, error) {
 	key := s.contentKey(kind, sha)
 	mac := hmac.New(sha256.New, key)
 	mac.Write([]byte(kind + ":" + sha))
@@ -86,23 +150,55 @@ func (s *Service) contentBlob(ctx context.Context, kind string, v any) (PackageB
 	sealed.Grow(int(SealedSize(int64(len(plain)))))
 	enc, err := NewPackageEncrypter(&sealed, key, prefix)
 	if err != nil {
-		return PackageBlob{}, err
+		return nil, err
 	}
 	enc.Write(plain) // writes to a bytes.Buffer do not fail
 	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return sealed.Bytes(), nil
+}
+
+// contentBlob seals v, a question or stimulus of kind as a package of format
+// 3 ships it (its JSON), once under its content key, makes sure the blob
+// store holds the blob and returns its reference. The same content gives
+// the same blob, for every school and on every instance.
+func (s *Service) contentBlob(ctx context.Context, kind string, v any) (PackageBlob, error) {
+	plain, err := json.Marshal(v)
+	if err != nil {
 		return PackageBlob{}, fmt.Errorf("%s blob: %w", kind, err)
 	}
-	nameSum := sha256.Sum256(sealed.Bytes())
-	name := hex.EncodeToString(nameSum[:])
-	if err := s.store.SaveContentBlob(ctx, ContentBlob{Name: name, Data: sealed.Bytes()}); err != nil {
-		return PackageBlob{}, fmt.Errorf("store %s blob: %w", kind, err)
+	sum := sha256.Sum256(plain)
+	sha := hex.EncodeToString(sum[:])
+	var sealed []byte // when sealed already
+	ref, cached := PackageBlob{}, false
+	if v, ok := s.contentRefs.Load(kind + ":" + sha); ok {
+		ref, cached = v.(PackageBlob), true
+	} else {
+		if sealed, err = s.sealContent(kind, sha, plain); err != nil {
+			return PackageBlob{}, fmt.Errorf("%s blob: %w", kind, err)
+		}
+		nameSum := sha256.Sum256(sealed)
+		ref = s.blobRef(hex.EncodeToString(nameSum[:]), int64(len(sealed)), s.contentKey(kind, sha))
 	}
-	ref := PackageBlob{Name: name, Size: int64(sealed.Len()), Key: key, URL: BlobPath(name)}
-	if s.contentRefsCount.Add(1) > maxContentRefs {
-		s.contentRefs.Clear()
-		s.contentRefsCount.Store(1)
+	err = s.ensureBlob(ctx, ref.Name, ref.Size, func() (io.ReadCloser, error) {
+		if sealed == nil {
+			if sealed, err = s.sealContent(kind, sha, plain); err != nil {
+				return nil, fmt.Errorf("%s blob: %w", kind, err)
+			}
+		}
+		return io.NopCloser(bytes.NewReader(sealed)), nil
+	})
+	if err != nil {
+		return PackageBlob{}, err
 	}
-	s.contentRefs.Store(kind+":"+sha, ref)
+	if !cached {
+		if s.contentRefsCount.Add(1) > maxContentRefs {
+			s.contentRefs.Clear()
+			s.contentRefsCount.Store(1)
+		}
+		s.contentRefs.Store(kind+":"+sha, ref)
+	}
 	return ref, nil
 }
 
@@ -160,7 +256,12 @@ func (s *Service) packageBlob(ctx context.Context, sha string) (*PackageBlob, er
 	if m, err = s.mediaBlob(ctx, m); err != nil {
 		return nil, err
 	}
-	return &PackageBlob{Name: m.BlobName, Size: m.BlobSize, Key: s.ContentKey(sha), URL: BlobPath(m.BlobName)}, nil
+	err = s.ensureBlob(ctx, m.BlobName, m.BlobSize, func() (io.ReadCloser, error) { return s.sealMedia(ctx, m) })
+	if err != nil {
+		return nil, err
+	}
+	ref := s.blobRef(m.BlobName, m.BlobSize, s.ContentKey(sha))
+	return &ref, nil
 }
 
 // Blob is a blob as the blob route serves it.
@@ -174,37 +275,34 @@ type Blob struct {
 	Open func() (PackageReader, error)
 }
 
-// OpenBlob returns the blob name. Only names the portal issued (in a
-// package) are served: ErrNotFound for any other name, so that the route
-// tells nothing of the media it holds.
+// OpenBlob returns the blob name from the blob store. A media blob that
+// an earlier release named but never stored there is sealed on the fly
+// from the media. Only names the portal issued (in a package) are found:
+// ErrNotFound for any other name, so that the route tells nothing of the
+// media it holds. When the blob store cannot be reached, the error wraps
+// blobstore.ErrUnavailable.
 func (s *Service) OpenBlob(ctx context.Context, name string) (Blob, error) {
 	if !validBlobName(name) {
 		return Blob{}, ErrNotFound
 	}
-	m, err := s.store.GetMediaByBlob(ctx, name)
+	info, err := s.cfg.Blobs.Stat(ctx, ExamBlobKey(name))
 	if err == nil {
-		return Blob{Name: name, Size: m.BlobSize, Open: func() (PackageReader, error) { return s.sealMedia(ctx, m) }}, nil
+		return Blob{Name: name, Size: info.Size, Open: func() (PackageReader, error) {
+			return blobstore.NewReader(ctx, s.cfg.Blobs, info), nil
+		}}, nil
 	}
-	if !errors.Is(err, ErrNotFound) {
+	if !errors.Is(err, blobstore.ErrNotFound) {
 		return Blob{}, fmt.Errorf("open blob: %w", err)
 	}
-	c, err := s.store.GetContentBlob(ctx, name)
+	m, err := s.store.GetMediaByBlob(ctx, name)
 	if errors.Is(err, ErrNotFound) {
 		return Blob{}, ErrNotFound
 	}
 	if err != nil {
 		return Blob{}, fmt.Errorf("open blob: %w", err)
 	}
-	return Blob{Name: name, Size: int64(len(c.Data)), Open: func() (PackageReader, error) {
-		return bytesReader{bytes.NewReader(c.Data)}, nil
-	}}, nil
+	return Blob{Name: name, Size: m.BlobSize, Open: func() (PackageReader, error) { return s.sealMedia(ctx, m) }}, nil
 }
-
-// bytesReader is a PackageReader of bytes in memory.
-type bytesReader struct{ *bytes.Reader }
-
-// Close implements io.Closer.
-func (bytesReader) Close() error { return nil }
 
 // validBlobName reports whether name is a lowercase hex SHA-256.
 func validBlobName(name string) bool {
@@ -217,22 +315,4 @@ func validBlobName(name string) bool {
 		}
 	}
 	return true
-}
-
-// ContentBlob is exam content other than a media file (a question or a
-// stimulus as a package of format 3 ships it) sealed once under its content
-// key: the bytes the blob route serves under Name, their SHA-256.
-type ContentBlob struct {
-	Name string
-	Data []byte
-}
-
-// ContentBlobStore keeps content blobs by name.
-type ContentBlobStore interface {
-	// SaveContentBlob stores b, whose Data must have the SHA-256 b.Name,
-	// else nothing is kept. A blob stored already stays as it is.
-	SaveContentBlob(ctx context.Context, b ContentBlob) error
-	// GetContentBlob returns the content blob name; ErrNotFound when none
-	// is stored.
-	GetContentBlob(ctx context.Context, name string) (ContentBlob, error)
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/richtext"
 )
@@ -76,6 +78,11 @@ type renderCache struct {
 	// maxContentRefs entries.
 	contentRefs      sync.Map
 	contentRefsCount atomic.Int64
+	// blobsSeen holds when each exam blob was last found or put in the
+	// blob store (ensureBlob): name -> time.Time.
+	blobsSeen sync.Map
+	// blobPuts makes concurrent ensureBlob calls of one name one.
+	blobPuts singleflight.Group
 }
 
 // contentReport is what rendering an exam's texts found.

@@ -4,13 +4,16 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/blobstore"
 	"github.com/seedhq/portal/internal/idempotency"
 	"github.com/seedhq/portal/internal/throttle"
 )
@@ -36,6 +39,16 @@ type Config struct {
 	TempDir string
 	// Now returns the current time; tests may fix it. Default time.Now.
 	Now func() time.Time
+	// Blobs keeps the sealed blobs that packages of format 3 name, under
+	// "exam/<name>" (ExamBlobKey). Default: the store's own blob store,
+	// when it keeps one (a Blobs method, as bbolt's and PostgreSQL's).
+	Blobs blobstore.Store
+	// BlobPublicURL, when set, is the absolute http(s) base URL at which a
+	// GET of BlobPublicURL + "/" + name answers the blob name: a CDN or
+	// cache in front of the portal's blob route or of the object store.
+	// Packages of format 3 then name their blobs there. Empty: the
+	// portal's own blob route (BlobPath).
+	BlobPublicURL string
 }
 
 func (c *Config) setDefaults() {
@@ -104,6 +117,19 @@ type Service struct {
 // store and returns a ready Service.
 func NewService(ctx context.Context, store Store, cfg Config, logger *slog.Logger) (*Service, error) {
 	cfg.setDefaults()
+	if cfg.Blobs == nil {
+		own, ok := store.(interface{ Blobs() blobstore.Store })
+		if !ok {
+			return nil, errors.New("exam: the store keeps no blobs: set Config.Blobs")
+		}
+		cfg.Blobs = own.Blobs()
+	}
+	if cfg.BlobPublicURL != "" {
+		if err := CheckBlobPublicURL(cfg.BlobPublicURL); err != nil {
+			return nil, err
+		}
+		cfg.BlobPublicURL = strings.TrimSuffix(cfg.BlobPublicURL, "/")
+	}
 	s := &Service{store: store, cfg: cfg, log: logger}
 	s.logins = throttle.NewLimiter(store, "operator-login", cfg.LoginMaxFailures, cfg.LoginWindow)
 	s.beats = &beatWriter{store: store}

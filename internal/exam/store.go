@@ -43,7 +43,6 @@ type Store interface {
 	MonitorStore
 	PackageStore
 	MediaStore
-	ContentBlobStore
 	GradeStore
 	// Failed sign-ins, counted in the store so that every instance counts
 	// the same ones.

@@ -22,6 +22,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/seedhq/portal/internal/blobstore"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
 	"github.com/seedhq/portal/internal/openapi/openapitest"
@@ -119,6 +120,7 @@ func newHarness(t testing.TB, open func(testing.TB) exam.Store, options ...harne
 		o(&cfg)
 	}
 	st := open(t)
+	own, _ := st.(interface{ Blobs() blobstore.Store })
 	if cfg.wrapStore != nil {
 		st = cfg.wrapStore(st)
 	}
@@ -129,6 +131,7 @@ func newHarness(t testing.TB, open func(testing.TB) exam.Store, options ...harne
 		JWTSecret: []byte("test-secret-of-at-least-32-bytes!!"),
 		TempDir:   t.TempDir(),
 		Now:       clk.Now,
+		Blobs:     own.Blobs(),
 	}, logger)
 	if err != nil {
 		t.Fatalf("new service: %v", err)

@@ -91,11 +91,13 @@ var (
 	bucketMedia           = []byte("media")          // sha256 -> mediaRecord (JSON)
 	bucketMediaChunks     = []byte("media_chunks")   // (sha256, uint32 BE seq) -> bytes
 	bucketMediaBlobs      = []byte("media_blobs")    // blob name -> sha256 of the media
-	bucketContentBlobs    = []byte("content_blobs")  // blob name -> sealed bytes (exam.ContentBlob)
-	bucketGrades          = []byte("grades")         // (exam, member, question, version) -> grade
-	bucketGraderExams     = []byte("grader_exams")   // (grader, exam) -> empty
-	bucketBlobs           = []byte("blobs")          // blob key -> blobRecord (JSON)
-	bucketBlobChunks      = []byte("blob_chunks")    // (uint64 BE upload, uint32 BE seq) -> bytes
+	// bucketContentBlobsLegacy held content blobs (name -> sealed bytes)
+	// before they went to the blob store: moveContentBlobs moves them.
+	bucketContentBlobsLegacy = []byte("content_blobs")
+	bucketGrades             = []byte("grades")       // (exam, member, question, version) -> grade
+	bucketGraderExams        = []byte("grader_exams") // (grader, exam) -> empty
+	bucketBlobs              = []byte("blobs")        // blob key -> blobRecord (JSON)
+	bucketBlobChunks         = []byte("blob_chunks")  // (uint64 BE upload, uint32 BE seq) -> bytes
 )
 
 var allBuckets = [][]byte{
@@ -103,7 +105,7 @@ var allBuckets = [][]byte{
 	bucketExams, bucketExamQuestions, bucketExamStimuli, bucketMembers, bucketMembersByName, bucketMembersBySchool,
 	bucketYears, bucketYearsByName, bucketAPIKeys, bucketAPIKeysByHash, bucketAnswers,
 	bucketPushesByKey, bucketPushesBySum, bucketSyncLogs, bucketMonitors, bucketPackages, bucketFailures,
-	bucketIdempotency, bucketMedia, bucketMediaChunks, bucketMediaBlobs, bucketContentBlobs, bucketGrades, bucketGraderExams,
+	bucketIdempotency, bucketMedia, bucketMediaChunks, bucketMediaBlobs, bucketGrades, bucketGraderExams,
 	bucketBlobs, bucketBlobChunks,
 }
 
@@ -162,6 +164,10 @@ func Open(path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}
 	if err := s.removeStrayBlobChunks(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+	}
+	if err := s.moveContentBlobs(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}

@@ -250,34 +250,42 @@ func (s *Store) removeStrayMediaChunks() error {
 	})
 }
 
-// SaveContentBlob stores b; a blob stored already stays.
-func (s *Store) SaveContentBlob(ctx context.Context, b exam.ContentBlob) error {
-	if sum := sha256.Sum256(b.Data); hex.EncodeToString(sum[:]) != b.Name {
-		return fmt.Errorf("bolt: save content blob %q: the bytes' SHA-256 is %x", b.Name, sum)
+// moveContentBlobs moves the content blobs an earlier release kept in a
+// bucket of their own into the blob store, under the keys the exam
+// service reads them from (exam.ExamBlobKey), and drops the bucket.
+func (s *Store) moveContentBlobs() error {
+	type blob struct {
+		name string
+		data []byte
 	}
-	return s.update(ctx, "save content blob", func(tx *bbolt.Tx) error {
-		bk := tx.Bucket(bucketContentBlobs)
-		if bk.Get([]byte(b.Name)) != nil {
+	var blobs []blob
+	err := s.db.View(func(tx *bbolt.Tx) error {
+		bk := tx.Bucket(bucketContentBlobsLegacy)
+		if bk == nil {
 			return nil
 		}
-		return bk.Put([]byte(b.Name), b.Data)
-	})
-}
-
-// GetContentBlob returns the content blob name; exam.ErrNotFound when none
-// is stored.
-func (s *Store) GetContentBlob(ctx context.Context, name string) (exam.ContentBlob, error) {
-	b := exam.ContentBlob{Name: name}
-	err := s.view(ctx, "get content blob", func(tx *bbolt.Tx) error {
-		v := tx.Bucket(bucketContentBlobs).Get([]byte(name))
-		if v == nil {
-			return exam.ErrNotFound
-		}
-		b.Data = bytes.Clone(v)
-		return nil
+		return bk.ForEach(func(k, v []byte) error {
+			blobs = append(blobs, blob{string(k), bytes.Clone(v)})
+			return nil
+		})
 	})
 	if err != nil {
-		return exam.ContentBlob{}, err
+		return fmt.Errorf("move content blobs: %w", err)
 	}
-	return b, nil
+	bs := s.Blobs()
+	for _, b := range blobs {
+		if err := bs.Put(context.Background(), exam.ExamBlobKey(b.name), bytes.NewReader(b.data), int64(len(b.data))); err != nil {
+			return fmt.Errorf("move content blob %s: %w", b.name, err)
+		}
+	}
+	err = s.db.Update(func(tx *bbolt.Tx) error {
+		if tx.Bucket(bucketContentBlobsLegacy) == nil {
+			return nil
+		}
+		return tx.DeleteBucket(bucketContentBlobsLegacy)
+	})
+	if err != nil {
+		return fmt.Errorf("move content blobs: %w", err)
+	}
+	return nil
 }

@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 
@@ -116,26 +114,4 @@ func (s *Store) OpenMedia(ctx context.Context, sha string) (exam.PackageReader, 
 		return nil, fmt.Errorf("postgres: open media: %w", err)
 	}
 	return s.chunkReader(ctx, "media_chunks", "sha256", m.SHA256, m.Size), nil
-}
-
-// SaveContentBlob stores b; a blob stored already stays.
-func (s *Store) SaveContentBlob(ctx context.Context, b exam.ContentBlob) error {
-	if sum := sha256.Sum256(b.Data); hex.EncodeToString(sum[:]) != b.Name {
-		return fmt.Errorf("postgres: save content blob %q: the bytes' SHA-256 is %x", b.Name, sum)
-	}
-	if _, err := s.pool.Exec(ctx, `INSERT INTO content_blobs (name, data) VALUES ($1, $2)
-		ON CONFLICT (name) DO NOTHING`, b.Name, b.Data); err != nil {
-		return fmt.Errorf("postgres: save content blob %s: %w", b.Name, err)
-	}
-	return nil
-}
-
-// GetContentBlob returns the content blob name; exam.ErrNotFound when none
-// is stored.
-func (s *Store) GetContentBlob(ctx context.Context, name string) (exam.ContentBlob, error) {
-	b := exam.ContentBlob{Name: name}
-	if err := s.pool.QueryRow(ctx, `SELECT data FROM content_blobs WHERE name = $1`, name).Scan(&b.Data); err != nil {
-		return exam.ContentBlob{}, fmt.Errorf("postgres: get content blob: %w", notFound(err))
-	}
-	return b, nil
 }

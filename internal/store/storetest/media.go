@@ -158,32 +158,6 @@ func testMediaBlob(t *testing.T, s exam.Store) {
 	}
 }
 
-// testContentBlob: a content blob is stored under the SHA-256 of its bytes,
-// once, and bytes that are not the name are refused.
-func testContentBlob(t *testing.T, s exam.Store) {
-	ctx := t.Context()
-	data, name := mediaBytes(5000, 11)
-	if _, err := s.GetContentBlob(ctx, name); !errors.Is(err, exam.ErrNotFound) {
-		t.Fatalf("GetContentBlob of a blob not stored: %v, want ErrNotFound", err)
-	}
-	other, _ := mediaBytes(5000, 12)
-	if err := s.SaveContentBlob(ctx, exam.ContentBlob{Name: name, Data: other}); err == nil {
-		t.Fatal("SaveContentBlob of bytes that are not the name: no error")
-	}
-	if _, err := s.GetContentBlob(ctx, name); !errors.Is(err, exam.ErrNotFound) {
-		t.Fatalf("a refused content blob is stored: %v", err)
-	}
-	for range 2 { // the second save is a no-op
-		if err := s.SaveContentBlob(ctx, exam.ContentBlob{Name: name, Data: data}); err != nil {
-			t.Fatalf("SaveContentBlob: %v", err)
-		}
-	}
-	got, err := s.GetContentBlob(ctx, name)
-	if err != nil || got.Name != name || !bytes.Equal(got.Data, data) {
-		t.Fatalf("GetContentBlob = %s, %d bytes, %v", got.Name, len(got.Data), err)
-	}
-}
-
 // failingReader fails every read: a store that reads it has not skipped the
 // bytes it holds already.
 type failingReader struct{}

@@ -116,7 +116,6 @@ var suite = []test{
 	{"Media", testMedia},
 	{"MediaRefused", testMediaRefused},
 	{"MediaBlob", testMediaBlob},
-	{"ContentBlob", testContentBlob},
 	{"Grades", testGrades},
 	{"GradesConcurrent", testGradesConcurrent},
 	{"GraderExams", testGraderExams},
