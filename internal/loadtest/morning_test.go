@@ -305,6 +305,9 @@ func runMorning(t *testing.T, cfg morningConfig) {
 	if len(format3) > 0 {
 		rows = append(rows, runMorningPhase(t, "format 3", lab, f, ngx, originCount, format3, cfg))
 		checkCacheRanges(t, lab, format3[0])
+		if publicURLFlag {
+			reportOriginETag(t, s3, lab)
+		}
 	}
 	if len(format2) > 0 {
 		rows = append(rows, runMorningPhase(t, "format 2", lab, f, ngx, originCount, format2, cfg))
@@ -880,6 +883,23 @@ func checkAnonymousReads(t *testing.T, s3 *s3server.Server) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// reportOriginETag reports the ETag the object store gives a blob: not its
+// name (S3's is an MD5), hence the cache's own ETag (nginxConf).
+func reportOriginETag(t *testing.T, s3 *s3server.Server, l *morningLab) {
+	names := l.blobNames()
+	if len(names) == 0 {
+		return
+	}
+	resp, err := http.Head("http://" + s3.Addr + "/" + morningBucket + "/" + morningPrefix + "/exam/" + names[0])
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	resp.Body.Close()
+	report("exam morning: the object store's ETag of a blob", "versitygw", fmt.Sprintf("%d, ETag %s for the blob %s…", resp.StatusCode,
+		resp.Header.Get("ETag"), names[0][:12]), "-", nil)
 }
 
 // ---- the origin counter ----
