@@ -255,7 +255,8 @@ loadtest: pgcheck ## an exam day and a campaign burst through real portals on Po
 # when missing (as .ci/run installs its tools). Sizes from the environment:
 # MORNING_SCHOOLS (10000), MORNING_FORMAT2_SCHOOLS (200), MORNING_MEDIA_MIB
 # (60), MORNING_STUDENTS (100), MORNING_CONCURRENCY (250),
-# MORNING_MEDIA_DECRYPT (one, or all). Not part of make loadtest: at full
+# MORNING_MEDIA_DECRYPT (one, or all), MORNING_ORIGIN (bucket, or portals:
+# the cache in front of the portals' blob route). Not part of make loadtest: at full
 # size it streams some 600 GB through the cache, about half an hour here.
 loadtest-morning: pgcheck ## the exam morning: 10,000 lab servers fetch a 60 MiB exam, envelopes from 3 portals and blobs through nginx in front of versitygw, beside 200 of format 2 (docs/benchmarks.md)
 	@if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then \

@@ -94,7 +94,7 @@ type morningConfig struct {
 // loadtest-morning). Sizes: MORNING_SCHOOLS (10,000), MORNING_FORMAT2_SCHOOLS
 // (200), MORNING_MEDIA_MIB (60), MORNING_STUDENTS (100 per school),
 // MORNING_CONCURRENCY (250 lab servers at once), MORNING_MEDIA_DECRYPT
-// (one, or all).
+// (one, or all), MORNING_ORIGIN (bucket, or portals: the cache's origin).
 func TestExamMorning(t *testing.T) {
 	defer printSummary()
 	cfg := morningConfig{
@@ -147,16 +147,24 @@ func runMorning(t *testing.T, cfg morningConfig) {
 	checkAnonymousReads(t, s3)
 
 	// The cache: nginx, in front of a counting proxy in front of the origin.
-	// The origin is the object store when the portal names blobs by
-	// blob-public-url; else (a portal without that setting) the portals'
-	// blob route, the envelopes' relative URLs resolved against the cache.
+	// The origin is the object store (MORNING_ORIGIN=bucket, the default)
+	// or the portals' blob route (MORNING_ORIGIN=portals, and for a portal
+	// without blob-public-url, whose envelopes' relative URLs are then
+	// resolved against the cache's), the two topologies of
+	// docs/operations.md, "Exam blobs through a CDN".
+	switch os.Getenv("MORNING_ORIGIN") {
+	case "", "bucket", "portals":
+	default:
+		t.Fatalf("MORNING_ORIGIN=%q: want bucket or portals", os.Getenv("MORNING_ORIGIN"))
+	}
+	fromBucket := publicURLFlag && os.Getenv("MORNING_ORIGIN") != "portals"
 	originCount := &originCounter{}
 	var origin *httptest.Server
 	var f *fleet
 	nginxAddr := testkit.FreeAddr(t)
 	cacheBase := "http://" + nginxAddr + "/"
 	var topology string
-	if publicURLFlag {
+	if fromBucket {
 		target, _ := url.Parse("http://" + s3.Addr)
 		origin = httptest.NewServer(originCount.proxy(func() *url.URL { return target }))
 		topology = "nginx → versitygw (anonymous GET of " + morningPrefix + "/exam/*)"
@@ -167,17 +175,23 @@ func runMorning(t *testing.T, cfg morningConfig) {
 			u, _ := url.Parse(fp.Load().base())
 			return u
 		}))
-		topology = "nginx → the portals' /api/v1/blobs/ (this portal has no blob-public-url)"
-		f = startFleetWith(t, bin, 3, []string{"--blob-store", s3.URL(morningBucket, morningPrefix)}, s3.Env())
+		args := []string{"--blob-store", s3.URL(morningBucket, morningPrefix)}
+		topology = "nginx → the portals' /api/v1/blobs/"
+		if publicURLFlag {
+			args = append(args, "--blob-public-url", cacheBase+"api/v1/blobs")
+		} else {
+			topology += " (this portal has no blob-public-url)"
+		}
+		f = startFleetWith(t, bin, 3, args, s3.Env())
 		fp.Store(f)
 	}
 	t.Cleanup(origin.Close)
 	originPath := "/" + morningBucket + "/" + morningPrefix + "/exam/"
-	if !publicURLFlag {
+	if !fromBucket {
 		originPath = "/api/v1/blobs/"
 	}
 	ngx := startNginx(t, nginxBin, nginxAddr, strings.TrimPrefix(origin.URL, "http://"), originPath)
-	if publicURLFlag {
+	if fromBucket {
 		f = startFleetWith(t, bin, 3, []string{"--blob-store", s3.URL(morningBucket, morningPrefix),
 			"--blob-public-url", cacheBase + "blobs"}, s3.Env())
 	}
@@ -305,7 +319,7 @@ func runMorning(t *testing.T, cfg morningConfig) {
 	if len(format3) > 0 {
 		rows = append(rows, runMorningPhase(t, "format 3", lab, f, ngx, originCount, format3, cfg))
 		checkCacheRanges(t, lab, format3[0])
-		if publicURLFlag {
+		if fromBucket {
 			reportOriginETag(t, s3, lab)
 		}
 	}
@@ -422,7 +436,7 @@ func runMorningPhase(t *testing.T, name string, lab *morningLab, f *fleet, ngx *
 	if name == "format 3" {
 		report("exam morning: portal bytes out per school", label, fmt.Sprintf("%.1f KiB (envelope at most %.1f KiB)", perSchool/1024,
 			float64(row.envelopeMax)/1024), "< 1 MiB", ptr(perSchool < 1<<20))
-		report("exam morning: object store GETs (cache misses reaching the origin)", label,
+		report("exam morning: cache misses reaching the origin (GETs)", label,
 			fmt.Sprintf("%d for %d distinct blobs (%.1f MiB)", row.originGets, row.distinctBlobs, float64(row.originBytes)/(1<<20)),
 			"≈ one per blob", ptr(row.originGets <= int64(row.distinctBlobs)))
 	} else {
@@ -470,7 +484,7 @@ func printMorningTable(t *testing.T, rows []morningRow) {
 	line("nginx CPU (ms)", func(r morningRow) float64 { return 1000 * per(r.nginxCPU, r) }, "%.1f")
 	line("versitygw CPU (ms)", func(r morningRow) float64 { return 1000 * per(r.s3CPU, r) }, "%.2f")
 	line("lab servers' CPU, test process (ms)", func(r morningRow) float64 { return 1000 * per(r.labCPU, r) }, "%.1f")
-	fmt.Fprint(tw, "object store GETs (in all)")
+	fmt.Fprint(tw, "origin GETs, cache misses (in all)")
 	for _, r := range rows {
 		fmt.Fprintf(tw, "\t%d", r.originGets)
 	}
