@@ -85,8 +85,8 @@ type nginxProc struct {
 // on a miss). Blobs are at /blobs/<name> (the portal's blob-public-url) and
 // at /api/v1/blobs/<name> (the portal's own path, for envelopes naming
 // blobs relative to the portal's URL, resolved against the cache's). The
-// blob's ETag is its name, so that labagent's resume
-// (If-Range: the name) gets its range whatever ETag the object store gives.
+// blob's ETag is its name and its Cache-Control a year's, whatever the
+// object store gives (labagent resumes with a plain Range either way).
 const nginxConf = `worker_processes 2;
 pid {{dir}}/nginx.pid;
 error_log {{dir}}/error.log warn;
