@@ -149,8 +149,10 @@ func (s *Syncer) fetchBlob(ctx context.Context, m client.PackageMedia) error {
 
 // downloadBlob brings f, a partial copy of the blob b, to the whole blob
 // and checks it against b's name: the bytes held are hashed, the rest is
-// fetched after them (with If-Range the blob's name) and hashed as it
-// arrives.
+// fetched after them and hashed as it arrives. The resume sends no
+// If-Range: a blob's bytes never change under its name, and the whole is
+// checked against the name, so whatever ETag a cache or an object store
+// in front gives it (an MD5), the range is answered.
 func (s *Syncer) downloadBlob(ctx context.Context, c *client.Client, b *client.PackageBlob, f *os.File) error {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
@@ -168,7 +170,7 @@ func (s *Syncer) downloadBlob(ctx context.Context, c *client.Client, b *client.P
 		defer cancel(nil)
 		watchdog := time.AfterFunc(downloadStall, func() { cancel(errDownloadStalled) })
 		w := progressWriter{w: io.MultiWriter(f, h), progress: func() { watchdog.Reset(downloadStall) }}
-		d, _, err := c.Exam.Sync.DownloadBlob(dctx, b, w, &client.DownloadOptions{Offset: off, IfRange: b.Name})
+		d, _, err := c.Exam.Sync.DownloadBlob(dctx, b, w, &client.DownloadOptions{Offset: off})
 		watchdog.Stop()
 		if err != nil && errors.Is(context.Cause(dctx), errDownloadStalled) {
 			err = fmt.Errorf("%w: %w", errDownloadStalled, err)

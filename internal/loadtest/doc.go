@@ -20,6 +20,14 @@
 // answer counted in the database afterwards; the CPU used gives the sizing
 // of docs/operations.md), and a burst of redirects over a campaign's 100
 // links (every redirect counted as a click afterwards).
+// TestExamMorning ("make loadtest-morning") is the national exam morning:
+// 10,000 simulated lab servers, each with its own handshake, fetching
+// their envelopes (package format 3) from three portals and every blob of
+// a 60 MiB exam through an nginx cache in front of the object store
+// (versitygw), each package checked as labagent checks it; beside it 200
+// lab servers of format 2 fetching the media encrypted for their school
+// from the portals; per school the portals' bytes and CPU, PostgreSQL's
+// CPU, the object store's reads and the time to a verified package.
 //
 // The tests carry the build tag loadtest, so "make test" never runs them;
 // "make bench" does:

@@ -67,9 +67,15 @@ type fleet struct {
 }
 
 func startFleet(t *testing.T, bin string, n int) *fleet {
+	return startFleetWith(t, bin, n, nil, nil)
+}
+
+// startFleetWith is startFleet with more flags of "portal serve" and more
+// environment variables for every instance.
+func startFleetWith(t *testing.T, bin string, n int, extraArgs, extraEnv []string) *fleet {
 	f := &fleet{dbURL: pgtest.NewDatabase(t)}
 	for i := range n {
-		cmd, base := startPortal(t, bin, f.dbURL, filepath.Join(t.TempDir(), fmt.Sprint("data", i)))
+		cmd, base := startPortalWith(t, bin, f.dbURL, filepath.Join(t.TempDir(), fmt.Sprint("data", i)), extraArgs, extraEnv)
 		f.bases = append(f.bases, base)
 		f.pids = append(f.pids, cmd.Process.Pid)
 	}

@@ -43,12 +43,20 @@ func buildPortal(t *testing.T) string {
 // its process and base URL, read from its "listening" log line.
 func startPortal(t *testing.T, bin, dbURL, dataDir string) (*exec.Cmd, string) {
 	t.Helper()
+	return startPortalWith(t, bin, dbURL, dataDir, nil, nil)
+}
+
+// startPortalWith is startPortal with more flags of "portal serve" and more
+// environment variables.
+func startPortalWith(t *testing.T, bin, dbURL, dataDir string, extraArgs, extraEnv []string) (*exec.Cmd, string) {
+	t.Helper()
 	args := []string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir}
 	if dbURL != "" {
 		args = append(args, "--database-url", dbURL)
 	}
+	args = append(args, extraArgs...)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "PORTAL_ADMIN_PASSWORD="+adminPassword)
+	cmd.Env = append(append(os.Environ(), "PORTAL_ADMIN_PASSWORD="+adminPassword), extraEnv...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -63,8 +63,9 @@ var _ blobstore.Store = (*BlobStore)(nil)
 func (s *Store) Blobs() blobstore.Store { return &BlobStore{s: s} }
 
 // Put stores the size bytes of r under key, streamed in chunks over several
-// transactions and made visible by one last transaction. When key holds a
-// blob already, r is not read.
+// transactions and made visible by one last transaction; a blob that fits
+// one transaction is written in one. When key holds a blob already, r is
+// not read.
 func (b *BlobStore) Put(ctx context.Context, key string, r io.Reader, size int64) error {
 	if err := blobstore.ValidKey(key); err != nil {
 		return fmt.Errorf("bolt: put blob: %w", err)
@@ -77,6 +78,10 @@ func (b *BlobStore) Put(ctx context.Context, key string, r io.Reader, size int64
 	} else if !errors.Is(err, blobstore.ErrNotFound) {
 		return fmt.Errorf("bolt: put blob %s: %w", key, err)
 	}
+	er := blobstore.ExactReader(r, size)
+	if size <= blobChunkSize*blobChunksPerTx {
+		return b.putSmall(ctx, key, er, size)
+	}
 	var upload uint64
 	if err := b.s.update(ctx, "put blob", func(tx *bbolt.Tx) error {
 		var err error
@@ -85,7 +90,6 @@ func (b *BlobStore) Put(ctx context.Context, key string, r io.Reader, size int64
 	}); err != nil {
 		return err
 	}
-	er := blobstore.ExactReader(r, size)
 	h := sha256.New()
 	buf := make([]byte, blobChunkSize*blobChunksPerTx)
 	var seq int64
@@ -98,21 +102,12 @@ func (b *BlobStore) Put(ctx context.Context, key string, r io.Reader, size int64
 		// Read the transaction's chunks first, so that no write
 		// transaction waits on the caller's reader.
 		n := min(remaining, int64(len(buf)))
-		if _, err := io.ReadFull(er, buf[:n]); err != nil {
-			if !errors.Is(err, blobstore.ErrSizeMismatch) && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
-				err = fmt.Errorf("%w: the reader ended before %d bytes", blobstore.ErrSizeMismatch, size)
-			}
+		if err := readChunks(er, buf[:n], size); err != nil {
 			return fail(err)
 		}
 		h.Write(buf[:n])
 		err := b.s.update(ctx, "put blob", func(tx *bbolt.Tx) error {
-			c := tx.Bucket(bucketBlobChunks)
-			for off := int64(0); off < n; off += blobChunkSize {
-				if err := c.Put(blobChunkKey(upload, seq+off/blobChunkSize), buf[off:min(off+blobChunkSize, n)]); err != nil {
-					return err
-				}
-			}
-			return nil
+			return putBlobChunks(tx, upload, seq, buf[:n])
 		})
 		if err != nil {
 			return fail(err)
@@ -120,12 +115,7 @@ func (b *BlobStore) Put(ctx context.Context, key string, r io.Reader, size int64
 		seq += (n + blobChunkSize - 1) / blobChunkSize
 		remaining -= n
 	}
-	// The reader must end here (ExactReader reports a byte too many).
-	var one [1]byte
-	if _, err := er.Read(one[:]); err != io.EOF {
-		if err == nil {
-			err = fmt.Errorf("%w: the reader has more than %d bytes", blobstore.ErrSizeMismatch, size)
-		}
+	if err := readEnd(er, size); err != nil {
 		return fail(err)
 	}
 	rec := blobRecord{Upload: upload, Size: size, SHA256: hex.EncodeToString(h.Sum(nil)), Modified: time.Now().UTC()}
@@ -143,6 +133,75 @@ func (b *BlobStore) Put(ctx context.Context, key string, r io.Reader, size int64
 	}
 	if err != nil {
 		return fmt.Errorf("bolt: put blob %s: %w", key, err)
+	}
+	return nil
+}
+
+// putSmall puts a blob that fits one write transaction: its upload id,
+// chunks and record are written together, so that a package build putting
+// many small blobs (questions) costs one commit each.
+func (b *BlobStore) putSmall(ctx context.Context, key string, er io.Reader, size int64) error {
+	buf := make([]byte, size)
+	if err := readChunks(er, buf, size); err != nil {
+		return fmt.Errorf("bolt: put blob %s: %w", key, err)
+	}
+	if err := readEnd(er, size); err != nil {
+		return fmt.Errorf("bolt: put blob %s: %w", key, err)
+	}
+	sum := sha256.Sum256(buf)
+	err := b.s.update(ctx, "put blob", func(tx *bbolt.Tx) error {
+		bk := tx.Bucket(bucketBlobs)
+		if bk.Get([]byte(key)) != nil {
+			return nil // put meanwhile by another writer, with the same bytes
+		}
+		upload, err := tx.Bucket(bucketBlobChunks).NextSequence()
+		if err != nil {
+			return err
+		}
+		if err := putBlobChunks(tx, upload, 0, buf); err != nil {
+			return err
+		}
+		return putJSON(bk, []byte(key), blobRecord{Upload: upload, Size: size, SHA256: hex.EncodeToString(sum[:]), Modified: time.Now().UTC()})
+	})
+	if err != nil {
+		return fmt.Errorf("bolt: put blob %s: %w", key, err)
+	}
+	return nil
+}
+
+// putBlobChunks writes data as the chunks of upload from seq on.
+func putBlobChunks(tx *bbolt.Tx, upload uint64, seq int64, data []byte) error {
+	c := tx.Bucket(bucketBlobChunks)
+	n := int64(len(data))
+	for off := int64(0); off < n; off += blobChunkSize {
+		if err := c.Put(blobChunkKey(upload, seq+off/blobChunkSize), data[off:min(off+blobChunkSize, n)]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readChunks fills p from er, a blobstore.ExactReader of size bytes: a
+// reader that ends early is ErrSizeMismatch.
+func readChunks(er io.Reader, p []byte, size int64) error {
+	if _, err := io.ReadFull(er, p); err != nil {
+		if !errors.Is(err, blobstore.ErrSizeMismatch) && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
+			err = fmt.Errorf("%w: the reader ended before %d bytes", blobstore.ErrSizeMismatch, size)
+		}
+		return err
+	}
+	return nil
+}
+
+// readEnd checks that er, a blobstore.ExactReader of size bytes read
+// whole, ends there.
+func readEnd(er io.Reader, size int64) error {
+	var one [1]byte
+	if _, err := er.Read(one[:]); err != io.EOF {
+		if err == nil {
+			err = fmt.Errorf("%w: the reader has more than %d bytes", blobstore.ErrSizeMismatch, size)
+		}
+		return err
 	}
 	return nil
 }
