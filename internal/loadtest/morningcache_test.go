@@ -268,20 +268,10 @@ func childPIDs(pid int) []int {
 // commCPU is the CPU time so far of the processes whose command name
 // starts with prefix.
 func commCPU(prefix string) float64 {
-	var total float64
-	dirs, _ := os.ReadDir("/proc")
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(d.Name())
-		if err != nil {
-			continue
-		}
+	return procsCPU(func(pid int) bool {
 		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-		if strings.HasPrefix(strings.TrimSpace(string(comm)), prefix) {
-			u, s, _, _ := procCPU(pid)
-			total += u + s
-		}
-	}
-	return total
+		return strings.HasPrefix(strings.TrimSpace(string(comm)), prefix)
+	})
 }
 
 // databaseName is the database of a PostgreSQL URL.
@@ -299,15 +289,19 @@ func databaseName(dbURL string) string {
 // server's shared processes (WAL writer, checkpointer) are not counted,
 // nor backends that have exited (the portals keep their pools open).
 func pgBackendCPU(db string) float64 {
+	return procsCPU(func(pid int) bool {
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		return bytes.HasPrefix(cmdline, []byte("postgres: ")) && bytes.Contains(cmdline, []byte(" "+db+" "))
+	})
+}
+
+// procsCPU is the CPU time so far of the running processes that match.
+func procsCPU(match func(pid int) bool) float64 {
 	var total float64
 	dirs, _ := os.ReadDir("/proc")
 	for _, d := range dirs {
 		pid, err := strconv.Atoi(d.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if !bytes.HasPrefix(cmdline, []byte("postgres: ")) || !bytes.Contains(cmdline, []byte(" "+db+" ")) {
+		if err != nil || !match(pid) {
 			continue
 		}
 		u, s, _, _ := procCPU(pid)
