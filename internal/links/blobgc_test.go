@@ -10,13 +10,12 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/seedhq/portal/internal/blobgc"
+	"github.com/seedhq/portal/internal/blobgc/blobgctest"
 	"github.com/seedhq/portal/internal/blobstore/blobstoretest"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/store/bolt"
-	"github.com/seedhq/portal/internal/testkit"
 )
 
 // TestLogosGarbageCollected: a logo some QR code uses is never collected,
@@ -67,31 +66,7 @@ func TestLogosGarbageCollected(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	clock := testkit.NewClock(time.Now())
-	c, err := blobgc.New(blobgc.Config{Blobs: blobs, Marks: st, Now: clock.Now,
-		Sources: []blobgc.Source{{Name: "logos", Prefix: links.LogoKeyPrefix, Refs: svc}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := func() blobgc.Report {
-		t.Helper()
-		rep, err := c.Run(ctx, blobgc.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rep
-	}
-	if rep := run(); rep.Marked != 1 || rep.Referenced != 1 {
-		t.Fatalf("first run: %+v", rep)
-	}
-	clock.Add(blobgc.DefaultRetention - time.Hour)
-	if rep := run(); len(rep.Deleted) != 0 {
-		t.Fatalf("run within the retention: %+v", rep)
-	}
-	clock.Add(time.Hour)
-	if rep := run(); len(rep.Deleted) != 1 || rep.Deleted[0].Key != key(blue) {
-		t.Fatalf("run after the retention: %+v", rep)
-	}
+	blobgctest.CollectsOne(t, blobs, st, blobgc.Source{Name: "logos", Prefix: links.LogoKeyPrefix, Refs: svc}, key(blue), 1)
 	if got := blobstoretest.MustList(t, blobs, links.LogoKeyPrefix); len(got) != 1 || got[0].Key != key(red) {
 		t.Fatalf("logos left: %+v, want %s alone", got, key(red))
 	}

@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/seedhq/portal/internal/blobgc"
+	"github.com/seedhq/portal/internal/blobgc/blobgctest"
 	"github.com/seedhq/portal/internal/blobstore/blobstoretest"
 	"github.com/seedhq/portal/internal/ordering"
-	"github.com/seedhq/portal/internal/testkit"
 )
 
 // TestReceiptsGarbageCollected: the receipt an order holds is referenced
@@ -38,31 +37,7 @@ func TestReceiptsGarbageCollected(t *testing.T) {
 		t.Fatalf("ReferencedBlobs: %q, %v; want %s", keys, err, held)
 	}
 
-	clock := testkit.NewClock(time.Now())
-	c, err := blobgc.New(blobgc.Config{Blobs: blobs, Marks: st, Now: clock.Now,
-		Sources: []blobgc.Source{{Name: "receipts", Prefix: ordering.ReceiptKeyPrefix, Refs: svc}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := func() blobgc.Report {
-		t.Helper()
-		rep, err := c.Run(ctx, blobgc.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rep
-	}
-	if rep := run(); rep.Marked != 1 || rep.Referenced != 1 {
-		t.Fatalf("first run: %+v", rep)
-	}
-	clock.Add(blobgc.DefaultRetention - time.Hour)
-	if rep := run(); len(rep.Deleted) != 0 {
-		t.Fatalf("run within the retention: %+v", rep)
-	}
-	clock.Add(time.Hour)
-	if rep := run(); len(rep.Deleted) != 1 || rep.Deleted[0].Key != stray {
-		t.Fatalf("run after the retention: %+v", rep)
-	}
+	blobgctest.CollectsOne(t, blobs, st, blobgc.Source{Name: "receipts", Prefix: ordering.ReceiptKeyPrefix, Refs: svc}, stray, 1)
 	if got := blobstoretest.MustList(t, blobs, ordering.ReceiptKeyPrefix); len(got) != 1 || got[0].Key != held {
 		t.Fatalf("receipts left: %+v, want %s alone", got, held)
 	}
