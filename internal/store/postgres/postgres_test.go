@@ -20,17 +20,7 @@ var _ redirect.Store = (*postgres.Store)(nil)
 // migrated PostgreSQL databases, one per case.
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) exam.Store {
-		t.Helper()
-		url := pgtest.NewDatabase(t)
-		st, err := postgres.Open(context.Background(), url)
-		if err != nil {
-			t.Fatalf("open: %v", err)
-		}
-		t.Cleanup(func() { st.Close() })
-		if err := st.Migrate(context.Background()); err != nil {
-			t.Fatalf("migrate: %v", err)
-		}
-		return st
+		return openMigrated(t, pgtest.NewDatabase(t))
 	})
 }
 
@@ -38,17 +28,7 @@ func TestConformance(t *testing.T) {
 // migrated PostgreSQL databases, one per case.
 func TestLinksConformance(t *testing.T) {
 	storetest.RunLinks(t, func(t *testing.T) links.Store {
-		t.Helper()
-		url := pgtest.NewDatabase(t)
-		st, err := postgres.Open(context.Background(), url)
-		if err != nil {
-			t.Fatalf("open: %v", err)
-		}
-		t.Cleanup(func() { st.Close() })
-		if err := st.Migrate(context.Background()); err != nil {
-			t.Fatalf("migrate: %v", err)
-		}
-		return st
+		return openMigrated(t, pgtest.NewDatabase(t))
 	})
 }
 
