@@ -91,6 +91,15 @@ const (
 	// each premise's response, "p1=r2"; an answer is such pairs joined by
 	// ",". Unless ReuseResponses, a response goes with one premise at most.
 	Matching QuestionType = "matching"
+	// Numeric (isian angka) is answered with a number, compared as a
+	// number (ParseNumber: either decimal separator) with the question's
+	// tolerance. The key lists the accepted numbers.
+	Numeric QuestionType = "numeric"
+	// Cloze (isian rumpang) is a text with blanks, each written [[id]] in
+	// the text and answered with a short text, a number or one of its
+	// options, each with its own key and points (Blank). An answer is a
+	// JSON object of blank id to what was given.
+	Cloze QuestionType = "cloze"
 )
 
 // Scoring of a question with several parts (a statement grid, a matching
@@ -136,13 +145,66 @@ type Question struct {
 	// question shows (a listening item); 0 is no limit.
 	PlayLimit int `json:"play_limit,omitempty"`
 	// Answer is the answer key: option ids for choice types ("true"/"false"
-	// for true_false), accepted answers for short_answer, empty for essay.
-	// It never leaves the portal.
+	// for true_false), accepted answers for short_answer, accepted numbers
+	// for numeric, empty for essay and cloze (whose blanks have their
+	// keys). It never leaves the portal.
 	Answer []string `json:"answer,omitempty"`
-	Points float64  `json:"points"`
+	// Tolerance and ToleranceMode are how far from an accepted number a
+	// numeric question's answer may be (ToleranceAbsolute or
+	// ToleranceRelative, a percentage).
+	Tolerance     float64 `json:"tolerance,omitempty"`
+	ToleranceMode string  `json:"tolerance_mode,omitempty"`
+	// Blanks are a cloze question's, in the order of the text. Its Points
+	// are theirs added up.
+	Blanks []Blank `json:"blanks,omitempty"`
+	Points float64 `json:"points"`
 	// Rubric is an essay's note to its graders (what earns the points);
 	// like the answer key it never leaves the portal.
 	Rubric string `json:"rubric,omitempty"`
+}
+
+// BlankKind is what a blank of a cloze question is answered with.
+type BlankKind string
+
+// The kinds of blank.
+const (
+	// BlankText is answered with a short text, right when it is one of
+	// the accepted texts as a short_answer question compares them.
+	BlankText BlankKind = "text"
+	// BlankNumber is answered with a number, right as a numeric question's
+	// is (ParseNumber, with the blank's tolerance).
+	BlankNumber BlankKind = "number"
+	// BlankChoice is answered with one of the blank's options (a drop-down
+	// list); Answer names the right one.
+	BlankChoice BlankKind = "choice"
+)
+
+// Blank is one blank of a cloze question, shown where the text says [[ID]].
+type Blank struct {
+	ID   string    `json:"id"`
+	Kind BlankKind `json:"kind"`
+	// Options are a choice blank's.
+	Options []Option `json:"options,omitempty"`
+	// Answer is the blank's key: the accepted texts (text), the accepted
+	// numbers (number) or the one right option id (choice). It never
+	// leaves the portal.
+	Answer []string `json:"answer,omitempty"`
+	// Tolerance and ToleranceMode are a number blank's, as a numeric
+	// question's.
+	Tolerance     float64 `json:"tolerance,omitempty"`
+	ToleranceMode string  `json:"tolerance_mode,omitempty"`
+	// Points are what a right answer to this blank earns (1 when 0).
+	Points float64 `json:"points"`
+}
+
+// numberKey is a numeric question's key.
+func (q Question) numberKey() NumberKey {
+	return NumberKey{Values: q.Answer, Tolerance: q.Tolerance, Mode: q.ToleranceMode}
+}
+
+// numberKey is a number blank's key.
+func (b Blank) numberKey() NumberKey {
+	return NumberKey{Values: b.Answer, Tolerance: b.Tolerance, Mode: b.ToleranceMode}
 }
 
 // Exam is an exam with its questions, schedule and the schools it is assigned to.

@@ -220,17 +220,30 @@ func validateQuestion(q *Question) error {
 		return validateStatementGrid(q)
 	case Matching:
 		return validateMatching(q)
+	case Numeric:
+		if len(q.Options) != 0 {
+			return fmt.Errorf("numeric takes no options")
+		}
+		k := q.numberKey()
+		return k.validate()
+	case Cloze:
+		return validateCloze(q)
 	default:
-		return fmt.Errorf("type must be single_choice, multiple_choice, true_false, short_answer, essay, statement_grid or matching")
+		return fmt.Errorf("type must be single_choice, multiple_choice, true_false, short_answer, numeric, essay, statement_grid, matching or cloze")
 	}
 	return nil
 }
 
 // checkTypeFields refuses the fields of another question type: statements
 // and columns belong to a statement_grid, premises, responses and
-// reuse_responses to a matching question, a scoring to either.
+// reuse_responses to a matching question, a scoring to either, a tolerance
+// to a numeric question, blanks to a cloze question.
 func checkTypeFields(q Question) error {
 	switch {
+	case q.Type != Numeric && (q.Tolerance != 0 || q.ToleranceMode != ""):
+		return fmt.Errorf("only a numeric question has a tolerance (a cloze question's number blanks have their own)")
+	case q.Type != Cloze && len(q.Blanks) != 0:
+		return fmt.Errorf("only a cloze question has blanks")
 	case q.Type != StatementGrid && (len(q.Statements) != 0 || len(q.Columns) != 0):
 		return fmt.Errorf("only a statement_grid has statements and columns")
 	case q.Type != Matching && (len(q.Premises) != 0 || len(q.Responses) != 0 || q.ReuseResponses):

@@ -29,6 +29,13 @@ import (
 // PackageFormatsHeader can show.
 const PackageFormat = 2
 
+// TypesPackageFormat is the format of a package that has a numeric or a
+// cloze question: format 3 (BlobsPackageFormat) with those question types,
+// which only labagents that name 4 in PackageFormatsHeader can show. The
+// package a labagent of an older format pulls is then refused
+// (ErrLabagentTooOld), whatever its form, rather than shown without them.
+const TypesPackageFormat = 4
+
 // PackageFormatsHeader is the request header in which a lab server names
 // the package formats it reads ("1, 2"); a labagent without it reads only
 // format 1.
@@ -68,8 +75,19 @@ type PackageQuestion struct {
 	Stimulus string `json:"stimulus,omitempty"`
 	// PlayLimit is how many times each student may play the question's
 	// audio (format 2); 0 is no limit.
-	PlayLimit int     `json:"play_limit,omitempty"`
-	Points    float64 `json:"points"`
+	PlayLimit int `json:"play_limit,omitempty"`
+	// Blanks are a cloze question's (format 4), without their keys.
+	Blanks []PackageBlank `json:"blanks,omitempty"`
+	Points float64        `json:"points"`
+}
+
+// PackageBlank is a blank of a cloze question as shipped in a package: no
+// key, no tolerance.
+type PackageBlank struct {
+	ID      string          `json:"id"`
+	Kind    BlankKind       `json:"kind"`
+	Options []PackageOption `json:"options,omitempty"`
+	Points  float64         `json:"points"`
 }
 
 // PackageMedia is a media file an exam shows (format 2). Its bytes are not
@@ -312,7 +330,10 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string, bl
 				return 0, err
 			}
 			if pq.Format != "" || pq.Type == StatementGrid || pq.Type == Matching {
-				format = PackageFormat
+				format = max(format, PackageFormat)
+			}
+			if pq.Type == Numeric || pq.Type == Cloze {
+				format = TypesPackageFormat
 			}
 			if !blobs {
 				pe.Questions = append(pe.Questions, pq)
@@ -330,7 +351,7 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string, bl
 			if err != nil {
 				return 0, err
 			}
-			format = PackageFormat
+			format = max(format, PackageFormat)
 			if !blobs {
 				pe.Stimuli = append(pe.Stimuli, ps)
 				continue
@@ -364,7 +385,7 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string, bl
 		}
 	}
 	if blobs {
-		format = BlobsPackageFormat
+		format = max(format, BlobsPackageFormat)
 	}
 	fmt.Fprintf(bw, `],"format":%d}`, format)
 	return format, bw.Flush()
@@ -394,11 +415,20 @@ func (s *Service) packageQuestion(ctx context.Context, q Question) (PackageQuest
 	if pq.HTML, err = s.packageHTML(ctx, q.Format, q.Text); err != nil {
 		return PackageQuestion{}, err
 	}
-	for _, part := range []struct {
+	type optionPart struct {
 		from []Option
 		to   *[]PackageOption
-	}{{q.Options, &pq.Options}, {q.Statements, &pq.Statements}, {q.Columns, &pq.Columns},
-		{q.Premises, &pq.Premises}, {q.Responses, &pq.Responses}} {
+	}
+	parts := []optionPart{{q.Options, &pq.Options}, {q.Statements, &pq.Statements}, {q.Columns, &pq.Columns},
+		{q.Premises, &pq.Premises}, {q.Responses, &pq.Responses}}
+	if len(q.Blanks) > 0 {
+		pq.Blanks = make([]PackageBlank, len(q.Blanks))
+	}
+	for i, b := range q.Blanks {
+		pq.Blanks[i] = PackageBlank{ID: b.ID, Kind: b.Kind, Points: b.Points}
+		parts = append(parts, optionPart{b.Options, &pq.Blanks[i].Options})
+	}
+	for _, part := range parts {
 		for _, o := range part.from {
 			h, err := s.packageHTML(ctx, q.Format, o.Text)
 			if err != nil {
@@ -423,7 +453,7 @@ func (s *Service) packageHTML(ctx context.Context, format, text string) (string,
 // ErrLabagentTooOld answers a pull of a package in a format the lab server
 // does not name in PackageFormatsHeader.
 var ErrLabagentTooOld = apperr.New(apperr.NotAcceptable, "LABAGENT_UPGRADE_REQUIRED",
-	"this school's exam package has content (formulas, formatted text) that this labagent cannot show: upgrade labagent on the lab server, then sync again")
+	"this school's exam package has content (formulas, formatted text, numeric or fill-in-the-blank questions) that this labagent cannot show: upgrade labagent on the lab server, then sync again")
 
 // ReadsPackageFormat reports whether a lab server whose pull named the
 // formats header (PackageFormatsHeader; empty for labagents that read only

@@ -35,7 +35,8 @@ type ExamResults struct {
 
 // Score reports whether answer is correct for q and the points it earns: all
 // of them when correct, a share of them for a statement grid or a
-// matching question scored "partial", none otherwise. Essays are never
+// matching question scored "partial", each right blank's of a cloze
+// question, none otherwise. Essays are never
 // auto-scored: graders grade them (grading.go).
 func Score(q Question, answer string) (correct bool, points float64) {
 	switch q.Type {
@@ -49,10 +50,13 @@ func Score(q Question, answer string) (correct bool, points float64) {
 		slices.Sort(given)
 		correct = slices.Equal(slices.Compact(given), q.Answer)
 	case ShortAnswer:
-		norm := normaliseText(answer)
-		correct = slices.ContainsFunc(q.Answer, func(a string) bool { return normaliseText(a) == norm })
+		correct = textMatches(q.Answer, answer)
+	case Numeric:
+		correct = q.numberKey().Matches(answer)
 	case StatementGrid, Matching:
 		return scorePairs(q, answer)
+	case Cloze:
+		return scoreCloze(q, answer)
 	}
 	if correct {
 		points = q.Points
@@ -61,6 +65,21 @@ func Score(q Question, answer string) (correct bool, points float64) {
 }
 
 func normaliseText(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+
+// textMatches reports whether answer is one of the accepted texts, compared
+// without case and runs of spaces, or, where both are numbers
+// (ParseNumber), the same number: a key typed 2.5 accepts 2,5.
+func textMatches(accepted []string, answer string) bool {
+	norm := normaliseText(answer)
+	num, isNum := ParseNumber(answer)
+	return slices.ContainsFunc(accepted, func(a string) bool {
+		if normaliseText(a) == norm {
+			return true
+		}
+		k, ok := ParseNumber(a)
+		return ok && isNum && k.Cmp(num) == 0
+	})
+}
 
 // Results scores every pushed answer of an exam with the answer key, which
 // never leaves the portal, and the essays with their grades (an essay

@@ -36,9 +36,45 @@ type questionJSON struct {
 	// PlayLimit bounds the plays of the question's audio per student.
 	PlayLimit int      `json:"play_limit,omitempty"`
 	Answer    []string `json:"answer"`
-	Points    float64  `json:"points"`
+	// Tolerance and ToleranceMode are a numeric question's.
+	Tolerance     float64 `json:"tolerance,omitempty"`
+	ToleranceMode string  `json:"tolerance_mode,omitempty"`
+	// Blanks are a cloze question's.
+	Blanks []blankJSON `json:"blanks,omitempty"`
+	Points float64     `json:"points"`
 	// Rubric is an essay's note to its graders.
 	Rubric string `json:"rubric,omitempty"`
+}
+
+// blankJSON is a cloze question's blank with its key.
+type blankJSON struct {
+	ID            string       `json:"id"`
+	Kind          string       `json:"kind"`
+	Options       []optionJSON `json:"options,omitempty"`
+	Answer        []string     `json:"answer"`
+	Tolerance     float64      `json:"tolerance,omitempty"`
+	ToleranceMode string       `json:"tolerance_mode,omitempty"`
+	Points        float64      `json:"points"`
+}
+
+// blanksJSON is a cloze question's blanks as operators read them.
+func blanksJSON(bs []exam.Blank) []blankJSON {
+	var out []blankJSON
+	for _, b := range bs {
+		out = append(out, blankJSON{ID: b.ID, Kind: string(b.Kind), Options: optionsJSON(b.Options), Answer: nonNil(b.Answer),
+			Tolerance: b.Tolerance, ToleranceMode: b.ToleranceMode, Points: b.Points})
+	}
+	return out
+}
+
+// examBlanks is a cloze question's blanks as the exam service takes them.
+func examBlanks(bs []blankJSON) []exam.Blank {
+	var out []exam.Blank
+	for _, b := range bs {
+		out = append(out, exam.Blank{ID: b.ID, Kind: exam.BlankKind(b.Kind), Options: examOptions(b.Options), Answer: b.Answer,
+			Tolerance: b.Tolerance, ToleranceMode: b.ToleranceMode, Points: b.Points})
+	}
+	return out
 }
 
 // optionsJSON is opts as operators read them.
@@ -112,7 +148,8 @@ func newExamView(e exam.Exam, withQuestions bool) examView {
 func newQuestionJSON(q exam.Question) questionJSON {
 	qj := questionJSON{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Options: optionsJSON(q.Options),
 		Scoring: q.Scoring, ReuseResponses: q.ReuseResponses, Stimulus: q.Stimulus, PlayLimit: q.PlayLimit,
-		Answer: nonNil(q.Answer), Points: q.Points, Rubric: q.Rubric}
+		Answer: nonNil(q.Answer), Tolerance: q.Tolerance, ToleranceMode: q.ToleranceMode, Blanks: blanksJSON(q.Blanks),
+		Points: q.Points, Rubric: q.Rubric}
 	switch q.Type {
 	case exam.StatementGrid:
 		qj.Statements, qj.Columns = optionsJSON(q.Statements), optionsJSON(q.Columns)
@@ -140,7 +177,8 @@ func (req createExamRequest) input() exam.ExamInput {
 		in.Questions[i] = exam.Question{ID: q.ID, Type: exam.QuestionType(q.Type), Format: q.Format, Text: q.Text,
 			Options: examOptions(q.Options), Statements: examOptions(q.Statements), Columns: examOptions(q.Columns),
 			Premises: examOptions(q.Premises), Responses: examOptions(q.Responses), ReuseResponses: q.ReuseResponses,
-			Stimulus: q.Stimulus, Scoring: q.Scoring, PlayLimit: q.PlayLimit, Answer: q.Answer, Points: q.Points, Rubric: q.Rubric}
+			Stimulus: q.Stimulus, Scoring: q.Scoring, PlayLimit: q.PlayLimit, Answer: q.Answer, Tolerance: q.Tolerance,
+			ToleranceMode: q.ToleranceMode, Blanks: examBlanks(q.Blanks), Points: q.Points, Rubric: q.Rubric}
 	}
 	return in
 }

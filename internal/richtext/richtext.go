@@ -84,6 +84,9 @@ type Result struct {
 	// Math lists the TeX of every formula HTML shows as MathML, in the
 	// order of their <math> elements (an export annotates them with it).
 	Math []string
+	// Blanks lists the ids of the blank markers ([[id]]) HTML shows, in
+	// order: a cloze question's blanks.
+	Blanks []string
 }
 
 // ParseFormat returns the format named s: "" is Plain.
@@ -136,6 +139,7 @@ var markdown = goldmark.New(
 		parser.WithInlineParsers(
 			util.Prioritized(parser.NewCodeSpanParser(), 100),
 			util.Prioritized(mathParser{}, 150),
+			util.Prioritized(blankParser{}, 180),
 			util.Prioritized(parser.NewLinkParser(), 200),
 			util.Prioritized(parser.NewRawHTMLParser(), 400),
 			util.Prioritized(parser.NewEmphasisParser(), 500),
@@ -221,6 +225,9 @@ func renderMarkdown(src string, o Options) (Result, error) {
 					html.EscapeString(m.URL), html.EscapeString(alt), h)))
 			}
 			return ast.WalkSkipChildren, nil
+		case *blankNode:
+			n.SetAttribute(attrHTML, []byte(`<span class="blank" data-blank="`+n.id+`"></span>`))
+			res.Blanks = append(res.Blanks, n.id)
 		case *ast.Link:
 			res.Problems = append(res.Problems, Problem{Code: "LINK_NOT_ALLOWED",
 				Message: "links are not shown during an exam (students have no internet); the link's text is", Source: string(n.Destination)})
@@ -256,12 +263,13 @@ func nodeText(n ast.Node, source []byte) []byte {
 	return b.Bytes()
 }
 
-// nodeRenderer renders what differs from CommonMark's HTML: math, media
-// and inline HTML (from attributes set beforehand), links (as their text).
+// nodeRenderer renders what differs from CommonMark's HTML: math, media,
+// blanks and inline HTML (from attributes set beforehand), links (as their text).
 type nodeRenderer struct{}
 
 func (nodeRenderer) RegisterFuncs(r renderer.NodeRendererFuncRegisterer) {
 	r.Register(kindMath, renderPrepared)
+	r.Register(kindBlank, renderPrepared)
 	r.Register(ast.KindImage, renderPrepared)
 	r.Register(ast.KindLink, func(util.BufWriter, []byte, ast.Node, bool) (ast.WalkStatus, error) {
 		return ast.WalkContinue, nil // the children only

@@ -12,9 +12,9 @@ import (
 var (
 	safeElements = map[string]bool{"p": true, "br": true, "strong": true, "em": true, "u": true, "sub": true, "sup": true,
 		"ul": true, "ol": true, "li": true, "code": true, "table": true, "thead": true, "tbody": true, "tr": true, "th": true,
-		"td": true, "img": true, "audio": true}
+		"td": true, "img": true, "audio": true, "span": true}
 	safeAttrs = map[string]bool{"dir": true, "start": true, "align": true, "class": true, "src": true, "alt": true,
-		"loading": true, "aria-label": true, "controls": true, "preload": true, "data-media": true, "style": true}
+		"loading": true, "aria-label": true, "controls": true, "preload": true, "data-media": true, "data-blank": true, "style": true}
 )
 
 // CheckRenderedHTML fails t when out, the HTML rendered from src, holds an

@@ -160,7 +160,44 @@ const (
 	// responses; answers and keys are "premise=response" pairs joined by
 	// ",".
 	Matching = "matching"
+	// Numeric (isian angka): answered with a number, compared as a number
+	// whichever decimal separator it is written with ("2,5" is 2.5), within
+	// the question's Tolerance; the key lists the accepted numbers.
+	Numeric = "numeric"
+	// Cloze (isian rumpang): a markdown text with blanks marked [[id]], each
+	// a Blank with its own key and points; answers are JSON objects of
+	// blank id to what was given ({"b1": "Jakarta", "b2": "2,5"}).
+	Cloze = "cloze"
 )
+
+// Kinds of a Blank.
+const (
+	BlankText   = "text"
+	BlankNumber = "number"
+	BlankChoice = "choice"
+)
+
+// ToleranceRelative is the tolerance mode whose Tolerance is a percentage
+// of the accepted number; "" is absolute.
+const ToleranceRelative = "relative"
+
+// Blank is one blank of a Cloze question, shown where its text says [[ID]].
+type Blank struct {
+	ID string `json:"id"`
+	// Kind is BlankText, BlankNumber or BlankChoice.
+	Kind string `json:"kind"`
+	// Options are a BlankChoice's (a drop-down list).
+	Options []QuestionOption `json:"options,omitempty"`
+	// Answer is the key: the accepted texts, the accepted numbers, or the
+	// right option's id. Packages never carry it.
+	Answer []string `json:"answer,omitempty"`
+	// Tolerance and ToleranceMode are a BlankNumber's, as a Numeric
+	// question's.
+	Tolerance     float64 `json:"tolerance,omitempty"`
+	ToleranceMode string  `json:"tolerance_mode,omitempty"`
+	// Points are what a right answer to the blank earns (1 when 0).
+	Points float64 `json:"points"`
+}
 
 // QuestionOption is one choice of a choice question.
 type QuestionOption struct {
@@ -176,7 +213,7 @@ type QuestionOption struct {
 type Question struct {
 	ID string `json:"id"`
 	// Type is one of SingleChoice, MultipleChoice, TrueFalse, ShortAnswer,
-	// Essay, StatementGrid, Matching.
+	// Numeric, Essay, StatementGrid, Matching, Cloze.
 	Type string `json:"type"`
 	// Format is how the texts are written: "" (plain) or "markdown"
 	// (the portal's docs/exam-content.md).
@@ -203,10 +240,17 @@ type Question struct {
 	// question shows (a listening item); 0 is no limit.
 	PlayLimit int `json:"play_limit,omitempty"`
 	// Answer is the answer key: option ids for choice types ("true" or
-	// "false" for true_false), accepted answers for short_answer, empty for
-	// essay.
+	// "false" for true_false), accepted answers for short_answer, accepted
+	// numbers for numeric, empty for essay and cloze.
 	Answer []string `json:"answer,omitempty"`
-	Points float64  `json:"points"`
+	// Tolerance is how far from an accepted number a Numeric answer may
+	// be: absolute, or a percentage when ToleranceMode is
+	// ToleranceRelative.
+	Tolerance     float64 `json:"tolerance,omitempty"`
+	ToleranceMode string  `json:"tolerance_mode,omitempty"`
+	// Blanks are a Cloze question's; its Points are theirs added up.
+	Blanks []Blank `json:"blanks,omitempty"`
+	Points float64 `json:"points"`
 	// Rubric is an essay's note to its graders (what earns the points).
 	Rubric string `json:"rubric,omitempty"`
 }

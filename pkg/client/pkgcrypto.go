@@ -215,7 +215,8 @@ func (d *PackageDecrypter) next() error {
 type Package struct {
 	// Format is the content format: 1, or 2 when a question has rich
 	// content (PackageQuestion.HTML), or 3 when media are blobs
-	// (PackageMedia.Blob), for a client that names 3 in PackageFormats.
+	// (PackageMedia.Blob), for a client that names 3 in PackageFormats, or
+	// 4: format 3 with Numeric or Cloze questions.
 	Format      int              `json:"format"`
 	NPSN        string           `json:"npsn"`
 	SchoolName  string           `json:"school_name"`
@@ -332,7 +333,7 @@ type PackageBlob struct {
 type PackageQuestion struct {
 	ID string `json:"id"`
 	// Type is one of SingleChoice, MultipleChoice, TrueFalse, ShortAnswer,
-	// Essay, StatementGrid, Matching.
+	// Numeric, Essay, StatementGrid, Matching, Cloze.
 	Type string `json:"type"`
 	// Format is how the texts were written: "" (plain: show Text as text)
 	// or "markdown" (format 2: show HTML).
@@ -355,16 +356,29 @@ type PackageQuestion struct {
 	Stimulus string `json:"stimulus,omitempty"`
 	// PlayLimit is how many times each student may play the question's
 	// audio; 0 is no limit.
-	PlayLimit int     `json:"play_limit,omitempty"`
-	Points    float64 `json:"points"`
+	PlayLimit int `json:"play_limit,omitempty"`
+	// Blanks are a Cloze question's (format 4), without their keys.
+	Blanks []PackageBlank `json:"blanks,omitempty"`
+	Points float64        `json:"points"`
+}
+
+// PackageBlank is a blank of a Cloze question as a package ships it: its
+// kind, a choice blank's options and its points, never its key.
+type PackageBlank struct {
+	ID string `json:"id"`
+	// Kind is BlankText, BlankNumber or BlankChoice.
+	Kind    string           `json:"kind"`
+	Options []QuestionOption `json:"options,omitempty"`
+	Points  float64          `json:"points"`
 }
 
 // PackageFormats are the package formats this package reads, as the pulls
 // name them to the portal in the X-Package-Formats header.
-const PackageFormats = "1, 2, 3"
+const PackageFormats = "1, 2, 3, 4"
 
-// maxPackageFormat is the newest package format this package reads.
-const maxPackageFormat = 3
+// maxPackageFormat is the newest package format this package reads: 4 is
+// format 3 with Numeric and Cloze questions.
+const maxPackageFormat = 4
 
 // ErrPackageTooNew: the package is in a format newer than this program
 // reads; upgrade it.

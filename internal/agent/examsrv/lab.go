@@ -3,6 +3,7 @@ package examsrv
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -54,7 +55,11 @@ func newLab(p *client.Package) *lab {
 			if q.HTML != "" {
 				q.HTML = sanitize.HTML(q.HTML)
 			}
-			for _, part := range [][]client.QuestionOption{q.Options, q.Statements, q.Columns, q.Premises, q.Responses} {
+			parts := [][]client.QuestionOption{q.Options, q.Statements, q.Columns, q.Premises, q.Responses}
+			for _, b := range q.Blanks {
+				parts = append(parts, b.Options)
+			}
+			for _, part := range parts {
 				for k := range part {
 					if part[k].HTML != "" {
 						part[k].HTML = sanitize.HTML(part[k].HTML)
@@ -76,14 +81,21 @@ const (
 	trueFalse      = "true_false"
 	statementGrid  = "statement_grid"
 	matching       = "matching"
+	cloze          = "cloze"
 )
 
-// maxTextAnswer bounds a short_answer or essay, in characters.
-const maxTextAnswer = 10_000
+// maxTextAnswer bounds a short_answer or essay, in characters, and
+// maxBlankAnswer what a cloze question's text or number blank takes.
+const (
+	maxTextAnswer  = 10_000
+	maxBlankAnswer = 200
+)
 
 // normaliseAnswer checks answer against question q and returns it in its
 // stored form: option ids for choice types (for multiple_choice, distinct and
-// in the question's option order, joined by ","), text otherwise. "" clears.
+// in the question's option order, joined by ","), "row=choice" pairs for a
+// statement grid or a matching question, a JSON object for a cloze question
+// (normaliseCloze), text otherwise. "" clears.
 func normaliseAnswer(q *client.PackageQuestion, answer string) (string, error) {
 	if answer == "" {
 		return "", nil
@@ -118,6 +130,8 @@ func normaliseAnswer(q *client.PackageQuestion, answer string) (string, error) {
 		return normalisePairs(answer, pairRows{q.Statements, q.Columns, "statement", "column", false}, invalid)
 	case matching:
 		return normalisePairs(answer, pairRows{q.Premises, q.Responses, "premise", "response", !q.ReuseResponses}, invalid)
+	case cloze:
+		return normaliseCloze(q, answer, invalid)
 	default:
 		if utf8.RuneCountInString(answer) > maxTextAnswer || !utf8.ValidString(answer) {
 			return "", invalid("the answer is longer than 10,000 characters or not valid UTF-8")
@@ -165,6 +179,49 @@ func normalisePairs(answer string, p pairRows, invalid func(string) error) (stri
 		}
 	}
 	return strings.Join(out, ","), nil
+}
+
+// normaliseCloze checks the answer of a cloze question, a JSON object of
+// blank id to what was given (a choice blank's option id), and returns it
+// with the blanks in the question's order, those left empty left out ("" when
+// none is filled).
+func normaliseCloze(q *client.PackageQuestion, answer string, invalid func(string) error) (string, error) {
+	var given map[string]string
+	if err := json.Unmarshal([]byte(answer), &given); err != nil {
+		return "", invalid(`the answer of a cloze question is a JSON object of blank id to text, {"b1": "..."}`)
+	}
+	var b strings.Builder
+	for _, blank := range q.Blanks {
+		v, ok := given[blank.ID]
+		delete(given, blank.ID)
+		v = strings.TrimSpace(strings.ReplaceAll(v, "\x00", ""))
+		switch {
+		case !ok || v == "":
+			continue
+		case blank.Kind == client.BlankChoice && !hasID(blank.Options, v):
+			return "", invalid(fmt.Sprintf("blank %s has no option %q", blank.ID, v))
+		case utf8.RuneCountInString(v) > maxBlankAnswer || !utf8.ValidString(v):
+			return "", invalid(fmt.Sprintf("the answer of blank %s is longer than %d characters or not valid UTF-8", blank.ID, maxBlankAnswer))
+		}
+		k, _ := json.Marshal(blank.ID)
+		val, _ := json.Marshal(v)
+		if b.Len() == 0 {
+			b.WriteByte('{')
+		} else {
+			b.WriteByte(',')
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(val)
+	}
+	for id := range given {
+		return "", invalid(fmt.Sprintf("the question has no blank %q", id))
+	}
+	if b.Len() == 0 {
+		return "", nil
+	}
+	b.WriteByte('}')
+	return b.String(), nil
 }
 
 func hasID(opts []client.QuestionOption, id string) bool {

@@ -330,6 +330,9 @@ type questionView struct {
 	Premises       []client.QuestionOption `json:"premises,omitempty"`
 	Responses      []client.QuestionOption `json:"responses,omitempty"`
 	ReuseResponses bool                    `json:"reuse_responses,omitempty"`
+	// Blanks are a cloze question's (kind, a choice blank's options,
+	// points), each shown where the HTML has its <span data-blank>.
+	Blanks []client.PackageBlank `json:"blanks,omitempty"`
 	// Stimulus is the id of the attempt's stimulus the question goes with.
 	Stimulus string                  `json:"stimulus,omitempty"`
 	Options  []client.QuestionOption `json:"options"`
@@ -372,7 +375,7 @@ func (s *Server) writeAttempt(w http.ResponseWriter, r *http.Request, e *client.
 		}
 		views[i] = questionView{Number: i + 1, ID: q.ID, Type: q.Type, Text: q.Text, HTML: q.HTML, Options: opts,
 			Statements: q.Statements, Columns: q.Columns, Premises: q.Premises, Responses: q.Responses,
-			ReuseResponses: q.ReuseResponses, Stimulus: q.Stimulus, Answer: ans.Answer, Flagged: ans.Flagged}
+			ReuseResponses: q.ReuseResponses, Blanks: q.Blanks, Stimulus: q.Stimulus, Answer: ans.Answer, Flagged: ans.Flagged}
 		if q.PlayLimit > 0 {
 			p := newPlaysView(q.PlayLimit, plays[q.ID])
 			views[i].Plays = &p

@@ -28,6 +28,9 @@ var policy = func() *bluemonday.Policy {
 	p.AllowAttrs("start").Matching(bluemonday.Integer).OnElements("ol")
 	p.AllowAttrs("align").Matching(regexp.MustCompile(`^(left|center|right)$`)).OnElements("th", "td")
 	p.AllowAttrs("class").Matching(regexp.MustCompile(`^tex-error$`)).OnElements("code")
+	// A cloze question's blank, which the student's page fills.
+	p.AllowAttrs("class").Matching(regexp.MustCompile(`^blank$`)).OnElements("span")
+	p.AllowAttrs("data-blank").Matching(regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)).OnElements("span")
 
 	mediaURL := regexp.MustCompile(`^media/[0-9a-f]{64}$`)
 	p.AllowAttrs("src").Matching(mediaURL).OnElements("img", "audio")

@@ -101,7 +101,7 @@ func (s *Store) PackagesWithoutBlobNames(ctx context.Context) ([]string, error) 
 			if err := decodeJSON(k, v, &rec); err != nil {
 				return err
 			}
-			if rec.Format == exam.BlobsPackageFormat && names.Get(k) == nil {
+			if rec.Format >= exam.BlobsPackageFormat && names.Get(k) == nil {
 				out = append(out, string(k))
 			}
 			return nil

@@ -81,7 +81,7 @@ func (s *Store) PackagesNamingBlobs(ctx context.Context, names []string) (map[st
 // PackagesWithoutBlobNames returns the keys of the current packages of
 // format 3 whose blob names were never recorded.
 func (s *Store) PackagesWithoutBlobNames(ctx context.Context) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT npsn FROM packages WHERE format = $1 AND NOT blob_names_recorded
+	rows, err := s.pool.Query(ctx, `SELECT npsn FROM packages WHERE format >= $1 AND NOT blob_names_recorded
 		ORDER BY npsn`, exam.BlobsPackageFormat)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: packages without blob names: %w", err)

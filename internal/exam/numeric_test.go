@@ -1,0 +1,85 @@
+package exam
+
+import "testing"
+
+func TestParseNumber(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want string // "" when not a number
+	}{
+		{"2.5", "2.5"}, {"2,5", "2.5"}, {" 2,50 ", "2.5"}, {"-0,5", "-0.5"}, {"−3", "-3"}, {"+7", "7"},
+		{".5", "0.5"}, {",5", "0.5"}, {"007", "7"}, {"0", "0"},
+		// One separator alone is the decimal one.
+		{"1,234", "1.234"}, {"1.234", "1.234"},
+		// Repeated or first of two: thousands, in groups of three.
+		{"1.234.567", "1234567"}, {"1,234,567", "1234567"}, {"1.234,5", "1234.5"}, {"1,234.5", "1234.5"},
+		{"1 234 567", "1234567"}, {"1 234,5", "1234.5"}, {"1\u00a0234,5", "1234.5"}, {"12\u202f345", "12345"},
+		{"1,5e3", "1500"}, {"2E-2", "0.02"}, {"1e100", "1" + zeros(100)},
+		// Not numbers.
+		{"", ""}, {"abc", ""}, {"2 kg", ""}, {"1/2", ""}, {"1.23.4", ""}, {"12,34,56", ""}, {"1.234.5,6,7", ""},
+		{"1.2.3,4", ""}, {"1 23", ""}, {"1,2,3.4.5", ""}, {"--1", ""}, {"1e", ""}, {"1e101", ""}, {"e5", ""},
+		{"1 234.567,8", ""}, {".", ""}, {",", ""}, {"١٢", ""}, {"1e 5", ""}, {"0x10", ""}, {"Inf", ""}, {"NaN", ""},
+		{"1" + zeros(70), ""},
+	} {
+		r, ok := ParseNumber(c.in)
+		got := ""
+		if ok {
+			got = FormatNumber(r)
+		}
+		if got != c.want {
+			t.Errorf("ParseNumber(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func zeros(n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = '0'
+	}
+	return string(b)
+}
+
+func TestNumberKeyTolerance(t *testing.T) {
+	for _, c := range []struct {
+		key    NumberKey
+		answer string
+		want   bool
+	}{
+		{NumberKey{Values: []string{"2.5"}}, "2,5", true},
+		{NumberKey{Values: []string{"2.5"}}, "2.50", true},
+		{NumberKey{Values: []string{"2.5"}}, "2.51", false},
+		// The tolerance is the decimal written, not the double nearest it:
+		// 2.4 is exactly 0.1 from 2.5.
+		{NumberKey{Values: []string{"2.5"}, Tolerance: 0.1}, "2,4", true},
+		{NumberKey{Values: []string{"2.5"}, Tolerance: 0.1}, "2.6", true},
+		{NumberKey{Values: []string{"2.5"}, Tolerance: 0.1}, "2.61", false},
+		{NumberKey{Values: []string{"-10"}, Tolerance: 5, Mode: ToleranceRelative}, "-10,5", true},
+		{NumberKey{Values: []string{"-10"}, Tolerance: 5, Mode: ToleranceRelative}, "-10.6", false},
+		{NumberKey{Values: []string{"1", "100"}, Tolerance: 1, Mode: ToleranceRelative}, "99", true},
+		{NumberKey{Values: []string{"1", "100"}, Tolerance: 1, Mode: ToleranceRelative}, "1.02", false},
+		{NumberKey{Values: []string{"1500"}}, "1.500", false}, // one dot alone is decimal: 1.5
+		{NumberKey{Values: []string{"1500"}}, "1.500,0", true},
+		{NumberKey{Values: []string{"3"}}, "tiga", false},
+		{NumberKey{Values: []string{"3"}}, "", false},
+	} {
+		if got := c.key.Matches(c.answer); got != c.want {
+			t.Errorf("%+v.Matches(%q) = %v, want %v", c.key, c.answer, got, c.want)
+		}
+	}
+}
+
+func TestNumberKeyValidate(t *testing.T) {
+	k := NumberKey{Values: []string{"2,5", "1.234,0"}}
+	if err := k.validate(); err != nil || k.Values[0] != "2.5" || k.Values[1] != "1234" {
+		t.Fatalf("validate: %v, values %q", err, k.Values)
+	}
+	for _, bad := range []NumberKey{
+		{}, {Values: []string{"dua"}}, {Values: []string{"1"}, Tolerance: -1},
+		{Values: []string{"1"}, Tolerance: 101, Mode: ToleranceRelative}, {Values: []string{"1"}, Mode: "percent"},
+	} {
+		if err := bad.validate(); err == nil {
+			t.Errorf("validate(%+v) accepted it", bad)
+		}
+	}
+}
