@@ -341,6 +341,12 @@ func sampleQuestions() []exam.Question {
 		{ID: "q3", Type: exam.TrueFalse, Text: "Bumi mengelilingi Matahari.", Answer: []string{"true"}, Points: 1},
 		{ID: "q4", Type: exam.ShortAnswer, Text: "Ibu kota Indonesia?", Answer: []string{"Jakarta", "DKI Jakarta"}, Points: 1},
 		{ID: "q5", Type: exam.Essay, Text: strings.Repeat("Jelaskan proses fotosintesis — ", 2000) + `<img src="data:image/png;base64,iVBORw0KGgo=">`},
+		{ID: "q6", Type: exam.Numeric, Text: "π ≈ ?", Answer: []string{"3.14159"}, Tolerance: 1, ToleranceMode: exam.ToleranceRelative, Points: 1},
+		{ID: "q7", Type: exam.Cloze, Format: "markdown", Text: "[[kota]] di [[arah]] Jawa, [[luas]] km².", Points: 4,
+			Blanks: []exam.Blank{{ID: "kota", Kind: exam.BlankText, Answer: []string{"Jakarta"}, Points: 1},
+				{ID: "arah", Kind: exam.BlankChoice, Options: []exam.Option{{ID: "u", Text: "utara"}, {ID: "b", Text: "barat"}},
+					Answer: []string{"b"}, Points: 1},
+				{ID: "luas", Kind: exam.BlankNumber, Answer: []string{"661.5"}, Tolerance: 0.5, Points: 2}}},
 	}
 }
 
