@@ -466,7 +466,9 @@ const focusRing = `(function () {
 // "Batal" does the same.
 func (p *studentPage) finishDialogByKeyboard(width int) {
 	p.t.Helper()
-	key := func(k string, mods ...chromedp.Modifier) { p.do("key", chromedp.KeyEvent(k, chromedp.KeyModifiers(mods...))) }
+	key := func(k string, mods ...chromedp.Modifier) {
+		p.do("key", chromedp.KeyEvent(k, chromedp.KeyModifiers(mods...)))
+	}
 	p.startAtTop()
 	p.tabTo("#finish-button")
 	key(kb.Enter)
