@@ -18,23 +18,35 @@
  *   #question-text              the current question's text
  *   #stimulus-pane[data-stimulus-id]  the stimulus the current question goes with (#stimulus-title,
  *                               #stimulus-text), beside the question from 1024 px (scrolling on its
- *                               own), above it below; body.with-stimulus while it shows
+ *                               own), above it below; body.with-stimulus while it shows;
+ *     #stimulus-more            "Bacaan berlanjut" at the pane's foot while part of the passage is
+ *                               below its fold (.has-more on the pane); it opens the passage in full
+ *                               (.expanded)
  *   #answer-area                holds the answer controls:
- *     .option[data-option-id]   clickable option (button); .selected when chosen;
+ *     fieldset.options          a choice question's options:
+ *     label.option[data-option-id]  an option, holding its native input.option-input (radio,
+ *                               checkbox for multiple_choice: the arrow keys move within a radio
+ *                               group, one Tab stop); .selected when chosen;
  *                               true_false uses data-option-id "true" / "false"
  *     #answer-text              textarea for short_answer / essay
- *     .grid-choice[data-grid-statement][data-grid-column]  a statement grid's cell (button)
+ *     input.grid-choice[data-grid-statement][data-grid-column]  a statement grid's cell (a native
+ *                               radio, one group per statement)
  *     .match-response[data-match-response]  a matching question's response; .used when
  *                               taken by a premise (each response used once; its option
  *                               in the other premises' selects is then disabled)
  *     select.match-select[data-match-premise]  a premise's choice of response
+ *   .play-button                a listening item's play button (in #question-text): "Putar" and the
+ *                               plays left; aria-disabled (never disabled: it keeps the focus) while
+ *                               the audio plays and when no play is left
  *   #save-status                "Menyimpan..." / "Tersimpan" (only once the server acknowledged
  *                               the current question's latest answer) / error text
  *   #nav-grid                   number grid; .nav-item[data-number] with classes
  *                               .answered .flagged .current .unsaved
  *   #prev-question, #next-question, #flag-toggle (aria-pressed, .on when flagged)
  *   #review-button, #review-panel, #review-list (.review-item[data-number]), #review-back
- *   #finish-button              opens #finish-dialog; #finish-confirm, #finish-cancel, #finish-error
+ *   #finish-button              opens #finish-dialog (a modal <dialog>: the focus moves in, Tab stays
+ *                               inside, Escape closes it, the focus returns to #finish-button);
+ *                               #finish-confirm, #finish-cancel, #finish-error
  *   #logout                     sign out
  *   #exam-error, #global-message  other messages
  */
