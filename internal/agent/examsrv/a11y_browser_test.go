@@ -424,9 +424,9 @@ func (p *studentPage) keyboardAnswer(kind string) {
 }
 
 // checkRing fails the test unless the focused element (or, for a hidden
-// native input, the option drawn round it) shows an outline of at least
-// 2 px whose colour has a contrast of at least 3:1 with the background
-// around it.
+// native input, the option drawn round it) shows a whole outline of at
+// least 2 px whose colour has a contrast of at least 3:1 with the
+// background around it.
 func (p *studentPage) checkRing(what string) {
 	p.t.Helper()
 	if got := p.eval("the focus ring", focusRing, false); got != "" {
@@ -434,7 +434,9 @@ func (p *studentPage) checkRing(what string) {
 	}
 }
 
-// focusRing checks the ring of document.activeElement ("" when it is good).
+// focusRing checks the ring of document.activeElement ("" when it is good):
+// its width, its contrast, and that no ancestor clipping its overflow cuts
+// it off.
 const focusRing = `(function () {
 	function rgb(s) { var m = /rgba?\((\d+), (\d+), (\d+)(?:, ([\d.]+))?\)/.exec(s); return m ? [+m[1], +m[2], +m[3], m[4] === undefined ? 1 : +m[4]] : null; }
 	function lum(c) { var a = c.slice(0, 3).map(function (v) { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
@@ -457,7 +459,19 @@ const focusRing = `(function () {
 	if (width < 2 || !color) { return name + ': a ring of ' + cs.outlineWidth + ' ' + cs.outlineColor; }
 	var around = parseFloat(cs.outlineOffset) > 0 ? background(el.parentNode) : background(el);
 	var ratio = contrast(color, around);
-	return ratio >= 3 ? '' : name + ': its ring ' + cs.outlineColor + ' has ' + ratio.toFixed(2) + ':1 against ' + around;
+	if (ratio < 3) { return name + ': its ring ' + cs.outlineColor + ' has ' + ratio.toFixed(2) + ':1 against ' + around; }
+	// No box that clips its overflow cuts the ring off.
+	var out = width + Math.max(parseFloat(cs.outlineOffset), 0), r = el.getBoundingClientRect();
+	for (var a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+		var o = getComputedStyle(a);
+		if (o.overflowX === 'visible' && o.overflowY === 'visible') { continue; }
+		var c = a.getBoundingClientRect();
+		if (r.left - out < c.left - 0.5 || r.right + out > c.right + 0.5 || (o.overflowY !== 'visible' && a.scrollHeight <= a.clientHeight &&
+			(r.top - out < c.top - 0.5 || r.bottom + out > c.bottom + 0.5))) {
+			return name + ': its ring is cut off by ' + a.tagName + '#' + a.id + '.' + a.className;
+		}
+	}
+	return '';
 }())`
 
 // finishDialogByKeyboard opens the finish dialog from "Selesai" with the
