@@ -119,25 +119,17 @@
 
   // ---------- focus and keyboard ----------
 
-  // tabbables lists the elements in box that Tab reaches, in order.
+  // tabbables lists the controls in box that Tab reaches, in order (a
+  // dialog's buttons and fields; a radio group would count once per radio).
   function tabbables(box) {
     var all = box.querySelectorAll('button, input, select, textarea, [tabindex]');
     var out = [];
     for (var i = 0; i < all.length; i++) {
       var el = all[i];
       if (el.disabled || el.getAttribute('tabindex') === '-1' || !(el.offsetWidth || el.offsetHeight)) { continue; }
-      if (el.type === 'radio' && !el.checked && radioGroupHasChecked(el)) { continue; }
       out.push(el);
     }
     return out;
-  }
-
-  function radioGroupHasChecked(r) {
-    var group = document.getElementsByName(r.name);
-    for (var i = 0; i < group.length; i++) {
-      if (group[i].checked) { return true; }
-    }
-    return false;
   }
 
   // trapTab keeps Tab and Shift+Tab inside box (a modal dialog), wrapping
