@@ -194,7 +194,7 @@ const phoneLayout = `(function () {
 
 // TestBrowserAxe audits the student page with axe-core's WCAG 2.1 A and AA
 // rules at a desktop's and a phone's width: every question of allPackage,
-// the review and the finish dialog.
+// the review, the finish dialog, the exam list and the sign-in form.
 func TestBrowserAxe(t *testing.T) {
 	testkit.AxeScript(t) // installed (or skipped) before the browser starts
 	for _, width := range []int{1280, 390} {
@@ -216,6 +216,10 @@ func TestBrowserAxe(t *testing.T) {
 			audit("the review")
 			p.do("finish", chromedp.Click(chromedp.ID("finish-button")), chromedp.WaitVisible(chromedp.ID("finish-confirm")))
 			audit("the finish dialog")
+			p.do("confirm", chromedp.Click(chromedp.ID("finish-confirm")), chromedp.WaitVisible(chromedp.ID("finish-result")))
+			audit("the exam list")
+			p.do("sign out", chromedp.Click(chromedp.ID("logout")), chromedp.WaitVisible(chromedp.ID("login-form")))
+			audit("the sign-in form")
 			p.checkClean()
 		})
 	}
