@@ -63,9 +63,16 @@ func TestBrowserExamMedia(t *testing.T) {
 	desk.do("upload the audio into question 2",
 		chromedp.SetUploadFiles(`#media-file`, []string{audio}),
 		chromedp.SetValue(chromedp.ID("media-alt"), "Listening 1: a weather report"),
-		chromedp.SetValue(chromedp.ID("media-target"), "q1"),
-		chromedp.Click(chromedp.ID("media-upload")))
-	desk.eventually("the audio reference is inserted", `document.getElementById('q1-text').value.indexOf('![Listening 1: a weather report](media:') >= 0`)
+		chromedp.Click(chromedp.ID("media-describe")),
+		chromedp.SetValue(chromedp.ID("media-target"), "q1"))
+	if _, err := chromedp.Run(desk.ctx, chromedp.Evaluate[int](`document.getElementById('media-insert').scrollIntoView(), 0`)); err != nil {
+		t.Fatal(err)
+	}
+	desk.shot("exam-media-describe")
+	desk.do("upload", chromedp.Click(chromedp.ID("media-upload")))
+	desk.eventually("the audio reference is inserted, its description for screen readers",
+		`/^!\[Listening 1: a weather report\]\(media:[0-9a-f]{64} "describe"\)$/m.test(document.getElementById('q1-text').value) &&
+		!document.getElementById('media-describe').checked`)
 	desk.do("preview", chromedp.Click(chromedp.CSS(`button[value="preview"]`)), chromedp.WaitVisible(chromedp.CSS("section.preview")))
 	desk.eventually("the image shows with its description", `(function(){var i=document.querySelector('section.preview img');
 		return !!i && i.complete && i.naturalWidth === 400 && i.alt.indexOf('Rainfall by month') === 0;})()`)

@@ -41,6 +41,13 @@ const (
 	Markdown Format = "markdown"
 )
 
+// DescribeTitle, as the title of an audio's reference
+// (![description](media:SHA256 "describe")), marks its description for
+// assistive technology: the students' page gives it to screen readers
+// (aria-describedby), never shows it. Without it the description is the
+// teacher's and the editor's only.
+const DescribeTitle = "describe"
+
 // MaxSource is the longest markdown text accepted, in bytes.
 const MaxSource = 64 << 10
 
@@ -218,8 +225,15 @@ func renderMarkdown(src string, o Options) (Result, error) {
 				res.Media = append(res.Media, h)
 			}
 			if m.Audio {
-				n.SetAttribute(attrHTML, []byte(fmt.Sprintf(`<audio controls preload="metadata" src="%s" aria-label="%s" data-media="%s"></audio>`,
-					html.EscapeString(m.URL), html.EscapeString(alt), h)))
+				// An audio's description is the teacher's (it may name what
+				// the student is to hear): the students' page gets it only
+				// when the teacher marked it for assistive technology.
+				desc := ""
+				if string(n.Title) == DescribeTitle {
+					desc = ` data-description="` + html.EscapeString(alt) + `"`
+				}
+				n.SetAttribute(attrHTML, []byte(fmt.Sprintf(`<audio controls preload="metadata" src="%s" data-media="%s"%s></audio>`,
+					html.EscapeString(m.URL), h, desc)))
 			} else {
 				n.SetAttribute(attrHTML, []byte(fmt.Sprintf(`<img src="%s" alt="%s" loading="lazy" data-media="%s">`,
 					html.EscapeString(m.URL), html.EscapeString(alt), h)))

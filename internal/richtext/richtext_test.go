@@ -138,15 +138,22 @@ func TestMathLimits(t *testing.T) {
 }
 
 func TestMedia(t *testing.T) {
-	res := mustRender(t, Markdown, "![Grafik fungsi kuadrat](media:"+imgSum+")\n\n![Percakapan di stasiun](media:"+audioSum+")")
+	res := mustRender(t, Markdown, "![Grafik fungsi kuadrat](media:"+imgSum+")\n\n![Percakapan di stasiun](media:"+audioSum+")\n\n"+
+		"![Rekaman pengumuman \"kereta\" & 5](media:"+audioSum+" \"describe\")")
 	if len(res.Problems) != 0 || len(res.Media) != 2 || res.Media[0] != imgSum {
 		t.Fatalf("media: %q %v %v", res.HTML, res.Problems, res.Media)
 	}
+	// An audio's description reaches the page only when marked "describe".
 	for _, want := range []string{`<img src="media/` + imgSum + `" alt="Grafik fungsi kuadrat" loading="lazy" data-media="` + imgSum + `">`,
-		`<audio controls="" preload="metadata" src="media/` + audioSum + `" aria-label="Percakapan di stasiun" data-media="` + audioSum + `"></audio>`} {
+		`<audio controls="" preload="metadata" src="media/` + audioSum + `" data-media="` + audioSum + `"></audio>`,
+		`<audio controls="" preload="metadata" src="media/` + audioSum + `" data-media="` + audioSum +
+			`" data-description="Rekaman pengumuman &#34;kereta&#34; &amp; 5"></audio>`} {
 		if !strings.Contains(res.HTML, want) {
 			t.Errorf("%q lacks %q", res.HTML, want)
 		}
+	}
+	if strings.Contains(res.HTML, "Percakapan") {
+		t.Errorf("an unmarked audio description reached the page: %q", res.HTML)
 	}
 	for src, code := range map[string]string{
 		"![](media:" + imgSum + ")":                   "ALT_TEXT_REQUIRED",

@@ -14,14 +14,15 @@ var (
 		"ul": true, "ol": true, "li": true, "code": true, "table": true, "thead": true, "tbody": true, "tr": true, "th": true,
 		"td": true, "img": true, "audio": true, "span": true}
 	safeAttrs = map[string]bool{"dir": true, "start": true, "align": true, "class": true, "src": true, "alt": true,
-		"loading": true, "aria-label": true, "controls": true, "preload": true, "data-media": true, "data-blank": true, "style": true}
+		"loading": true, "aria-label": true, "data-description": true, "controls": true, "preload": true, "data-media": true,
+		"data-blank": true, "style": true}
 )
 
 // CheckRenderedHTML fails t when out, the HTML rendered from src, holds an
 // element, attribute or URL that a rendered exam text must not: anything
 // but the allow-list, an event handler, a link, a script URL or a CSS
 // url() or expression(), a load of anything but the exam's media. The
-// values of alt and aria-label are text, whatever they say.
+// values of alt, aria-label and data-description are text, whatever they say.
 func CheckRenderedHTML(t testing.TB, src, out string) {
 	t.Helper()
 	z := html.NewTokenizer(strings.NewReader(out))
@@ -39,7 +40,7 @@ func CheckRenderedHTML(t testing.TB, src, out string) {
 		}
 		for _, a := range tok.Attr {
 			v := strings.ToLower(a.Val)
-			if a.Key == "alt" || a.Key == "aria-label" {
+			if a.Key == "alt" || a.Key == "aria-label" || a.Key == "data-description" {
 				continue
 			}
 			if !safeAttrs[a.Key] && !isMathElement(tok.Data) || strings.HasPrefix(a.Key, "on") ||

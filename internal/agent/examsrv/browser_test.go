@@ -409,7 +409,10 @@ func (p *studentPage) count(sel string) int {
 // goTo shows question n with the number grid.
 func (p *studentPage) goTo(n, total int) {
 	p.t.Helper()
-	p.do(fmt.Sprintf("go to question %d", n), chromedp.Click(chromedp.CSS(fmt.Sprintf(`.nav-item[data-number="%d"]`, n))))
+	// In the middle of the screen: on a phone the question's buttons cover its foot.
+	sel := fmt.Sprintf(`.nav-item[data-number="%d"]`, n)
+	p.eval("the number in view", fmt.Sprintf(`(document.querySelector(%s).scrollIntoView({block: 'center'}), '')`, jsString(sel)), false)
+	p.do(fmt.Sprintf("go to question %d", n), chromedp.Click(chromedp.CSS(sel)))
 	p.waitTrue(fmt.Sprintf("question %d is shown", n), fmt.Sprintf(`document.getElementById('question-number').textContent === %s`,
 		jsString(fmt.Sprintf("Soal %d dari %d", n, total))))
 }

@@ -74,8 +74,8 @@ func TestBrowserMedia(t *testing.T) {
 				t.Fatalf("after a reload: %q", got)
 			}
 			play()
-			p.waitTrue("no play left, the button disabled",
-				`document.querySelector('#question-text .play-button').disabled && document.querySelector('#question-text .play-note').textContent.indexOf('sudah diputar 2 kali') >= 0`)
+			p.waitTrue("no play left, the button aria-disabled",
+				`document.querySelector('#question-text .play-button').getAttribute('aria-disabled') === 'true' && document.querySelector('#question-text .play-note').textContent.indexOf('sudah diputar 2 kali') >= 0`)
 			p.shot("student-listening")
 			// The page's limit is the lab server's: a third play is refused.
 			status := p.eval("a third play", `(function(){var x=new XMLHttpRequest();x.open('POST','/api/student/exams/e1/plays/q2',false);`+

@@ -11,7 +11,7 @@ import (
 
 // TestBrowserStimulus shows questions sharing a stimulus in Chromium: at
 // 1280 px the stimulus is beside the question and scrolls on its own, at
-// 390 px it is above it; scrolled with the keyboard, it stays where it was
+// 390 px it is above it, its cue on the screen either way; scrolled with the keyboard, it stays where it was
 // when the next question of its group shows; a question without one hides
 // it; the table shows, and no XSS vector of the stimuli runs (one of them
 // raw HTML, as a compromised portal could send).
@@ -36,6 +36,11 @@ func TestBrowserStimulus(t *testing.T) {
 			if got := p.eval("the pane scrolls", `(function () { var s = document.getElementById('stimulus-pane');
 				return String(getComputedStyle(s).overflowY === 'auto' && s.scrollHeight > s.clientHeight); }())`, false); got != "true" {
 				t.Error("the stimulus pane does not scroll on its own")
+			}
+			// The pane's cue ("Bacaan berlanjut") is on the screen, the page at its top.
+			if got := p.eval("the cue", `(function () { window.scrollTo(0, 0); var c = document.getElementById('stimulus-more').getBoundingClientRect();
+				return String(!/hidden/.test(document.getElementById('stimulus-more').className) && c.height > 20 && c.top >= 0 && c.bottom <= window.innerHeight); }())`, false); got != "true" {
+				t.Error("the passage overflows its pane but its cue is not on the screen")
 			}
 			// The keyboard scrolls the pane: focus it (Tab order) and page down.
 			p.do("scroll the stimulus with the keyboard", chromedp.Focus(chromedp.ID("stimulus-pane")),

@@ -33,7 +33,10 @@
     }).then(function (r) {
       button.disabled = false;
       if (!r.ok) { say(fill(box.dataset.failed, r.body.error || r.body.code || '?')); return; }
-      var snippet = '![' + alt + '](' + r.body.reference + ')';
+      // An audio's description is the teacher's unless marked "describe"
+      // (docs/exam-content.md): then screen readers get it, never the screen.
+      var describe = r.body.kind === 'audio' && document.getElementById('media-describe').checked;
+      var snippet = '![' + alt + '](' + r.body.reference + (describe ? ' "describe"' : '') + ')';
       var at = text.selectionStart || text.value.length;
       var before = text.value.slice(0, at), after = text.value.slice(at);
       if (before && !/\n$/.test(before)) { snippet = '\n\n' + snippet; }
@@ -41,6 +44,7 @@
       text.value = before + snippet + after;
       if (format) { format.value = 'markdown'; }
       document.getElementById('media-alt').value = '';
+      document.getElementById('media-describe').checked = false;
       document.getElementById('media-file').value = '';
       say(fill(box.dataset.done, where));
     })['catch'](function (err) {

@@ -37,7 +37,9 @@ var policy = func() *bluemonday.Policy {
 	p.AllowAttrs("data-media").Matching(SHA256Hex).OnElements("img", "audio")
 	p.AllowAttrs("alt").OnElements("img")
 	p.AllowAttrs("loading").Matching(regexp.MustCompile(`^lazy$`)).OnElements("img")
-	p.AllowAttrs("aria-label").OnElements("audio")
+	// aria-label: an audio's description in packages rendered before
+	// data-description (the student page does not announce it).
+	p.AllowAttrs("aria-label", "data-description").OnElements("audio")
 	p.AllowAttrs("controls").Matching(regexp.MustCompile(`^(controls)?$`)).OnElements("audio")
 	p.AllowAttrs("preload").Matching(regexp.MustCompile(`^metadata$`)).OnElements("audio")
 	p.AllowNoAttrs().OnElements("audio")

@@ -18,23 +18,35 @@
  *   #question-text              the current question's text
  *   #stimulus-pane[data-stimulus-id]  the stimulus the current question goes with (#stimulus-title,
  *                               #stimulus-text), beside the question from 1024 px (scrolling on its
- *                               own), above it below; body.with-stimulus while it shows
+ *                               own), above it below; body.with-stimulus while it shows;
+ *     #stimulus-more            "Bacaan berlanjut" at the pane's foot while part of the passage is
+ *                               below its fold (.has-more on the pane); it opens the passage in full
+ *                               (.expanded)
  *   #answer-area                holds the answer controls:
- *     .option[data-option-id]   clickable option (button); .selected when chosen;
+ *     fieldset.options          a choice question's options:
+ *     label.option[data-option-id]  an option, holding its native input.option-input (radio,
+ *                               checkbox for multiple_choice: the arrow keys move within a radio
+ *                               group, one Tab stop); .selected when chosen;
  *                               true_false uses data-option-id "true" / "false"
  *     #answer-text              textarea for short_answer / essay
- *     .grid-choice[data-grid-statement][data-grid-column]  a statement grid's cell (button)
+ *     input.grid-choice[data-grid-statement][data-grid-column]  a statement grid's cell (a native
+ *                               radio, one group per statement)
  *     .match-response[data-match-response]  a matching question's response; .used when
  *                               taken by a premise (each response used once; its option
  *                               in the other premises' selects is then disabled)
  *     select.match-select[data-match-premise]  a premise's choice of response
+ *   .play-button                a listening item's play button (in #question-text): "Putar" and the
+ *                               plays left; aria-disabled (never disabled: it keeps the focus) while
+ *                               the audio plays and when no play is left
  *   #save-status                "Menyimpan..." / "Tersimpan" (only once the server acknowledged
  *                               the current question's latest answer) / error text
  *   #nav-grid                   number grid; .nav-item[data-number] with classes
  *                               .answered .flagged .current .unsaved
  *   #prev-question, #next-question, #flag-toggle (aria-pressed, .on when flagged)
  *   #review-button, #review-panel, #review-list (.review-item[data-number]), #review-back
- *   #finish-button              opens #finish-dialog; #finish-confirm, #finish-cancel, #finish-error
+ *   #finish-button              opens #finish-dialog (a modal <dialog>: the focus moves in, Tab stays
+ *                               inside, Escape closes it, the focus returns to #finish-button);
+ *                               #finish-confirm, #finish-cancel, #finish-error
  *   #logout                     sign out
  *   #exam-error, #global-message  other messages
  */
@@ -79,9 +91,98 @@
     if (item.html) {
       el.innerHTML = item.html;
       el.className += ' rich';
+      describeAudio(el);
     } else {
       setText(el, item.text);
     }
+  }
+
+  // describeAudio applies the teacher's choice for each audio's description
+  // (docs/exam-content.md, "Images and audio"): one marked for assistive
+  // technology (data-description) describes the player, visually hidden,
+  // through aria-describedby; any other stays the teacher's (an older
+  // package's aria-label included) and is neither shown nor announced.
+  var audioDescs = 0;
+  function describeAudio(el) {
+    var players = el.getElementsByTagName('audio');
+    for (var i = 0; i < players.length; i++) {
+      var audio = players[i];
+      audio.removeAttribute('aria-label');
+      var text = audio.getAttribute('data-description');
+      if (!text) { continue; }
+      var desc = make('span', 'sr-only', text);
+      desc.id = 'audio-desc-' + (++audioDescs);
+      audio.parentNode.insertBefore(desc, audio.nextSibling);
+      audio.setAttribute('aria-describedby', desc.id);
+    }
+  }
+
+  // ---------- focus and keyboard ----------
+
+  // tabbables lists the controls in box that Tab reaches, in order (a
+  // dialog's buttons and fields; a radio group would count once per radio).
+  function tabbables(box) {
+    var all = box.querySelectorAll('button, input, select, textarea, [tabindex]');
+    var out = [];
+    for (var i = 0; i < all.length; i++) {
+      var el = all[i];
+      if (el.disabled || el.getAttribute('tabindex') === '-1' || !(el.offsetWidth || el.offsetHeight)) { continue; }
+      out.push(el);
+    }
+    return out;
+  }
+
+  // trapTab keeps Tab and Shift+Tab inside box (a modal dialog), wrapping
+  // from its last element to its first and back.
+  function trapTab(box, e) {
+    if (e.keyCode !== 9) { return; }
+    var els = tabbables(box);
+    if (!els.length) { e.preventDefault(); return; }
+    var first = els[0], last = els[els.length - 1], at = document.activeElement;
+    var inside = box.contains(at);
+    if (e.shiftKey && (at === first || !inside)) {
+      e.preventDefault();
+      last.focus();
+    } else if (!e.shiftKey && (at === last || !inside)) {
+      e.preventDefault();
+      first.focus();
+    }
+  }
+
+  // openDialog shows the dialog d as a modal (the native <dialog>'s
+  // showModal where there is one: the page behind is inert, Escape closes
+  // it): focus moves to its first button and Tab stays inside; closing it
+  // (closeDialog, Escape) gives focus back to opener.
+  function openDialog(d, opener) {
+    d.returnTo = opener || null;
+    show(d, true);
+    if (d.showModal && !d.open) {
+      d.showModal();
+    } else {
+      d.setAttribute('open', '');
+    }
+    var els = tabbables(d);
+    if (els.length) { els[0].focus(); }
+  }
+
+  // closeDialog hides d; with restore, focus goes back to its opener.
+  function closeDialog(d, restore) {
+    if (d.close && d.open) { d.close(); }
+    d.removeAttribute('open');
+    show(d, false);
+    var opener = d.returnTo;
+    d.returnTo = null;
+    if (restore && opener && opener.focus) { opener.focus(); }
+  }
+
+  // wireDialog makes Escape (and the native dialog's cancel) close d, and
+  // keeps Tab inside it while it is open.
+  function wireDialog(d) {
+    on(d, 'cancel', function (e) { e.preventDefault(); closeDialog(d, true); });
+    on(d, 'keydown', function (e) {
+      if (e.keyCode === 27) { e.preventDefault(); closeDialog(d, true); return; }
+      trapTab(d, e);
+    });
   }
 
   function message(el, text) { setText(el, text || ''); show(el, !!text); }
@@ -249,6 +350,7 @@
       bs[i].setAttribute('aria-pressed', String(+bs[i].getAttribute('data-text-size') === n));
     }
     if (local) { try { local.setItem(SIZE_KEY, String(n)); } catch (e) { /* full or private */ } }
+    updateScrollCue();
   }
   on(document.querySelector('.text-size'), 'click', function (e) {
     var b = closest(e.target, 'data-text-size');
@@ -430,7 +532,7 @@
     var title = a.exam ? a.exam.title : '';
     setText($('exam-title'), title);
     message($('exam-error'), '');
-    show($('finish-dialog'), false);
+    closeDialog($('finish-dialog'), false);
     showReview(false);
     buildNav();
     syncTimer(a.remaining_seconds);
@@ -458,7 +560,7 @@
       }
     }
     exam = null;
-    show($('finish-dialog'), false);
+    closeDialog($('finish-dialog'), false);
     showStimulus(null);
   }
 
@@ -602,6 +704,7 @@
     show(pane, !!st);
     if (!st) {
       pane.removeAttribute('data-stimulus-id');
+      updateScrollCue();
       return 'none';
     }
     if (pane.getAttribute('data-stimulus-id') === String(st.id)) { return 'kept'; }
@@ -610,9 +713,35 @@
     var text = $('stimulus-text');
     text.className = 'stimulus-text';
     setContent(text, st);
+    removeClass(pane, 'expanded');
     pane.scrollTop = 0;
+    updateScrollCue();
     return 'shown';
   }
+
+  // updateScrollCue shows "Bacaan berlanjut" at the foot of the stimulus
+  // pane while part of the passage is below its fold (the pane scrolls on
+  // its own, a phone shows half a screen of it); the cue opens the passage
+  // in full.
+  function updateScrollCue() {
+    var pane = $('stimulus-pane');
+    var cue = $('stimulus-more');
+    var more = !hasClass(pane, 'hidden') && pane.scrollHeight - pane.scrollTop - pane.clientHeight > 4;
+    if (more === !hasClass(cue, 'hidden')) { return; }
+    show(cue, more);
+    setClass(pane, 'has-more', more);
+  }
+  on($('stimulus-pane'), 'scroll', updateScrollCue);
+  on(window, 'resize', updateScrollCue);
+  // An image in the passage changes its height when it loads (load does
+  // not bubble: listen in the capture phase).
+  $('stimulus-pane').addEventListener('load', updateScrollCue, true);
+  on($('stimulus-more'), 'click', function () {
+    var pane = $('stimulus-pane');
+    addClass(pane, 'expanded');
+    updateScrollCue();
+    pane.focus();
+  });
 
   // limitAudio replaces the players of a listening item (an audio with a
   // play limit) by a play button: the lab server counts each play, and
@@ -637,13 +766,20 @@
     }
   }
 
+  // wirePlay makes button play audio within q's limit. The button says what
+  // it does and how many plays are left, never what the audio holds (its
+  // description, when the teacher marked it for assistive technology,
+  // describes the button); while the audio plays or when no play is left it
+  // is aria-disabled, not disabled, so that it keeps the keyboard's focus.
   function wirePlay(q, audio, src, button, note) {
     var g = gen;
     var playing = false;
+    var desc = audio.getAttribute('aria-describedby');
+    if (desc) { button.setAttribute('aria-describedby', desc); }
     function paint() {
-      var label = audio.getAttribute('aria-label') || 'audio';
-      setText(button, (playing ? 'Sedang diputar: ' : q.plays.left <= 0 ? 'Sudah diputar: ' : '\u25b6 Putar: ') + label);
-      button.disabled = playing || q.plays.left <= 0;
+      setText(button, playing ? 'Sedang diputar\u2026' : q.plays.left <= 0 ? 'Sudah diputar' :
+        '\u25b6 Putar (sisa ' + q.plays.left + ')');
+      button.setAttribute('aria-disabled', playing || q.plays.left <= 0 ? 'true' : 'false');
       setText(note, q.plays.left > 0 ?
         'Sisa ' + q.plays.left + ' dari ' + q.plays.limit + ' kali putar.' :
         'Audio ini sudah diputar ' + q.plays.used + ' kali (batasnya ' + q.plays.limit + '). Minta pengawas jika perlu satu kali lagi.');
@@ -656,8 +792,8 @@
       setText(note, 'Audio tidak dapat diputar. Beri tahu pengawas.');
     });
     on(button, 'click', function () {
-      if (playing || q.plays.left <= 0) { return; }
-      button.disabled = true;
+      if (playing || q.plays.left <= 0 || button.getAttribute('aria-disabled') === 'true') { return; }
+      button.setAttribute('aria-disabled', 'true');
       api('POST', examPath(exam.id, '/plays/' + encodeURIComponent(q.id)), null, function (err, p) {
         if (g !== gen) { return; }
         if (err) {
@@ -713,23 +849,37 @@
       area.appendChild(make('p', 'msg msg-error', 'Jenis soal tidak dikenal. Beri tahu pengawas.'));
       return;
     }
+    // Native radio buttons (checkboxes for multiple_choice) in a fieldset
+    // named by the question: one Tab stop per group, the arrow keys move
+    // and choose, as the browser does for any radio group.
     var multi = q.type === 'multiple_choice';
-    if (multi) { area.appendChild(make('p', 'hint', 'Pilih semua jawaban yang benar.')); }
+    var group = make('fieldset', 'options');
+    group.appendChild(make('legend', 'sr-only', multi ? 'Pilih semua jawaban yang benar' : 'Pilih satu jawaban'));
+    if (multi) { group.appendChild(make('p', 'hint', 'Pilih semua jawaban yang benar.')); }
     var opts = optionsOf(q);
     for (var i = 0; i < opts.length; i++) {
       var o = opts[i];
-      var b = make('button', 'option' + (multi ? ' option-multi' : ''));
-      b.type = 'button';
+      var b = make('label', 'option' + (multi ? ' option-multi' : ''));
       b.setAttribute('data-option-id', String(o.id));
-      b.setAttribute('role', multi ? 'checkbox' : 'radio');
+      b.appendChild(choiceInput(multi ? 'checkbox' : 'radio', 'q-' + q.id, String(o.id), 'option-input'));
       var mark = q.type === 'true_false' ? '' : letter(i);
       b.appendChild(make('span', 'option-mark', mark));
       var ot = make('span', 'option-text');
       setContent(ot, o);
       b.appendChild(ot);
-      area.appendChild(b);
+      group.appendChild(b);
     }
+    area.appendChild(group);
     paintOptions(q);
+  }
+
+  // choiceInput is a native radio button or checkbox of the group name.
+  function choiceInput(type, name, value, cls) {
+    var input = make('input', cls);
+    input.type = type;
+    input.name = name;
+    input.value = value;
+    return input;
   }
 
   // A statement grid (pilihan ganda kompleks): one row per statement, one
@@ -760,9 +910,7 @@
       tr.appendChild(label);
       for (var j = 0; j < cols.length; j++) {
         var td = make('td', 'grid-cell');
-        var b = make('button', 'grid-choice');
-        b.type = 'button';
-        b.setAttribute('role', 'radio');
+        var b = choiceInput('radio', 'grid-' + q.id + '-' + i, String(cols[j].id), 'grid-choice');
         b.setAttribute('data-grid-statement', String(st[i].id));
         b.setAttribute('data-grid-column', String(cols[j].id));
         b.setAttribute('aria-label', cols[j].text);
@@ -800,11 +948,11 @@
 
   function paintGrid(q) {
     var given = pairAnswer(q);
-    var btns = $('answer-area').getElementsByTagName('button');
-    for (var i = 0; i < btns.length; i++) {
-      var sel = given[btns[i].getAttribute('data-grid-statement')] === btns[i].getAttribute('data-grid-column');
-      setClass(btns[i], 'selected', sel);
-      btns[i].setAttribute('aria-checked', sel ? 'true' : 'false');
+    var cells = $('answer-area').getElementsByTagName('input');
+    for (var i = 0; i < cells.length; i++) {
+      var sel = given[cells[i].getAttribute('data-grid-statement')] === cells[i].getAttribute('data-grid-column');
+      setClass(cells[i], 'selected', sel);
+      cells[i].checked = sel;
     }
   }
 
@@ -916,15 +1064,18 @@
 
   function paintOptions(q) {
     var set = selectedSet(q);
-    var btns = $('answer-area').getElementsByTagName('button');
-    for (var i = 0; i < btns.length; i++) {
-      var sel = !!set[btns[i].getAttribute('data-option-id')];
-      setClass(btns[i], 'selected', sel);
-      btns[i].setAttribute('aria-checked', sel ? 'true' : 'false');
+    var opts = $('answer-area').getElementsByTagName('label');
+    for (var i = 0; i < opts.length; i++) {
+      var sel = !!set[opts[i].getAttribute('data-option-id')];
+      setClass(opts[i], 'selected', sel);
+      opts[i].getElementsByTagName('input')[0].checked = sel;
     }
   }
 
-  on($('answer-area'), 'click', function (e) {
+  // A choice (a click, Space, an arrow key in a radio group) changes a
+  // native radio button or checkbox.
+  on($('answer-area'), 'change', function (e) {
+    if (e.target.type !== 'radio' && e.target.type !== 'checkbox') { return; }
     var g = closest(e.target, 'data-grid-statement');
     if (g && exam) {
       var gq = current();
@@ -941,7 +1092,7 @@
     var value = id;
     if (q.type === 'multiple_choice') {
       var set = selectedSet(q);
-      set[id] = !set[id];
+      set[id] = e.target.checked;
       var ids = [];
       var opts = optionsOf(q);
       for (var i = 0; i < opts.length; i++) {
@@ -1245,10 +1396,11 @@
       c.flagged + '. Belum dijawab: ' + (c.total - c.answered) + '.');
     message($('finish-error'), '');
     $('finish-confirm').disabled = false;
-    show($('finish-dialog'), true);
+    openDialog($('finish-dialog'), $('finish-button'));
   });
 
-  on($('finish-cancel'), 'click', function () { show($('finish-dialog'), false); });
+  wireDialog($('finish-dialog'));
+  on($('finish-cancel'), 'click', function () { closeDialog($('finish-dialog'), true); });
 
   on($('finish-confirm'), 'click', function () {
     if (!exam) { return; }

@@ -1,15 +1,15 @@
 //go:build unix
 
-package s3server
+package testkit
 
 import (
 	"os"
 	"syscall"
 )
 
-// lockFile takes an exclusive lock of path (created if need be), waiting
+// LockFile takes an exclusive lock of path (created if need be), waiting
 // for it, and returns its release.
-func lockFile(path string) (unlock func(), err error) {
+func LockFile(path string) (unlock func(), err error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err
