@@ -13,13 +13,16 @@ import (
 // separator it was written with.
 //
 //   - Either "." or "," is the decimal separator: 2.5 and 2,5 are the same.
-//   - A separator that appears once, alone, is the decimal separator: 1,234
-//     and 1.234 are both one point two three four.
 //   - A separator that appears more than once, or before the other one, groups
 //     thousands, and then every group after the first has three digits:
 //     1.234.567 and 1,234,567 are 1234567; 1.234,5 and 1,234.5 are 1234.5.
 //     A space (also a no-break or thin space) groups thousands in the same
 //     way: 1 234 567,5.
+//   - A separator that appears once, alone, is the decimal separator (1,25
+//     and 1.25 are one and a quarter), except that one followed by exactly
+//     three digits may also group thousands: 1.500 is read both as 1.5 and
+//     as 1500, and an answer is right when either reading is. A key must
+//     not be so ambiguous (ParseNumber refuses it).
 //   - A sign (+, - or the minus sign −) may lead, an exponent (e or E, then
 //     an integer) may follow: 1,5e3 is 1500.
 //   - Nothing else: units, fractions (1/2) and words are not numbers.
@@ -33,41 +36,57 @@ const (
 )
 
 // ParseNumber reads s as a number by the rules above; false when it is not
-// one.
+// one, or when it can be read as two numbers (1.500).
 func ParseNumber(s string) (*big.Rat, bool) {
-	s = strings.TrimFunc(s, unicode.IsSpace)
-	if s == "" || len(s) > maxNumberLen {
+	rs := NumberReadings(s)
+	if len(rs) != 1 {
 		return nil, false
 	}
-	neg := false
+	return rs[0], true
+}
+
+// NumberReadings returns what s can be read as by the rules above: nothing
+// when it is not a number, two numbers when a lone separator is followed by
+// three digits (1.500: 1.5 and 1500), else one.
+func NumberReadings(s string) []*big.Rat {
+	s = strings.TrimFunc(s, unicode.IsSpace)
+	if s == "" || len(s) > maxNumberLen {
+		return nil
+	}
+	sign := ""
 	switch {
 	case strings.HasPrefix(s, "+"):
 		s = s[1:]
 	case strings.HasPrefix(s, "-"):
-		neg, s = true, s[1:]
+		sign, s = "-", s[1:]
 	case strings.HasPrefix(s, "−"):
-		neg, s = true, strings.TrimPrefix(s, "−")
+		sign, s = "-", strings.TrimPrefix(s, "−")
 	}
 	exp := ""
 	if i := strings.IndexAny(s, "eE"); i >= 0 {
 		s, exp = s[:i], s[i+1:]
 		e, err := strconv.Atoi(exp)
 		if err != nil || e < -maxExponent || e > maxExponent || strings.HasPrefix(exp, " ") {
-			return nil, false
+			return nil
 		}
+		exp = "e" + exp
 	}
 	digits, ok := plainDecimal(s)
 	if !ok {
-		return nil, false
+		return nil
 	}
-	if neg {
-		digits = "-" + digits
+	readings := []string{digits}
+	if i := strings.IndexAny(s, ".,"); i >= 1 && i <= 3 && s[0] != '0' && len(s)-i-1 == 3 && strings.Count(s, ".")+strings.Count(s, ",") == 1 &&
+		allDigits(s[:i]) && allDigits(s[i+1:]) {
+		readings = append(readings, s[:i]+s[i+1:])
 	}
-	if exp != "" {
-		digits += "e" + exp
+	var out []*big.Rat
+	for _, d := range readings {
+		if r, ok := new(big.Rat).SetString(sign + d + exp); ok {
+			out = append(out, r)
+		}
 	}
-	r, ok := new(big.Rat).SetString(digits)
-	return r, ok
+	return out
 }
 
 // plainDecimal is s (unsigned, no exponent) with its grouping removed and its
@@ -182,11 +201,15 @@ func (k *NumberKey) validate() error {
 		return fmt.Errorf("a numeric answer needs at least one accepted number")
 	}
 	for i, v := range k.Values {
-		r, ok := ParseNumber(v)
-		if !ok {
+		switch rs := NumberReadings(v); len(rs) {
+		case 0:
 			return fmt.Errorf("answer %q is not a number", v)
+		case 1:
+			k.Values[i] = FormatNumber(rs[0])
+		default:
+			return fmt.Errorf("answer %q can be read as %s or %s: write it without the separator or with more or fewer decimals",
+				v, FormatNumber(rs[0]), FormatNumber(rs[1]))
 		}
-		k.Values[i] = FormatNumber(r)
 	}
 	switch {
 	case k.Mode != ToleranceAbsolute && k.Mode != ToleranceRelative:
@@ -199,11 +222,11 @@ func (k *NumberKey) validate() error {
 	return nil
 }
 
-// Matches reports whether answer, read by ParseNumber's rules, is within the
-// tolerance of one of the key's values.
+// Matches reports whether answer, read by the rules above (either reading,
+// where it has two), is within the tolerance of one of the key's values.
 func (k NumberKey) Matches(answer string) bool {
-	given, ok := ParseNumber(answer)
-	if !ok {
+	readings := NumberReadings(answer)
+	if len(readings) == 0 {
 		return false
 	}
 	tol := new(big.Rat)
@@ -222,9 +245,11 @@ func (k NumberKey) Matches(answer string) bool {
 			limit = new(big.Rat).Mul(tol, new(big.Rat).Abs(want))
 			limit.Quo(limit, big.NewRat(100, 1))
 		}
-		diff := new(big.Rat).Sub(given, want)
-		if diff.Abs(diff).Cmp(limit) <= 0 {
-			return true
+		for _, given := range readings {
+			diff := new(big.Rat).Sub(given, want)
+			if diff.Abs(diff).Cmp(limit) <= 0 {
+				return true
+			}
 		}
 	}
 	return false

@@ -1,6 +1,9 @@
 package exam
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParseNumber(t *testing.T) {
 	for _, c := range []struct {
@@ -9,8 +12,9 @@ func TestParseNumber(t *testing.T) {
 	}{
 		{"2.5", "2.5"}, {"2,5", "2.5"}, {" 2,50 ", "2.5"}, {"-0,5", "-0.5"}, {"−3", "-3"}, {"+7", "7"},
 		{".5", "0.5"}, {",5", "0.5"}, {"007", "7"}, {"0", "0"},
-		// One separator alone is the decimal one.
-		{"1,234", "1.234"}, {"1.234", "1.234"},
+		// One separator alone is the decimal one; followed by three digits
+		// it may group thousands too, so ParseNumber refuses it.
+		{"1,25", "1.25"}, {"1.2345", "1.2345"}, {"1234,567", "1234.567"}, {"1,234", ""}, {"1.500", ""}, {"-0,125", "-0.125"}, {"-1,125", ""},
 		// Repeated or first of two: thousands, in groups of three.
 		{"1.234.567", "1234567"}, {"1,234,567", "1234567"}, {"1.234,5", "1234.5"}, {"1,234.5", "1234.5"},
 		{"1 234 567", "1234567"}, {"1 234,5", "1234.5"}, {"1\u00a0234,5", "1234.5"}, {"12\u202f345", "12345"},
@@ -58,8 +62,12 @@ func TestNumberKeyTolerance(t *testing.T) {
 		{NumberKey{Values: []string{"-10"}, Tolerance: 5, Mode: ToleranceRelative}, "-10.6", false},
 		{NumberKey{Values: []string{"1", "100"}, Tolerance: 1, Mode: ToleranceRelative}, "99", true},
 		{NumberKey{Values: []string{"1", "100"}, Tolerance: 1, Mode: ToleranceRelative}, "1.02", false},
-		{NumberKey{Values: []string{"1500"}}, "1.500", false}, // one dot alone is decimal: 1.5
+		// 1.500 is 1.5 or 1500: right for either key.
+		{NumberKey{Values: []string{"1500"}}, "1.500", true},
+		{NumberKey{Values: []string{"1.5"}}, "1.500", true},
+		{NumberKey{Values: []string{"1500"}}, "1.50", false},
 		{NumberKey{Values: []string{"1500"}}, "1.500,0", true},
+		{NumberKey{Values: []string{"1500"}}, "1.5000", false},
 		{NumberKey{Values: []string{"3"}}, "tiga", false},
 		{NumberKey{Values: []string{"3"}}, "", false},
 	} {
@@ -75,11 +83,26 @@ func TestNumberKeyValidate(t *testing.T) {
 		t.Fatalf("validate: %v, values %q", err, k.Values)
 	}
 	for _, bad := range []NumberKey{
-		{}, {Values: []string{"dua"}}, {Values: []string{"1"}, Tolerance: -1},
+		{}, {Values: []string{"dua"}}, {Values: []string{"1.500"}}, {Values: []string{"1"}, Tolerance: -1},
 		{Values: []string{"1"}, Tolerance: 101, Mode: ToleranceRelative}, {Values: []string{"1"}, Mode: "percent"},
 	} {
 		if err := bad.validate(); err == nil {
 			t.Errorf("validate(%+v) accepted it", bad)
+		}
+	}
+}
+
+func TestNumberReadings(t *testing.T) {
+	for in, want := range map[string][]string{
+		"1.500": {"1.5", "1500"}, "2,250": {"2.25", "2250"}, "-1,000": {"-1", "-1000"}, "123.456": {"123.456", "123456"},
+		"1234.567": {"1234.567"}, "0.5": {"0.5"}, "1.234.567": {"1234567"}, "1.500e2": {"150", "150000"}, "0,500": {"0.5"}, "x": nil,
+	} {
+		var got []string
+		for _, r := range NumberReadings(in) {
+			got = append(got, FormatNumber(r))
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("NumberReadings(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -68,16 +68,11 @@ func normaliseText(s string) string { return strings.ToLower(strings.Join(string
 
 // textMatches reports whether answer is one of the accepted texts, compared
 // without case and runs of spaces, or, where both are numbers
-// (ParseNumber), the same number: a key typed 2.5 accepts 2,5.
+// (NumberReadings), the same number: a key typed 2.5 accepts 2,5.
 func textMatches(accepted []string, answer string) bool {
 	norm := normaliseText(answer)
-	num, isNum := ParseNumber(answer)
 	return slices.ContainsFunc(accepted, func(a string) bool {
-		if normaliseText(a) == norm {
-			return true
-		}
-		k, ok := ParseNumber(a)
-		return ok && isNum && k.Cmp(num) == 0
+		return normaliseText(a) == norm || NumberKey{Values: []string{a}}.Matches(answer)
 	})
 }
 
