@@ -143,6 +143,11 @@ func printStatus(w io.Writer, st agent.Status) {
 	fmt.Fprintf(tw, "server\t%s (%s, npsn %s)\n", st.ServerCode, st.SchoolName, st.NPSN)
 	fmt.Fprintf(tw, "daemon\t%s\n", running)
 	fmt.Fprintf(tw, "portal\t%s: %s\n", st.PortalURL, s.State)
+	contact := when(s.LastContactAt)
+	if s.LastContactKind != "" {
+		contact += " (" + s.LastContactKind + ")"
+	}
+	fmt.Fprintf(tw, "last contact\t%s\n", contact)
 	fmt.Fprintf(tw, "last handshake\t%s (clock skew %d ms)\n", when(s.LastHandshakeAt), s.ClockSkewMS)
 	lic := fmt.Sprintf("%s until %s, %d students", s.LicenseID, when(s.LicenseExpiresAt), s.MaxStudents)
 	if s.LicenseExpiresSoon {

@@ -100,7 +100,7 @@ feed:
 func (s *Syncer) fetchContentBlob(ctx context.Context, b client.PackageBlob) ([]byte, error) {
 	for attempt := 1; ; attempt++ {
 		var buf bytes.Buffer
-		err := s.call(ctx, 0, func(cctx context.Context, c *client.Client) error {
+		err := s.call(ctx, opContent, 0, func(cctx context.Context, c *client.Client) error {
 			buf.Reset()
 			d, _, err := c.Exam.Sync.DownloadBlob(cctx, &b, &buf, nil)
 			switch {

@@ -65,7 +65,7 @@ func (s *Syncer) heartbeat(ctx context.Context) error {
 		hr     *client.HeartbeatResponse
 		t0, t1 time.Time
 	)
-	err := s.call(ctx, callTimeout, func(cctx context.Context, c *client.Client) error {
+	err := s.call(ctx, opHeartbeat, callTimeout, func(cctx context.Context, c *client.Client) error {
 		var err error
 		t0 = s.o.Now()
 		hr, _, err = c.Exam.Sync.Heartbeat(cctx, req)

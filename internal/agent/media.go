@@ -63,7 +63,7 @@ func (s *Syncer) fetchOne(ctx context.Context, m client.PackageMedia, key []byte
 		return err
 	}
 	defer f.Close()
-	err = s.call(ctx, 0, func(cctx context.Context, c *client.Client) error {
+	err = s.call(ctx, opMedia, 0, func(cctx context.Context, c *client.Client) error {
 		for restarted := false; ; restarted = true {
 			off, err := f.Seek(0, io.SeekEnd)
 			if err != nil {
@@ -122,7 +122,7 @@ func (s *Syncer) fetchBlob(ctx context.Context, m client.PackageMedia) error {
 	}
 	defer f.Close()
 	for attempt := 1; ; attempt++ {
-		err := s.call(ctx, 0, func(cctx context.Context, c *client.Client) error {
+		err := s.call(ctx, opMedia, 0, func(cctx context.Context, c *client.Client) error {
 			return s.downloadBlob(cctx, c, b, f)
 		})
 		if err == nil {

@@ -96,7 +96,7 @@ func (s *Syncer) download(ctx context.Context) error {
 	}
 
 	var d *client.PackageDownload
-	err = s.call(ctx, 0, func(cctx context.Context, c *client.Client) error {
+	err = s.call(ctx, opPull, 0, func(cctx context.Context, c *client.Client) error {
 		dctx, cancel := context.WithCancelCause(context.WithValue(cctx, captureKey{}, capture))
 		defer cancel(nil)
 		watchdog := time.AfterFunc(downloadStall, func() { cancel(errDownloadStalled) })

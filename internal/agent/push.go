@@ -106,7 +106,7 @@ func (s *Syncer) push(ctx context.Context) (PushResult, error) {
 			s.setBusy(1)
 		}
 		var rc *client.PushReceipt
-		err = s.call(ctx, callTimeout, func(cctx context.Context, c *client.Client) error {
+		err = s.call(ctx, opPush, callTimeout, func(cctx context.Context, c *client.Client) error {
 			var err error
 			rc, _, err = c.Exam.Sync.PushAnswers(cctx, &client.PushAnswersRequest{
 				ServerCode: s.cfg.ServerCode, NPSN: s.cfg.NPSN, Answers: b.Answers, IdempotencyKey: b.IdempotencyKey,

@@ -143,3 +143,52 @@ func TestSyncerKeepsRefusedBatch(t *testing.T) {
 		t.Fatalf("status after a refused batch: %+v", st)
 	}
 }
+
+// TestSyncerLastContactIsThePush: answers pushed minutes after the
+// handshake make the push the last contact with the portal, at its time
+// (the handshake's time stays as it was), and a restart reads it back from
+// the state file.
+func TestSyncerLastContactIsThePush(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	s, st := pushAfterHandshake(t, f, 7*time.Minute)
+	if st.LastContactKind != "push" || st.LastContactAt.Sub(st.LastHandshakeAt) < 7*time.Minute ||
+		st.LastContactAt.Sub(st.LastHandshakeAt) > 8*time.Minute {
+		t.Fatalf("last contact %v %q, handshake %v: want the push, 7 minutes later", st.LastContactAt, st.LastContactKind, st.LastHandshakeAt)
+	}
+	if now := s.Now(); now.Sub(st.LastContactAt) > time.Minute {
+		t.Fatalf("last contact %v, a minute before now %v", st.LastContactAt, now)
+	}
+	if got := f.syncer().Status(); !got.LastContactAt.Equal(st.LastContactAt) || got.LastContactKind != "push" {
+		t.Fatalf("after a restart the last contact is %v %q, want %v push", got.LastContactAt, got.LastContactKind, st.LastContactAt)
+	}
+}
+
+// pushAfterHandshake makes f's lab server handshake and push an answer,
+// then, after its clock moved on by later, push another (without a
+// handshake); it returns the Syncer and its status.
+func pushAfterHandshake(t *testing.T, f *fixture, later time.Duration) (*agent.Syncer, agent.SyncStatus) {
+	t.Helper()
+	clock := testkit.NewClock(time.Now())
+	s := f.syncer(func(o *agent.SyncerOptions) { o.Now = clock.Now })
+	if st := s.Status(); !st.LastContactAt.IsZero() || st.LastContactKind != "" {
+		t.Fatalf("last contact before any: %v %q", st.LastContactAt, st.LastContactKind)
+	}
+	saveAnswers(t, f.db, f.examID, f.students[0], map[string]string{"q1": "b"})
+	if _, err := s.PushNow(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	first := s.Status()
+	if first.LastHandshakeAt.IsZero() || first.LastContactKind != "push" || first.LastContactAt.Before(first.LastHandshakeAt) {
+		t.Fatalf("after the handshake and a push: handshake %v, last contact %v %q", first.LastHandshakeAt, first.LastContactAt, first.LastContactKind)
+	}
+	clock.Add(later)
+	saveAnswers(t, f.db, f.examID, f.students[1], map[string]string{"q1": "a"})
+	if res, err := s.PushNow(t.Context()); err != nil || res.Answers != 1 {
+		t.Fatalf("push %v later: %+v, %v", later, res, err)
+	}
+	st := s.Status()
+	if !st.LastHandshakeAt.Equal(first.LastHandshakeAt) {
+		t.Fatalf("the push handshook again: %v, then %v", first.LastHandshakeAt, st.LastHandshakeAt)
+	}
+	return s, st
+}

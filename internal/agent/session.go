@@ -128,6 +128,7 @@ func (s *Syncer) handshake(ctx context.Context) error {
 		s.online = true
 		st.AccessToken, st.AccessTokenExpiresAt = v.AccessToken, v.AccessTokenExpiresAt
 		st.LastHandshakeAt = v.ServerTime
+		st.contact(opHandshake, v.ServerTime)
 		st.ServerName = v.ServerName
 		st.LicenseID, st.LicenseExpiresAt = v.License.LicenseID, v.License.ExpiresAt
 		st.MaxStudents, st.OperatingMode = v.License.MaxStudents, v.License.OperatingMode
@@ -182,10 +183,11 @@ func (s *Syncer) dropToken(tok string) {
 	}
 }
 
-// call runs fn with the client once a valid access token is set, bounded by
-// timeout (0: none). A 401 drops the token and fn runs once more after a
-// new handshake.
-func (s *Syncer) call(ctx context.Context, timeout time.Duration, fn func(ctx context.Context, c *client.Client) error) error {
+// call runs fn, an exchange of kind (opPull, opPush, ...) with the portal,
+// with the client once a valid access token is set, bounded by timeout (0:
+// none). A 401 drops the token and fn runs once more after a new
+// handshake. Success marks the Syncer online and is its last contact.
+func (s *Syncer) call(ctx context.Context, kind string, timeout time.Duration, fn func(ctx context.Context, c *client.Client) error) error {
 	for attempt := 0; ; attempt++ {
 		c, err := s.session(ctx)
 		if err != nil {
@@ -199,7 +201,11 @@ func (s *Syncer) call(ctx context.Context, timeout time.Duration, fn func(ctx co
 		err = fn(cctx, c)
 		cancel()
 		if err == nil {
-			s.setOnline(true)
+			at := s.Now()
+			s.mu.Lock()
+			s.online = true
+			s.st.contact(kind, at)
+			s.mu.Unlock()
 			return nil
 		}
 		if errors.Is(err, client.ErrUnauthorized) {

@@ -54,12 +54,19 @@ const (
 	licenseWarning = 7 * 24 * time.Hour
 )
 
-// Operations whose last failure the sync state keeps.
+// Operations whose last failure the sync state keeps, and the kinds of
+// exchange with the portal SyncStatus.LastContactKind names (with opMedia
+// and opContent).
 const (
 	opHandshake = "handshake"
 	opPull      = "pull"
 	opPush      = "push"
 	opHeartbeat = "heartbeat"
+	// opMedia is the fetch of an exam's image or audio (a file or its blob).
+	opMedia = "media"
+	// opContent is the fetch of a blob of the exams' questions (package
+	// format 3).
+	opContent = "content"
 )
 
 // LabStats gives the figures a heartbeat reports; the exam server implements
@@ -175,6 +182,22 @@ type syncState struct {
 	LastHeartbeatAt          time.Time            `json:"last_heartbeat_at,omitzero"`
 	LastPushAt               time.Time            `json:"last_push_at,omitzero"`
 	Errors                   map[string]syncError `json:"errors,omitempty"` // by operation, while unresolved
+	// LastContactAt and LastContactKind are the last exchange with the
+	// portal that succeeded, of any kind (see contact). They are kept in
+	// memory and stored with the next write of the state (a handshake,
+	// heartbeat or push writes it), not with a write of their own.
+	LastContactAt   time.Time `json:"last_contact_at,omitzero"`
+	LastContactKind string    `json:"last_contact_kind,omitempty"`
+}
+
+// contact records an exchange of kind with the portal that succeeded at
+// (portal time); an exchange that finished earlier than the one recorded
+// (they run at once) is not recorded. The caller holds s.mu.
+func (st *syncState) contact(kind string, at time.Time) {
+	if at.Before(st.LastContactAt) {
+		return
+	}
+	st.LastContactAt, st.LastContactKind = at, kind
 }
 
 // syncError is the last failure of one operation.
@@ -192,6 +215,13 @@ type SyncStatus struct {
 	SchoolName           string    `json:"school_name,omitempty"`
 	LastHandshakeAt      time.Time `json:"last_handshake_at,omitzero"`
 	AccessTokenExpiresAt time.Time `json:"access_token_expires_at,omitzero"`
+	// LastContactAt is the last exchange with the portal that succeeded,
+	// of any kind; LastContactKind names it: handshake, pull (the package
+	// checked or downloaded), heartbeat, push (answers sent), media (an
+	// image's or audio's file fetched) or content (a blob of the questions
+	// fetched).
+	LastContactAt   time.Time `json:"last_contact_at,omitzero"`
+	LastContactKind string    `json:"last_contact_kind,omitempty"`
 	// ClockSkewMS is portal time minus the lab server's clock.
 	ClockSkewMS        int64     `json:"clock_skew_ms"`
 	LicenseID          string    `json:"license_id"`
@@ -441,7 +471,7 @@ func (s *Syncer) fail(ctx context.Context, op string, err error) {
 }
 
 // succeed clears the recorded failure of op, if any. (Reaching the portal
-// marks the Syncer online in call.)
+// marks the Syncer online, and records the contact, in call.)
 func (s *Syncer) succeed(ctx context.Context, op string) {
 	s.mu.Lock()
 	_, had := s.st.Errors[op]
@@ -503,6 +533,8 @@ func (s *Syncer) Status() SyncStatus {
 		ServerCode:               s.cfg.ServerCode,
 		SchoolName:               st.ServerName,
 		LastHandshakeAt:          st.LastHandshakeAt,
+		LastContactAt:            st.LastContactAt,
+		LastContactKind:          st.LastContactKind,
 		AccessTokenExpiresAt:     st.AccessTokenExpiresAt,
 		ClockSkewMS:              st.ClockSkew.Milliseconds(),
 		LicenseID:                st.LicenseID,

@@ -65,12 +65,6 @@ func browseOperator(t *testing.T, kind string) {
 		chromedp.SendKeys(chromedp.ID("q1-text"), "Kata cepat adalah kata sifat."),
 		chromedp.SendKeys(chromedp.ID("q1-answer"), "true"),
 	)
-	if kind == "bolt" {
-		if _, err := chromedp.Run(desk.ctx, chromedp.Evaluate[int](`window.scrollTo(0, 0), 0`)); err != nil {
-			t.Fatal(err)
-		}
-		desk.shot("exam-editor")
-	}
 	desk.do("save the exam", chromedp.Click(chromedp.CSS(`button[value="save"]`)), chromedp.WaitVisible(chromedp.CSS("p.ok")))
 	es, _ := p.exam.ListExams(t.Context(), "")
 	if len(es) != 1 || es[0].Title != "Bahasa Indonesia" || es[0].QuestionCount != 2 {

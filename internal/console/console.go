@@ -335,7 +335,9 @@ func session(r *http.Request, a area) string {
 	return ck.Value
 }
 
-// checkCSRF refuses a form without the token of its area's session.
+// checkCSRF refuses a form without the token of its area's session. Every
+// form post of the console passes here, so the form it read is also where
+// its newlines are made "\n" (see normalizeNewlines).
 func (c *console) checkCSRF(a area, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		want := c.csrfToken(session(r, a))
@@ -349,8 +351,33 @@ func (c *console) checkCSRF(a area, next http.Handler) http.Handler {
 			http.Error(w, "the form's security token is missing or stale: reload the page", http.StatusForbidden)
 			return
 		}
+		normalizeNewlines(r)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// newlines turns CRLF and lone CR into LF.
+var newlines = strings.NewReplacer("\r\n", "\n", "\r", "\n")
+
+// normalizeNewlines rewrites the newlines of every field of r's parsed
+// form (URL-encoded or multipart) as "\n": browsers send a textarea's
+// lines ended by CRLF, and what the console stores must read back as it
+// was written. A body not read as a form (a raw upload) is left alone.
+func normalizeNewlines(r *http.Request) {
+	fix := func(vs map[string][]string) {
+		for _, v := range vs {
+			for i, s := range v {
+				if strings.ContainsRune(s, '\r') {
+					v[i] = newlines.Replace(s)
+				}
+			}
+		}
+	}
+	fix(r.Form)
+	fix(r.PostForm)
+	if r.MultipartForm != nil {
+		fix(r.MultipartForm.Value)
+	}
 }
 
 type ctxKey int

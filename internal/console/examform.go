@@ -131,8 +131,22 @@ func newExamForm(now time.Time) examForm {
 		Duration: "90", Questions: []questionForm{{ID: "q1", Type: string(exam.SingleChoice), Points: "1"}}}
 }
 
-// localLayout is the format of datetime-local inputs.
-const localLayout = "2006-01-02T15:04"
+// localLayout is the format of the editor's datetime-local inputs, with
+// seconds (the inputs have step="1", so that a time with seconds is kept);
+// a browser leaves out the seconds when they are zero (shortLocalLayout).
+const (
+	localLayout      = "2006-01-02T15:04:05"
+	shortLocalLayout = "2006-01-02T15:04"
+)
+
+// parseLocal reads a datetime-local value, with or without seconds, in loc.
+func parseLocal(value string, loc *time.Location) (time.Time, error) {
+	t, err := time.ParseInLocation(localLayout, value, loc)
+	if err != nil {
+		t, err = time.ParseInLocation(shortLocalLayout, value, loc)
+	}
+	return t, err
+}
 
 // zone returns the editor's time zone called name (UTC when unknown).
 func zone(name string) *time.Location {
@@ -218,10 +232,10 @@ func (f examForm) input() (exam.ExamInput, error) {
 	})}
 	var err error
 	loc := zone(f.Zone)
-	if in.StartsAt, err = time.ParseInLocation(localLayout, f.Starts, loc); err != nil {
+	if in.StartsAt, err = parseLocal(f.Starts, loc); err != nil {
 		return in, errForm("the start is not a date and time")
 	}
-	if in.EndsAt, err = time.ParseInLocation(localLayout, f.Ends, loc); err != nil {
+	if in.EndsAt, err = parseLocal(f.Ends, loc); err != nil {
 		return in, errForm("the end is not a date and time")
 	}
 	if in.DurationMinutes, err = strconv.Atoi(f.Duration); err != nil {

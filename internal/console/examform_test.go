@@ -83,7 +83,7 @@ func TestExamEditor(t *testing.T) {
 
 	// The editor shows the exam as it was typed (times in WIB).
 	_, body := get(t, c, p.srv.URL+"/console/exams/"+e.ID+"/edit")
-	for _, want := range []string{`value="2026-12-01T07:30"`, "a: 3\nb: 4", `value="Matematika Akhir"`} {
+	for _, want := range []string{`value="2026-12-01T07:30:00"`, "a: 3\nb: 4", `value="Matematika Akhir"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("editor lacks %q", want)
 		}

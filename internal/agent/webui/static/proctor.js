@@ -239,6 +239,23 @@
 
   var SYNC = { online: 'Terhubung', syncing: 'Sedang sinkronisasi', offline: 'Tidak terhubung (offline)' };
 
+  // CONTACT names the kinds of exchange with the portal (last_contact_kind).
+  var CONTACT = {
+    handshake: 'jabat tangan', pull: 'periksa paket soal', heartbeat: 'laporan status', push: 'kirim jawaban',
+    media: 'unduh media', content: 'unduh soal'
+  };
+
+  // lastContact describes the last exchange with the portal that succeeded,
+  // "12:03:15 (kirim jawaban, baru saja)", and whether it is stale: older
+  // than three heartbeat intervals.
+  function lastContact(s) {
+    var d = parseTime(s.last_contact_at);
+    if (!d) { return { text: '', stale: false }; }
+    var kind = CONTACT[s.last_contact_kind] || s.last_contact_kind || '';
+    var every = (s.heartbeat_interval_seconds > 0 ? s.heartbeat_interval_seconds : 60) * 1000;
+    return { text: fmtTime(s.last_contact_at, false) + ' (' + (kind ? kind + ', ' : '') + ago(d) + ')', stale: now() - d.getTime() > 3 * every };
+  }
+
   // renderSync shows the sync state s and the free space disk (may be absent).
   function renderSync(s, disk) {
     var dl = $('sync-state');
@@ -250,7 +267,9 @@
       dl.appendChild(dd);
     }
     row('state', 'Status', SYNC[s.state] || s.state, s.state === 'offline');
-    row('last_handshake_at', 'Kontak terakhir', fmtTime(s.last_handshake_at, true), false);
+    var contact = lastContact(s);
+    row('last_contact_at', 'Kontak terakhir', contact.text, contact.stale);
+    row('last_handshake_at', 'Jabat tangan terakhir', fmtTime(s.last_handshake_at, true), false);
     var skew = typeof s.clock_skew_ms === 'number' ? s.clock_skew_ms : null;
     var skewText = skew === null ? '' : (Math.abs(skew) < 1000 ? skew + ' ms' : (skew / 1000).toFixed(1) + ' detik');
     row('clock_skew_ms', 'Selisih jam', skewText, skew !== null && Math.abs(skew) > 60000);
