@@ -27,12 +27,6 @@ const (
 	tagBlank     = "portal-blank:"
 )
 
-// Blank placeholders: private-use characters around the blank's number,
-// which survive the HTML's conversion to markdown.
-const blankOpen, blankClose = "\uE100", "\uE101"
-
-var blankPlaceholder = regexp.MustCompile(blankOpen + `([0-9]+)` + blankClose)
-
 func blankID(i int) string { return "b" + strconv.Itoa(i+1) }
 
 // clozeText converts the question text raw (HTML, with spans [start, end)
@@ -42,7 +36,7 @@ func (it *item) clozeText(raw string, spans [][2]int) string {
 	last := 0
 	for i, s := range spans {
 		b.WriteString(raw[last:s[0]])
-		b.WriteString(blankOpen + strconv.Itoa(i) + blankClose)
+		b.WriteString(qbank.BlankPlaceholder(i))
 		last = s[1]
 	}
 	b.WriteString(raw[last:])
@@ -52,11 +46,7 @@ func (it *item) clozeText(raw string, spans [][2]int) string {
 		e.attr = qt.attr
 	}
 	e.text.WriteString(b.String())
-	md := it.text(e)
-	return blankPlaceholder.ReplaceAllStringFunc(md, func(s string) string {
-		n, _ := strconv.Atoi(s[len(blankOpen) : len(s)-len(blankClose)])
-		return "[[" + blankID(n) + "]]"
-	})
+	return qbank.MarkBlanks(it.text(e), blankID)
 }
 
 // embedded is one embedded answer of a multianswer text.

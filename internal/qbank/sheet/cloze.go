@@ -2,7 +2,6 @@ package sheet
 
 import (
 	"fmt"
-	"html"
 	"regexp"
 	"strconv"
 	"strings"
@@ -244,18 +243,15 @@ func escapeKey(s string) string {
 // plainToMarkdown is a plain text as markdown that shows it as typed,
 // the blank markers kept when markers.
 func plainToMarkdown(s string, markers bool) string {
+	if !markers {
+		return qbank.PlainToMarkdown(s)
+	}
 	var kept []string
-	if markers {
-		s = clozeMarker.ReplaceAllStringFunc(s, func(m string) string {
-			kept = append(kept, m)
-			return "\uE100" + strconv.Itoa(len(kept)-1) + "\uE101"
-		})
-	}
-	md, _ := qbank.HTMLToMarkdown(strings.ReplaceAll(html.EscapeString(s), "\n", "<br>"), nil)
-	for i, m := range kept {
-		md = strings.Replace(md, "\uE100"+strconv.Itoa(i)+"\uE101", m, 1)
-	}
-	return md
+	s = clozeMarker.ReplaceAllStringFunc(s, func(m string) string {
+		kept = append(kept, m[2:len(m)-2])
+		return qbank.BlankPlaceholder(len(kept) - 1)
+	})
+	return qbank.MarkBlanks(qbank.PlainToMarkdown(s), func(i int) string { return kept[i] })
 }
 
 // clozeKey is a cloze question's key column, as readCloze reads it.
