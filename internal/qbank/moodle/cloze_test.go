@@ -1,11 +1,15 @@
 package moodle
 
 import (
+	"html"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/qbank"
+	"github.com/seedhq/portal/internal/richtext"
+	"github.com/seedhq/portal/internal/testkit"
 )
 
 // clozeBank is Moodle's export of an embedded-answers question, a
@@ -169,5 +173,47 @@ func TestParseEmbedded(t *testing.T) {
 	}
 	if got := unescapeAnswer(`R&#38;D \~ \\ \/`); got != `R&D ~ \ /` {
 		t.Errorf("unescapeAnswer = %q", got)
+	}
+}
+
+// TestImportClozeXSS: script vectors in embedded answers, choices and the
+// text (as Moodle's HTML escapes them, and raw) import as text that
+// renders as text.
+func TestImportClozeXSS(t *testing.T) {
+	svc := mustService(t)
+	for _, v := range testkit.XSSVectors {
+		escaped := html.EscapeString(v)
+		// The vector's own braces and tildes are escaped for the syntax.
+		syntax := html.EscapeString(strings.NewReplacer(`}`, `\}`, `~`, `\~`, `#`, `\#`, `/`, `\/`, `"`, `\"`).Replace(v))
+		src := `<quiz><question type="multianswer"><name><text>x</text></name><questiontext format="html"><text>` +
+			html.EscapeString(v+` {1:MULTICHOICE:=`+syntax+`~b} {1:SA:=`+syntax+`}`) + `</text></questiontext></question>` +
+			`<question type="gapselect"><name><text>g</text></name><questiontext format="html"><text>` +
+			html.EscapeString(v+` [[1]]`) + `</text></questiontext>` +
+			`<selectoption><text>` + escaped + `</text><group>1</group></selectoption><selectoption><text>b</text><group>1</group></selectoption></question></quiz>`
+		b := mustImport(t, svc, src)
+		if len(b.Questions) != 2 {
+			t.Fatalf("%s: %+v", v, b.Items)
+		}
+		for _, q := range b.Questions {
+			texts := []string{q.Text}
+			for _, bl := range q.Blanks {
+				for _, o := range bl.Options {
+					texts = append(texts, o.Text)
+				}
+			}
+			for _, md := range texts {
+				res, err := richtext.Render(richtext.Markdown, md, richtext.Options{Media: anyMedia})
+				if err != nil {
+					t.Fatal(err)
+				}
+				testkit.CheckRenderedHTML(t, md, res.HTML)
+			}
+		}
+		if got := b.Questions[0].Blanks[1].Answer; !slices.Equal(got, []string{v}) {
+			t.Errorf("text answer %q, want %q", got, v)
+		}
+		if got := b.Questions[0].Blanks[0].Options[0].Text; !strings.Contains(got, "window.\\_\\_xss") {
+			t.Errorf("option %q is not the vector as text", got)
+		}
 	}
 }
