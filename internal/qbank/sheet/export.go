@@ -86,7 +86,9 @@ func questionRow(q exam.Question) []string {
 	}
 	switch q.Type {
 	case exam.Numeric:
-		set("tolerance", formatTolerance(q.Tolerance, q.ToleranceMode))
+		if q.Tolerance != 0 || q.ToleranceMode != exam.ToleranceAbsolute {
+			set("tolerance", formatTolerance(q.Tolerance, q.ToleranceMode))
+		}
 	case exam.Cloze:
 		set("answer", clozeKey(q))
 	}
