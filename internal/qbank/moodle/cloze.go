@@ -358,7 +358,7 @@ func (it *item) embeddedBlank(i int, e embedded) (exam.Blank, bool) {
 // absolute ± ("" is none): the largest, noted when they differ (unless
 // the portal's tag says they are a relative tolerance's).
 func (it *item) tolerance(tols []string, what string, relativeTagged bool) (float64, bool) {
-	max, first := 0.0, -1.0
+	largest, first := 0.0, -1.0
 	differ := false
 	for _, t := range tols {
 		v := 0.0
@@ -377,12 +377,12 @@ func (it *item) tolerance(tols []string, what string, relativeTagged bool) (floa
 		if first < 0 {
 			first = v
 		}
-		max = math.Max(max, v)
+		largest = math.Max(largest, v)
 	}
 	if differ && !relativeTagged {
-		it.change("the accepted numbers of %s had different tolerances: the largest, ±%s, is kept for all", what, strconv.FormatFloat(max, 'f', -1, 64))
+		it.change("the accepted numbers of %s had different tolerances: the largest, ±%s, is kept for all", what, strconv.FormatFloat(largest, 'f', -1, 64))
 	}
-	return max, true
+	return largest, true
 }
 
 // blankTags applies the portal's tags of a cloze question's blanks

@@ -163,13 +163,13 @@ func (ir *itemReader) cloze(q *exam.Question, body *node, found []*node) error {
 // sharePoints shares the item's MAXSCORE among blanks that have no
 // points of their own.
 func (ir *itemReader) sharePoints(q *exam.Question) {
-	max, ok := ir.maxScore()
-	if !ok || max == float64(len(q.Blanks)) {
+	total, ok := ir.maxScore()
+	if !ok || total == float64(len(q.Blanks)) {
 		return
 	}
-	per := max / float64(len(q.Blanks))
+	per := total / float64(len(q.Blanks))
 	if per <= 0 || per != math.Round(per*100)/100 {
-		ir.note("each blank is worth 1 point (the item's %s points do not share evenly among its %d blanks)", fmtPoints(max), len(q.Blanks))
+		ir.note("each blank is worth 1 point (the item's %s points do not share evenly among its %d blanks)", fmtPoints(total), len(q.Blanks))
 		return
 	}
 	for i := range q.Blanks {
