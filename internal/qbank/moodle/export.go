@@ -49,7 +49,10 @@ type exporter struct {
 	w     *bufio.Writer
 	media qbank.MediaSource
 	info  map[string]exam.Media
-	err   error // the first write error
+	// blanks are the embedded answers of the cloze question being
+	// written, by blank id, which rewrite puts where its text shows them.
+	blanks map[string]string
+	err    error // the first write error
 }
 
 func (x *exporter) printf(format string, args ...any) {
@@ -118,18 +121,30 @@ func points(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
 func (x *exporter) question(q exam.Question) error {
 	typ := map[exam.QuestionType]string{exam.SingleChoice: "multichoice", exam.MultipleChoice: "multichoice",
 		exam.TrueFalse: "truefalse", exam.ShortAnswer: "shortanswer", exam.Essay: "essay",
-		exam.Matching: "matching", exam.StatementGrid: "matching"}[q.Type]
+		exam.Matching: "matching", exam.StatementGrid: "matching", exam.Numeric: "numerical",
+		exam.Cloze: "multianswer"}[q.Type]
 	if typ == "" {
 		return apperr.Errorf(apperr.Invalid, "UNSUPPORTED_TYPE", "Moodle has no question of type %q", q.Type)
 	}
 	x.printf("  <question type=%q>\n    <name><text>%s</text></name>\n", typ, esc(q.ID))
-	if err := x.field("questiontext", "", q.Format, q.Text); err != nil {
+	var tags []string
+	if q.Type == exam.Cloze {
+		t, err := x.clozeBlanks(q)
+		if err != nil {
+			return err
+		}
+		tags = t
+	}
+	err := x.field("questiontext", "", q.Format, q.Text)
+	x.blanks = nil
+	if err != nil {
 		return err
 	}
 	x.printf("    <generalfeedback format=\"html\"><text></text></generalfeedback>\n")
 	x.printf("    <defaultgrade>%s</defaultgrade>\n    <penalty>0</penalty>\n    <hidden>0</hidden>\n", points(q.Points))
-	var tags []string
 	switch q.Type {
+	case exam.Numeric:
+		tags = append(tags, x.numerical(q)...)
 	case exam.SingleChoice, exam.MultipleChoice:
 		key := map[string]bool{}
 		for _, a := range q.Answer {
@@ -381,6 +396,10 @@ func (x *exporter) rewrite(h string, formulas []formula) (string, error) {
 				}
 			}
 			n.Attr = attrs
+			if id := attrOf(n, "data-blank"); id != "" && x.blanks[id] != "" {
+				n.Type, n.Data, n.DataAtom, n.Attr = html.TextNode, x.blanks[id], 0, nil
+				return
+			}
 			if sha != "" {
 				m := x.info[sha]
 				alt := ""

@@ -30,6 +30,7 @@ func FuzzMoodleImport(f *testing.F) {
 	f.Add([]byte(`<quiz><question type="matching"><name><text>m</text></name><questiontext format="html"><text>x</text></questiontext>` +
 		`<subquestion><text>a</text><answer><text>1</text></answer></subquestion><subquestion><text>b</text><answer><text>1</text></answer></subquestion>` +
 		`<tags><tag><text>portal-statement-grid</text></tag></tags></question></quiz>`))
+	f.Add([]byte(clozeBank))
 	f.Add([]byte(`<?xml version="1.0"?><!DOCTYPE quiz [<!ENTITY e "x">]><quiz>&e;</quiz>`))
 	f.Add([]byte(`<quiz><question type="description"><questiontext><text><![CDATA[<img src="@@PLUGINFILE@@/a.png">]]></text>` +
 		`<file name="a.png" encoding="base64">iVBORw0KGgo=</file></questiontext></question></quiz>`))

@@ -748,6 +748,10 @@ func (it *item) convert() {
 		ok = it.essay(&qu)
 	case "matching":
 		ok = it.matching(&qu)
+	case "multianswer":
+		ok = it.multianswer(&qu)
+	case "gapselect", "ddwtos":
+		ok = it.gapselect(&qu, it.typ == "ddwtos")
 	default:
 		it.refuse("UNSUPPORTED_TYPE", "the exam has no question of Moodle's type %q", clip(it.typ, 40))
 		return
@@ -819,6 +823,11 @@ func questionTexts(q exam.Question) []string {
 	out := []string{q.Text}
 	for _, set := range [][]exam.Option{q.Options, q.Statements, q.Columns, q.Premises, q.Responses} {
 		for _, o := range set {
+			out = append(out, o.Text)
+		}
+	}
+	for _, b := range q.Blanks {
+		for _, o := range b.Options {
 			out = append(out, o.Text)
 		}
 	}
@@ -962,40 +971,46 @@ func (it *item) shortanswer(q *exam.Question) bool {
 	return true
 }
 
-// numerical: the exact answers (fraction 100), each also written with a
-// decimal comma; a tolerance is noted, not kept.
+// numerical: the answers at 100% are the accepted numbers, with Moodle's
+// absolute tolerance (the largest when they differ); the units are
+// dropped.
 func (it *item) numerical(q *exam.Question) bool {
-	q.Type = exam.ShortAnswer
+	q.Type = exam.Numeric
+	var tols []string
 	for _, a := range it.q.children("answer") {
 		f, _ := fraction(a)
 		v := rawOf(a)
-		if f < 99.99 || v == "" {
+		if v == "" {
+			continue
+		}
+		if f < 99.99 {
+			if f > 0 {
+				it.change("dropped the answer %q, which earned part of the points", clip(v, 40))
+			}
 			continue
 		}
 		if v == "*" {
 			it.change("dropped the answer * (any number)")
 			continue
 		}
-		n, err := strconv.ParseFloat(v, 64)
-		if err != nil {
+		n, ok := exam.ParseNumber(v)
+		if !ok {
 			it.refuse("INVALID_ITEM", "the answer %q is not a number", clip(v, 40))
 			return false
 		}
-		s := strconv.FormatFloat(n, 'f', -1, 64)
-		q.Answer = append(q.Answer, s)
-		if strings.Contains(s, ".") {
-			q.Answer = append(q.Answer, strings.ReplaceAll(s, ".", ","))
-		}
-		if tol := a.child("tolerance").value(); tol != "" {
-			if t, err := strconv.ParseFloat(tol, 64); err == nil && t != 0 {
-				it.change("dropped the tolerance ±%s of %s: only the exact answer is accepted", tol, s)
-			}
-		}
+		q.Answer = append(q.Answer, exam.FormatNumber(n))
+		tols = append(tols, a.child("tolerance").value())
 	}
 	if len(q.Answer) == 0 {
 		it.refuse("KEY_NOT_AN_OPTION", "no answer is accepted (fraction 100)")
 		return false
 	}
+	t, ok := it.tolerance(tols, "the question", it.relativeTagged(tagTolerance))
+	if !ok {
+		return false
+	}
+	q.Tolerance = t
+	it.blankTags(q)
 	if len(it.q.child("units").children("unit")) > 0 {
 		it.change("dropped the units: the answer is the number alone")
 	}

@@ -181,11 +181,11 @@ func TestImportMixedFixture(t *testing.T) {
 	checkReport(t, b, []want{
 		{title: "Bacaan: gerak lurus", status: qbank.Imported},
 		{title: "Jarak", status: qbank.Changed, change: `dropped the answer "seratus"`},
-		{title: "Waktu", status: qbank.Changed, change: "dropped the tolerance ±0.1 of 2.5"},
+		{title: "Waktu", status: qbank.Imported},
 		{title: "Besaran dan satuan", status: qbank.Imported},
 		{title: "Dihitung", status: qbank.Refused, code: "UNSUPPORTED_TYPE"},
-		{title: "Cloze", status: qbank.Refused, code: "UNSUPPORTED_TYPE"},
-		{title: "Seret", status: qbank.Refused, code: "UNSUPPORTED_TYPE"},
+		{title: "Cloze", status: qbank.Imported},
+		{title: "Seret", status: qbank.Refused, code: "KEY_NOT_AN_OPTION"},
 		{title: "Rumus rusak", status: qbank.Refused, code: "TEX_ERROR"},
 		{title: "Gambar hilang", status: qbank.Refused, code: "MEDIA_NOT_FOUND"},
 		{title: "Tanpa kunci", status: qbank.Refused, code: "KEY_NOT_AN_OPTION"},
@@ -193,7 +193,7 @@ func TestImportMixedFixture(t *testing.T) {
 	if b.Title != "Fisika Kelas X" {
 		t.Errorf("title %q", b.Title)
 	}
-	if i, c, r := b.Counts(); i != 2 || c != 2 || r != 6 {
+	if i, c, r := b.Counts(); i != 4 || c != 1 || r != 5 {
 		t.Errorf("counts %d %d %d", i, c, r)
 	}
 	if len(b.Stimuli) != 1 || b.Stimuli[0].ID != "s001" || b.Stimuli[0].Text != `Sebuah mobil bergerak dengan kecepatan tetap $v = 20\,\mathrm{m/s}$.` {
@@ -202,7 +202,7 @@ func TestImportMixedFixture(t *testing.T) {
 	if q := question(t, b, "q002"); q.Stimulus != "s001" || !slices.Equal(q.Answer, []string{"100", "100 m"}) {
 		t.Errorf("q002 = %+v", q)
 	}
-	if q := question(t, b, "q003"); q.Stimulus != "s001" || q.Type != exam.ShortAnswer || !slices.Equal(q.Answer, []string{"2.5", "2,5"}) {
+	if q := question(t, b, "q003"); q.Stimulus != "s001" || q.Type != exam.Numeric || !slices.Equal(q.Answer, []string{"2.5"}) || q.Tolerance != 0.1 {
 		t.Errorf("q003 = %+v", q)
 	}
 	q := question(t, b, "q004")
@@ -216,7 +216,10 @@ func TestImportMixedFixture(t *testing.T) {
 	if !slices.Equal(resp, []string{"m/s", `$\mathrm{m/s^2}$`, "N", "J"}) || !slices.Equal(q.Answer, []string{"p1=r1", "p2=r2", "p3=r3"}) {
 		t.Errorf("q004 responses %q key %q", resp, q.Answer)
 	}
-	if len(b.Questions) != 3 {
+	if q := question(t, b, "q006"); q.Type != exam.Cloze || q.Text != "Ibu kota Jawa Barat adalah [[b1]]." || !slices.Equal(q.Blanks[0].Answer, []string{"Bandung"}) {
+		t.Errorf("q006 = %+v", q)
+	}
+	if len(b.Questions) != 4 {
 		t.Errorf("%d questions", len(b.Questions))
 	}
 }

@@ -126,7 +126,7 @@ func (g *gen) question(i int) exam.Question {
 	if g.r.IntN(3) == 0 {
 		q.Points += 0.5
 	}
-	switch g.r.IntN(7) {
+	switch g.r.IntN(9) {
 	case 0:
 		q.Type, q.Options = exam.SingleChoice, g.options(2+g.r.IntN(4))
 		q.Answer = []string{q.Options[g.r.IntN(len(q.Options))].ID}
@@ -186,6 +186,29 @@ func (g *gen) question(i int) exam.Question {
 		if g.r.IntN(2) == 0 {
 			q.Scoring = exam.ScoringPartial
 		}
+	case 7:
+		q.Type, q.Answer, q.Tolerance = exam.Numeric, []string{"2.5", "-1234"}[:1+g.r.IntN(2)], 0.05
+		if g.r.IntN(2) == 0 {
+			q.Tolerance, q.ToleranceMode = 5, exam.ToleranceRelative
+		}
+	case 8:
+		q = g.cloze(q)
+	}
+	return q
+}
+
+// cloze makes q a cloze question of a text, a number and a choice blank.
+func (g *gen) cloze(q exam.Question) exam.Question {
+	q.Type, q.Points = exam.Cloze, 0
+	q.Text += "\n\n" + g.words(3) + " [[b1]] " + g.words(2) + " [[b2]], [[b3]]."
+	q.Blanks = []exam.Blank{
+		{ID: "b1", Kind: exam.BlankText, Answer: []string{g.rawWords(3), "} ~ # / \" \\ a*b"}, Points: 2},
+		{ID: "b2", Kind: exam.BlankNumber, Answer: []string{"128.3"}, Tolerance: 0.5, Points: 0.5},
+		{ID: "b3", Kind: exam.BlankChoice, Options: []exam.Option{{ID: "o1", Text: g.plainish(1)}, {ID: "o2", Text: g.plainish(2)}},
+			Answer: []string{"o2"}, Points: 1},
+	}
+	if g.r.IntN(2) == 0 {
+		q.Blanks[1].Tolerance, q.Blanks[1].ToleranceMode = 1, exam.ToleranceRelative
 	}
 	return q
 }
@@ -266,10 +289,24 @@ func TestRoundTrip(t *testing.T) {
 			q := b.Questions[i]
 			where := fmt.Sprintf("run %d question %s", run, want.ID)
 			if q.Type != want.Type || q.Points != want.Points || q.Rubric != want.Rubric || q.Scoring != want.Scoring ||
-				q.ReuseResponses != want.ReuseResponses || !slices.Equal(q.Answer, want.Answer) {
+				q.ReuseResponses != want.ReuseResponses || !slices.Equal(q.Answer, want.Answer) ||
+				q.Tolerance != want.Tolerance || q.ToleranceMode != want.ToleranceMode || len(q.Blanks) != len(want.Blanks) {
 				t.Fatalf("%s:\n got %+v\nwant %+v", where, q, want)
 			}
 			sameText(t, where+" text", want.Text, q.Text)
+			for j, wb := range want.Blanks {
+				gb := q.Blanks[j]
+				if gb.ID != wb.ID || gb.Kind != wb.Kind || gb.Points != wb.Points || !slices.Equal(gb.Answer, wb.Answer) ||
+					gb.Tolerance != wb.Tolerance || gb.ToleranceMode != wb.ToleranceMode || len(gb.Options) != len(wb.Options) {
+					t.Fatalf("%s: blank\n got %+v\nwant %+v\n%s", where, gb, wb, buf.String())
+				}
+				for k, o := range wb.Options {
+					if gb.Options[k].ID != o.ID {
+						t.Fatalf("%s: blank options %+v, want %+v", where, gb.Options, wb.Options)
+					}
+					sameText(t, where+" "+wb.ID+" "+o.ID, o.Text, gb.Options[k].Text)
+				}
+			}
 			for _, set := range [][2][]exam.Option{{want.Options, q.Options}, {want.Premises, q.Premises},
 				{want.Responses, q.Responses}, {want.Statements, q.Statements}, {want.Columns, q.Columns}} {
 				if len(set[0]) != len(set[1]) {

@@ -41,6 +41,9 @@ var mediaExt = map[string]string{"image/png": ".png", "image/jpeg": ".jpg", "ima
 // exporter writes one exam's package.
 type exporter struct {
 	media map[string]exam.Media // by SHA-256
+	// blanks are the interactions of the cloze question being written, by
+	// blank id, which the item body has where its text shows the blanks.
+	blanks map[string]string
 }
 
 // Export writes e as a QTI 3.0 content package to w: imsmanifest.xml, one
@@ -144,7 +147,11 @@ func Export(ctx context.Context, w io.Writer, e exam.Exam, media qbank.MediaSour
 // questionTexts are every text of q written in its format.
 func questionTexts(q exam.Question) []string {
 	out := []string{q.Text}
-	for _, os := range [][]exam.Option{q.Options, q.Statements, q.Columns, q.Premises, q.Responses} {
+	parts := [][]exam.Option{q.Options, q.Statements, q.Columns, q.Premises, q.Responses}
+	for _, b := range q.Blanks {
+		parts = append(parts, b.Options)
+	}
+	for _, os := range parts {
 		for _, o := range os {
 			out = append(out, o.Text)
 		}
@@ -251,7 +258,14 @@ func (ex *exporter) stimulus(st exam.Stimulus) (string, error) {
 func fmtPoints(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
 
 func (ex *exporter) item(q exam.Question, stimuli map[string]exam.Stimulus) (string, error) {
+	var decl, interaction, rpBody strings.Builder
+	if q.Type == exam.Cloze {
+		if err := ex.cloze(q, &decl, &rpBody); err != nil {
+			return "", err
+		}
+	}
 	text, err := ex.xhtml(q.Format, q.Text)
+	ex.blanks = nil
 	if err != nil {
 		return "", err
 	}
@@ -259,7 +273,6 @@ func (ex *exporter) item(q exam.Question, stimuli map[string]exam.Stimulus) (str
 	if points == 0 && q.Type != exam.Essay {
 		points = 1
 	}
-	var decl, interaction strings.Builder
 	rp := rpCorrect
 	values := func(vs []string) string {
 		var b strings.Builder
@@ -313,6 +326,11 @@ func (ex *exporter) item(q exam.Question, stimuli map[string]exam.Stimulus) (str
 		}
 		decl.WriteString("</qti-mapping></qti-response-declaration>")
 		fmt.Fprintf(&interaction, `<p><qti-text-entry-interaction response-identifier="%s"/></p>`, responseID)
+	case exam.Numeric:
+		rp = ""
+		ex.numeric(q, points, &decl, &interaction, &rpBody)
+	case exam.Cloze:
+		rp = ""
 	case exam.Essay:
 		rp = ""
 		fmt.Fprintf(&decl, `<qti-response-declaration identifier="%s" cardinality="single" base-type="string"/>`, responseID)
@@ -379,6 +397,9 @@ func (ex *exporter) item(q exam.Question, stimuli map[string]exam.Stimulus) (str
 	b.WriteString(text + interaction.String() + "</qti-item-body>\n")
 	if rp != "" {
 		fmt.Fprintf(&b, `<qti-response-processing template="%s"/>`+"\n", rp)
+	}
+	if rpBody.Len() > 0 {
+		fmt.Fprintf(&b, "<qti-response-processing>%s</qti-response-processing>\n", rpBody.String())
 	}
 	b.WriteString("</qti-assessment-item>\n")
 	return b.String(), nil
@@ -478,6 +499,9 @@ func (w *xhtmlWriter) node(n *html.Node, inMath bool) {
 	case name == "audio":
 		sha := attrOf(n, "data-media")
 		fmt.Fprintf(&w.b, `<audio src="../%s" controls="controls" title="%s"></audio>`, esc(w.ex.mediaPath(sha)), esc(attrOf(n, "aria-label")))
+		return
+	case name == "span" && w.ex.blanks[attrOf(n, "data-blank")] != "":
+		w.b.WriteString(w.ex.blanks[attrOf(n, "data-blank")])
 		return
 	case name == "u":
 		w.b.WriteString(`<span class="qti-underline">`)

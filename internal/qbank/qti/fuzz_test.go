@@ -21,6 +21,7 @@ func FuzzQTIImport(f *testing.F) {
 		}
 	}
 	f.Add(MustZip(f, "imsmanifest.xml", fmt.Sprintf(manifest, "q.xml"), "q.xml", fmt.Sprintf(item21, "a", `<math><mfrac><mi>x</mi><mn>2</mn></mfrac></math>`)))
+	f.Add(MustZip(f, "imsmanifest.xml", manifestOf("a.xml", "b.xml", "c.xml"), "a.xml", clozeItem, "b.xml", gapItem, "c.xml", numericItem))
 	f.Add([]byte("PK\x03\x04"))
 	svc := MustService(f)
 	defer func(old int64) { maxUnpacked = old }(maxUnpacked)

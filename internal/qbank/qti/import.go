@@ -352,8 +352,9 @@ func (ir *itemReader) read(rep *qbank.ItemReport) (*exam.Question, error) {
 		kinds = append(kinds, f.Name)
 	}
 	rep.Kind = strings.Join(kinds, ",")
-	if len(found) > 1 {
-		return nil, refuse(codeUnsupportedItem, "the item has %d interactions (%s); a question has one", len(found), rep.Kind)
+	cloze, err := isCloze(found)
+	if err != nil {
+		return nil, err
 	}
 	in := found[0]
 	q := &exam.Question{ID: cleanID(ir.root.attr("identifier"))}
@@ -364,8 +365,13 @@ func (ir *itemReader) read(rep *qbank.ItemReport) (*exam.Question, error) {
 		return nil, err
 	}
 	decl := ir.declaration(in.attr("responseIdentifier"))
-	var err error
-	switch in.Name {
+	kind := in.Name
+	if cloze {
+		kind = "cloze"
+	}
+	switch kind {
+	case "cloze":
+		err = ir.cloze(q, body, found)
 	case "choiceInteraction":
 		err = ir.choice(q, body, in, decl)
 	case "inlineChoiceInteraction":

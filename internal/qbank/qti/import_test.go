@@ -60,7 +60,7 @@ func TestImportQTIWorks21(t *testing.T) {
 		{"changed", "", "choiceMultiple", "choiceInteraction", "partial credit"},
 		{"imported", "", "choice-5", "choiceInteraction", ""},
 		{"imported", "", "choice-6", "choiceInteraction", ""},
-		{"refused", "UNSUPPORTED_ITEM", "", "inlineChoiceInteraction,inlineChoiceInteraction", ""},
+		{"changed", "", "inlineChoice", "inlineChoiceInteraction,inlineChoiceInteraction", "dropped the empty choice of blank RESPONSE1"},
 		{"changed", "", "choiceMultiple-2", "choiceInteraction", "partial credit"},
 	})
 	if b.Items[0].Title != "Getting Started" {

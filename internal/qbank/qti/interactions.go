@@ -187,23 +187,11 @@ func (ir *itemReader) textEntry(q *exam.Question, body, in, decl *node) error {
 	if decl == nil {
 		return refuse(codeInvalidItem, "the interaction's response %q is not declared", in.attr("responseIdentifier"))
 	}
-	var answers []string
-	seen := map[string]bool{}
-	add := func(s string) {
-		if s = strings.TrimSpace(s); s != "" && !seen[strings.ToLower(s)] {
-			seen[strings.ToLower(s)] = true
-			answers = append(answers, s)
-		}
+	switch decl.attr("baseType") {
+	case "float", "integer":
+		return ir.numericEntry(q, body, in, decl)
 	}
-	for _, v := range correctValues(decl) {
-		add(v)
-	}
-	entries, _, _ := mappingOf(decl)
-	for _, e := range entries {
-		if e.value > 0 {
-			add(e.key)
-		}
-	}
+	answers := ir.entryAnswers(in.attr("responseIdentifier"), decl)
 	if len(answers) == 0 {
 		return refuse(codeInvalidItem, "the item has no accepted answer (correctResponse or mapping)")
 	}
@@ -211,10 +199,6 @@ func (ir *itemReader) textEntry(q *exam.Question, body, in, decl *node) error {
 	q.Points = ir.points(decl, true)
 	if m := decl.child("mapping"); m != nil && m.find(func(n *node) bool { return n.attr("caseSensitive") == "true" }) != nil {
 		ir.note("answers are compared ignoring case and spaces")
-	}
-	switch decl.attr("baseType") {
-	case "float", "integer":
-		ir.note("the %s answers are compared as text", decl.attr("baseType"))
 	}
 	_, err := ir.questionTexts(q, body, bodyWith(body, in, true), nil)
 	return err

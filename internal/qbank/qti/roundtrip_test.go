@@ -89,7 +89,8 @@ func (g *gen) exam(n int) exam.Exam {
 		format := []string{"", "markdown"}[g.r.IntN(2)]
 		e.Stimuli = append(e.Stimuli, exam.Stimulus{ID: fmt.Sprintf("s%d", i+1), Title: "Bacaan " + g.words(1), Format: format, Text: g.text(format, true)})
 	}
-	types := []exam.QuestionType{exam.SingleChoice, exam.MultipleChoice, exam.TrueFalse, exam.ShortAnswer, exam.Essay, exam.StatementGrid, exam.Matching}
+	types := []exam.QuestionType{exam.SingleChoice, exam.MultipleChoice, exam.TrueFalse, exam.ShortAnswer, exam.Essay, exam.StatementGrid, exam.Matching,
+		exam.Numeric, exam.Cloze}
 	for i := range n {
 		format := []string{"", "markdown"}[g.r.IntN(2)]
 		q := exam.Question{ID: fmt.Sprintf("%d", i+1), Type: types[i%len(types)], Format: format, Text: g.text(format, true),
@@ -144,10 +145,32 @@ func (g *gen) exam(n int) exam.Exam {
 			if g.r.IntN(2) == 0 {
 				q.Scoring = exam.ScoringPartial
 			}
+		case exam.Numeric:
+			q.Answer, q.Tolerance = []string{"2.5", "-1234.125"}[:1+g.r.IntN(2)], float64(g.r.IntN(3))/4
+			if g.r.IntN(2) == 0 {
+				q.ToleranceMode = exam.ToleranceRelative
+			}
+		case exam.Cloze:
+			g.cloze(&q)
 		}
 		e.Questions = append(e.Questions, q)
 	}
 	return e
+}
+
+// cloze makes q a cloze question with a blank of each kind.
+func (g *gen) cloze(q *exam.Question) {
+	q.Format = "markdown"
+	q.Text += "\n\n" + g.words(2) + " [[b1]] " + g.words(1) + " [[x.2]], *" + g.words(1) + "* [[b_3]]."
+	q.Blanks = []exam.Blank{
+		{ID: "b1", Kind: exam.BlankText, Answer: []string{"Jakarta", "DKI Jakarta"}[:1+g.r.IntN(2)], Points: 2},
+		{ID: "x.2", Kind: exam.BlankNumber, Answer: []string{"128.3", "-2"}[:1+g.r.IntN(2)], Tolerance: float64(g.r.IntN(3)) / 2, Points: 0.5},
+		{ID: "b_3", Kind: exam.BlankChoice, Options: []exam.Option{{ID: "o1", Text: g.words(2)}, {ID: "o2", Text: "$x^{2}$ " + g.words(1)},
+			{ID: "o3", Text: "**" + g.words(1) + "**"}}, Answer: []string{[]string{"o1", "o2", "o3"}[g.r.IntN(3)]}, Points: 1},
+	}
+	if g.r.IntN(2) == 0 {
+		q.Blanks[1].ToleranceMode = exam.ToleranceRelative
+	}
 }
 
 // rendered is a text as students see it.
@@ -256,6 +279,18 @@ func compareQuestion(t *testing.T, got, want exam.Question) {
 	same("scoring", got.Scoring, want.Scoring)
 	same("reuse", got.ReuseResponses, want.ReuseResponses)
 	same("rubric", got.Rubric, want.Rubric)
+	same("tolerance", got.Tolerance, want.Tolerance)
+	same("tolerance mode", got.ToleranceMode, want.ToleranceMode)
+	same("blanks", len(got.Blanks), len(want.Blanks))
+	for i := range min(len(got.Blanks), len(want.Blanks)) {
+		gb, wb := got.Blanks[i], want.Blanks[i]
+		same("blank", []any{gb.ID, gb.Kind, gb.Answer, gb.Points, gb.Tolerance, gb.ToleranceMode, len(gb.Options)},
+			[]any{wb.ID, wb.Kind, wb.Answer, wb.Points, wb.Tolerance, wb.ToleranceMode, len(wb.Options)})
+		for k := range min(len(gb.Options), len(wb.Options)) {
+			same("blank option id", gb.Options[k].ID, wb.Options[k].ID)
+			same("blank option", rendered(t, got.Format, gb.Options[k].Text), rendered(t, want.Format, wb.Options[k].Text))
+		}
+	}
 	same("text", rendered(t, got.Format, got.Text), rendered(t, want.Format, want.Text))
 	if t.Failed() && rendered(t, got.Format, got.Text) != rendered(t, want.Format, want.Text) {
 		t.Logf("text %q\nwant %q", got.Text, want.Text)

@@ -84,6 +84,14 @@ func questionRow(q exam.Question) []string {
 	if q.ReuseResponses {
 		set("reuse_responses", "true")
 	}
+	switch q.Type {
+	case exam.Numeric:
+		if q.Tolerance != 0 || q.ToleranceMode != exam.ToleranceAbsolute {
+			set("tolerance", formatTolerance(q.Tolerance, q.ToleranceMode))
+		}
+	case exam.Cloze:
+		set("answer", clozeKey(q))
+	}
 	return cells
 }
 

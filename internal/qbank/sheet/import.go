@@ -317,6 +317,9 @@ func (im *importer) row(n int, get func(string) string, pictureCells []string) (
 // fill reads the row's cells into q, stores its media and checks it.
 func (im *importer) fill(q *exam.Question, get func(string) string, pictureCells []string, changes *[]string) (*refusal, error) {
 	typ := exam.QuestionType(strings.ToLower(strings.TrimSpace(get("type"))))
+	if alias, ok := typeAliases[string(typ)]; ok {
+		typ = alias
+	}
 	switch {
 	case typ == "":
 		return refuse("INVALID_ITEM", "the type is empty"), nil
@@ -362,6 +365,14 @@ func (im *importer) fill(q *exam.Question, get func(string) string, pictureCells
 	default:
 		return refuse("INVALID_ITEM", "reuse_responses %q is neither true nor false", v), nil
 	}
+	if ref := readTolerance(q, get("tolerance")); ref != nil {
+		return ref, nil
+	}
+	if q.Type == exam.Cloze {
+		if ref := readCloze(q, get("answer"), changes); ref != nil {
+			return ref, nil
+		}
+	}
 	if ref := checkKey(*q); ref != nil {
 		return ref, nil
 	}
@@ -392,7 +403,11 @@ func (im *importer) fill(q *exam.Question, get func(string) string, pictureCells
 		q.Text = strings.TrimRight(q.Text, "\n ") + "\n\n" + strings.Join(extra, "\n\n")
 	}
 	texts := []*string{&q.Text}
-	for _, opts := range [][]exam.Option{q.Options, q.Statements, q.Columns, q.Premises, q.Responses} {
+	parts := [][]exam.Option{q.Options, q.Statements, q.Columns, q.Premises, q.Responses}
+	for _, b := range q.Blanks {
+		parts = append(parts, b.Options)
+	}
+	for _, opts := range parts {
 		for i := range opts {
 			texts = append(texts, &opts[i].Text)
 		}
@@ -569,6 +584,11 @@ func questionTexts(q exam.Question) []struct{ field, text string } {
 			out = append(out, struct{ field, text string }{part.name + "[" + o.ID + "]", o.Text})
 		}
 	}
+	for _, b := range q.Blanks {
+		for _, o := range b.Options {
+			out = append(out, struct{ field, text string }{"answer[" + b.ID + "][" + o.ID + "]", o.Text})
+		}
+	}
 	return out
 }
 
@@ -625,7 +645,7 @@ func parseOptions(col, cell string) ([]exam.Option, *refusal) {
 func parseAnswer(t exam.QuestionType, cell string) []string {
 	var out []string
 	switch t {
-	case exam.ShortAnswer:
+	case exam.ShortAnswer, exam.Numeric:
 		return splitLines(cell)
 	case exam.Essay:
 		return nil

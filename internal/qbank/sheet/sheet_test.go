@@ -127,7 +127,7 @@ func TestTemplateExamples(t *testing.T) {
 			rows = append(rows, m)
 		}
 	}
-	if len(rows) != 8 {
+	if len(rows) != 10 {
 		t.Fatalf("%d example rows", len(rows))
 	}
 	b := MustSheet(t, rows, [][]string{{"bacaan1", "Fotosintesis", "", "Tumbuhan membuat makanannya sendiri."}}, nil)
@@ -140,7 +140,7 @@ func TestTemplateExamples(t *testing.T) {
 			t.Errorf("row %d %s: %+v", it.Position, it.Title, it)
 		}
 	}
-	if len(bank.Questions) != 8 || len(bank.Stimuli) != 1 || len(m.files) != 1 {
+	if len(bank.Questions) != 10 || len(bank.Stimuli) != 1 || len(m.files) != 1 {
 		t.Fatalf("%d questions, %d stimuli, %d media", len(bank.Questions), len(bank.Stimuli), len(m.files))
 	}
 	q8 := bank.Questions[7]
@@ -152,6 +152,12 @@ func TestTemplateExamples(t *testing.T) {
 	}
 	if mq := bank.Questions[6]; len(mq.Responses) != 3 || !reflect.DeepEqual(mq.Answer, []string{"p1=r1", "p2=r2"}) {
 		t.Errorf("matching %+v", mq)
+	}
+	if nq := bank.Questions[8]; nq.Type != exam.Numeric || !reflect.DeepEqual(nq.Answer, []string{"9.8"}) || nq.Tolerance != 0.1 {
+		t.Errorf("numeric %+v", nq)
+	}
+	if cq := bank.Questions[9]; cq.Type != exam.Cloze || len(cq.Blanks) != 3 || cq.Points != 4 {
+		t.Errorf("cloze %+v", cq)
 	}
 }
 
@@ -326,7 +332,7 @@ func randomExam(rng *rand.Rand) exam.Exam {
 		if md {
 			q.Format = "markdown"
 		}
-		switch rng.IntN(7) {
+		switch rng.IntN(9) {
 		case 0:
 			q.Type, q.Options = exam.SingleChoice, randomOptions(rng, "o", 2+rng.IntN(4))
 			q.Answer = []string{q.Options[rng.IntN(len(q.Options))].ID}
@@ -361,6 +367,13 @@ func randomExam(rng *rand.Rand) exam.Exam {
 			q.Type, q.Premises, q.Responses = exam.Matching, randomOptions(rng, "p", 2), randomOptions(rng, "r", 3)
 			q.Answer = []string{"p1=r2", "p2=r2"}
 			q.ReuseResponses = true
+		case 7:
+			q.Type, q.Answer, q.Tolerance = exam.Numeric, []string{"2.5", "-1234.125"}, float64(rng.IntN(3))/4
+			if rng.IntN(2) == 0 {
+				q.ToleranceMode = exam.ToleranceRelative
+			}
+		case 8:
+			q = randomCloze(rng, q)
 		}
 		if e.Stimuli != nil && rng.IntN(2) == 0 {
 			q.Stimulus = "st1"
@@ -405,4 +418,22 @@ func TestImportPositionsAreRows(t *testing.T) {
 		bank.Questions[0].Answer[0] != "true" {
 		t.Fatalf("%+v %+v", bank.Items, bank.Questions)
 	}
+}
+
+// randomCloze makes q a cloze question with a blank of each kind, their
+// answers holding the key's special characters.
+func randomCloze(rng *rand.Rand, q exam.Question) exam.Question {
+	q.Type, q.Format = exam.Cloze, "markdown"
+	q.Text = strings.ReplaceAll(randomText(rng, true), "[", "(") + " [[b1]] dan [[x.2]] atau [[b_3]]."
+	choices := randomOptions(rng, "o", 2+rng.IntN(3))
+	choices[0].Text = "*bintang | pipa; titik koma \\ miring"
+	q.Blanks = []exam.Blank{
+		{ID: "b1", Kind: exam.BlankText, Answer: []string{"Jakarta", "a | b; c", "*x"}, Points: 1},
+		{ID: "x.2", Kind: exam.BlankNumber, Answer: []string{"128.3", "-2"}, Tolerance: float64(rng.IntN(3)) / 2, Points: float64(1 + rng.IntN(3))},
+		{ID: "b_3", Kind: exam.BlankChoice, Options: choices, Answer: []string{choices[rng.IntN(len(choices))].ID}, Points: 0.5},
+	}
+	if rng.IntN(2) == 0 {
+		q.Blanks[1].ToleranceMode = exam.ToleranceRelative
+	}
+	return q
 }

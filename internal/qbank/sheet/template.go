@@ -30,11 +30,11 @@ type column struct {
 // import finds them by their header's name, in any order.
 var columns = []column{
 	{"id", "Kode soal: huruf, angka, titik, minus, garis bawah (kosong: q1, q2, ... menurut baris).", 10},
-	{"type", "single_choice, multiple_choice, true_false, short_answer, essay, statement_grid, matching.", 16},
+	{"type", "single_choice, multiple_choice, true_false, short_answer, essay, statement_grid, matching, numeric (isian_angka), cloze (isian_rumpang).", 16},
 	{"format", "plain (kosong) atau markdown (rumus $...$, tabel, gambar).", 10},
 	{"text", "Teks soal. Gambar/audio: ![deskripsi](nama-file.png), file di zip di samping lembar ini.", 50},
 	{"options", "Pilihan, satu per baris: \"a: teks\" (single_choice, multiple_choice).", 30},
-	{"answer", "Kunci: id pilihan (a), beberapa per baris (multiple_choice), true/false, jawaban singkat satu per baris, \"s1=true\" (statement_grid), \"p1=r2\" (matching).", 16},
+	{"answer", "Kunci: id pilihan (a), beberapa per baris (multiple_choice), true/false, jawaban singkat satu per baris, \"s1=true\" (statement_grid), \"p1=r2\" (matching), angka satu per baris (numeric), satu baris per isian \"b1 = Jakarta | DKI Jakarta\", \"b2 = 128,3 ± 0,5\", \"b3 = *selatan | utara\" (cloze).", 16},
 	{"points", "Skor (kosong: 1; esai kosong: 0).", 8},
 	{"media", "Nama file gambar/audio, satu per baris, yang belum disebut di teks (ditambahkan di akhir teks).", 18},
 	{"stimulus", "Id bacaan bersama dari lembar Stimulus.", 10},
@@ -46,6 +46,7 @@ var columns = []column{
 	{"premises", "matching: premis, satu per baris \"p1: teks\".", 30},
 	{"responses", "matching: jawaban, satu per baris \"r1: teks\" (boleh lebih banyak dari premis).", 30},
 	{"reuse_responses", "matching: true jika satu jawaban boleh dipakai beberapa premis.", 10},
+	{"tolerance", "numeric: selisih yang masih benar, 0,5 (mutlak) atau 5% (persen dari kunci); kosong: tepat.", 10},
 }
 
 // stimulusColumns are the stimulus sheet's columns.
@@ -58,7 +59,8 @@ var stimulusColumns = []column{
 
 // types lists the question types, for the type column's list.
 var types = []string{string(exam.SingleChoice), string(exam.MultipleChoice), string(exam.TrueFalse),
-	string(exam.ShortAnswer), string(exam.Essay), string(exam.StatementGrid), string(exam.Matching)}
+	string(exam.ShortAnswer), string(exam.Essay), string(exam.StatementGrid), string(exam.Matching),
+	string(exam.Numeric), string(exam.Cloze)}
 
 // examples is one example row per question type (the instruction sheet).
 var examples = [][]string{
@@ -70,6 +72,8 @@ var examples = [][]string{
 	{"q6", "statement_grid", "", "Tentukan benar atau salah.", "", "s1=true\ns2=false", "2", "", "", "", "", "partial", "s1: 2 + 2 = 4\ns2: 3 × 3 = 6", "true: Benar\nfalse: Salah", "", "", ""},
 	{"q7", "matching", "", "Jodohkan provinsi dengan ibu kotanya.", "", "p1=r1\np2=r2", "2", "", "", "", "", "", "", "", "p1: Jawa Barat\np2: Bali", "r1: Bandung\nr2: Denpasar\nr3: Medan", ""},
 	{"q8", "single_choice", "markdown", "Perhatikan grafik berikut.\n\n![Grafik curah hujan](grafik.png)\n\nBulan dengan curah hujan tertinggi?", "a: Maret\nb: Juli", "a", "1", "grafik.png", "", "", "", "", "", "", "", "", ""},
+	{"q9", "numeric", "", "Percepatan gravitasi bumi (m/s²) adalah ...", "", "9,8", "1", "", "", "", "", "", "", "", "", "", "", "0,1"},
+	{"q10", "cloze", "", "Ibu kota Indonesia adalah [[b1]]. Panjang sisi [[b2]] cm, di sebelah [[b3]].", "", "b1 = Jakarta | DKI Jakarta\nb2 (2) = 128,3 ± 0,5\nb3 = *selatan | utara", "", "", "", "", "", "", "", "", "", "", ""},
 }
 
 // instructions are the instruction sheet's lines above the examples.
@@ -81,6 +85,8 @@ var instructions = []string{
 	"4. Gambar dan audio: tulis ![deskripsi](nama-file.png) di teks (format markdown) atau nama file di kolom media; kirim file .xlsx ini bersama file-filenya dalam satu .zip. Gambar yang ditempel di sel baris soal juga dibaca.",
 	"5. Bacaan bersama (stimulus): isi lembar \"Stimulus\" (id, title, format, text) dan tulis id-nya di kolom stimulus soal.",
 	"6. Rumus: format markdown, $\\frac{1}{2}$ atau $$...$$. Rumus yang salah membuat soal ditolak (TEX_ERROR).",
+	"7. Isian angka (numeric atau isian_angka): kunci angka satu per baris, koma atau titik desimal (2,5 = 2.5); kolom tolerance: 0,5 (selisih mutlak) atau 5% (persen dari kunci), kosong: harus tepat.",
+	"8. Isian rumpang (cloze atau isian_rumpang): tandai isian di teks [[b1]], [[b2]], ...; kunci satu baris per isian (atau dipisah ;): \"b1 = Jakarta | DKI Jakarta\" (jawaban teks yang diterima, dipisah |), \"b2 = 128,3 ± 0,5\" (angka, ± atau +- lalu toleransi, 5% persen, ± 0 tepat), \"b3 = *selatan | utara | barat\" (pilihan, yang benar diberi *). Skor isian selain 1: \"b2 (2) = ...\"; tanpa itu, kolom points dibagi rata. Tanda | ; atau * yang termasuk jawaban ditulis \\| \\; \\*.",
 	"Contoh satu baris per jenis soal:",
 }
 
