@@ -24,7 +24,7 @@ func clozeFormValues(csrf string) url.Values {
 		"q.1.id": "n1", "q.1.type": "numeric", "q.1.text": "Luas lingkaran berjari-jari 1?", "q.1.answer": "3,14\n3.1416",
 		"q.1.tolerance": "0,5", "q.1.tolerance_mode": "relative", "q.1.points": "2",
 		"q.2.id": "c1", "q.2.type": "cloze", "q.2.format": "markdown", "q.2.points": "1",
-		"q.2.text": "Ibu kota Indonesia adalah [[kota]], luas Jawa [[luas]] ribu km², di [[arah]] Kalimantan.",
+		"q.2.text":   "Ibu kota Indonesia adalah [[kota]], luas Jawa [[luas]] ribu km², di [[arah]] Kalimantan.",
 		"q.2.b.0.id": "arah", "q.2.b.0.kind": "choice", "q.2.b.0.options": "u: utara\ns: selatan", "q.2.b.0.answer": "s", "q.2.b.0.points": "1",
 		"q.2.b.1.id": "kota", "q.2.b.1.kind": "text", "q.2.b.1.answer": "Jakarta\nDKI Jakarta", "q.2.b.1.points": "",
 		"q.2.b.2.id": "luas", "q.2.b.2.kind": "number", "q.2.b.2.answer": "128,3", "q.2.b.2.tolerance": "0.5", "q.2.b.2.points": "2",
