@@ -80,12 +80,16 @@ func (c clozeFields) NewBlankRow() blankRow {
 	return blankRow{Q: c.Q, Index: "__M__", Blank: blankForm{Kind: string(exam.BlankText), Points: "1"}, Lang: c.Lang}
 }
 
-// formNumber is n as the editor shows it ("" for 0).
+// formNumber is n as the editor shows it ("" for 0): a plain decimal, or
+// with an exponent where that would be long (parseFormNumber reads either).
 func formNumber(n float64) string {
 	if n == 0 {
 		return ""
 	}
-	return strconv.FormatFloat(n, 'f', -1, 64)
+	if s := strconv.FormatFloat(n, 'f', -1, 64); len(s) <= 24 {
+		return s
+	}
+	return strconv.FormatFloat(n, 'g', -1, 64)
 }
 
 // blankForms are a cloze question's blanks as the editor shows them.

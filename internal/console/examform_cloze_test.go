@@ -53,7 +53,7 @@ func TestExamEditorNumericCloze(t *testing.T) {
 	}{
 		"a marker of no blank":      {func(f url.Values) { f.Set("q.2.text", f.Get("q.2.text")+" [[x]]") }, "marks [[x]], which is not a blank"},
 		"a tolerance not a number":  {func(f url.Values) { f.Set("q.1.tolerance", "setengah") }, "question 2: the tolerance must be a number"},
-		"a choice not an option":    {func(f url.Values) { f.Set("q.2.b.0.answer", "t") }, `answer &#34;t&#34; is not an option id`},
+		"a choice not an option":    {func(f url.Values) { f.Set("q.2.b.0.answer", "t") }, `questions[2]: blank &#34;arah&#34;: answer &#34;t&#34; is not an option id`},
 		"a numeric key not numbers": {func(f url.Values) { f.Set("q.1.answer", "tiga") }, `answer &#34;tiga&#34; is not a number`},
 	} {
 		f := clozeFormValues(csrf)
