@@ -116,6 +116,30 @@ func TestExamEditorNumericCloze(t *testing.T) {
 // the API.
 func TestExamEditorNumericClozeRoundTrip(t *testing.T) {
 	p := newPortal(t)
+	api, id, before := createNumericCloze(t, p)
+	c := browser(t)
+	p.signIn(t, c)
+	_, page := get(t, c, p.srv.URL+"/console/exams/"+id+"/edit")
+	form := editorValues(t, page)
+	form.Set("action", "save")
+	if resp, body := post(t, c, p.srv.URL+"/console/exams/"+id+"/edit", form); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save as shown: %d\n%s", resp.StatusCode, body)
+	}
+	after, _, err := api.Exam.Admin.GetExam(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(before, after.Questions) {
+		t.Errorf("questions changed by a save in the editor:\nbefore %+v\nafter  %+v", before, after.Questions)
+	}
+}
+
+// createNumericCloze creates, through the JSON API, an exam with two
+// numeric questions and a cloze question of three blanks (every field of
+// theirs set), and returns the API's client, the exam's id and its
+// questions as the API reads them back.
+func createNumericCloze(t *testing.T, p *portal) (*client.Client, string, []client.Question) {
+	t.Helper()
 	ctx := context.Background()
 	api, err := client.NewClient(p.srv.URL)
 	if err != nil {
@@ -142,26 +166,11 @@ func TestExamEditorNumericClozeRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, _, err := api.Exam.Admin.GetExam(ctx, created.ID)
+	got, _, err := api.Exam.Admin.GetExam(ctx, created.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-
-	c := browser(t)
-	p.signIn(t, c)
-	_, page := get(t, c, p.srv.URL+"/console/exams/"+created.ID+"/edit")
-	form := editorValues(t, page)
-	form.Set("action", "save")
-	if resp, body := post(t, c, p.srv.URL+"/console/exams/"+created.ID+"/edit", form); resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("save as shown: %d\n%s", resp.StatusCode, body)
-	}
-	after, _, err := api.Exam.Admin.GetExam(ctx, created.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(before.Questions, after.Questions) {
-		t.Errorf("questions changed by a save in the editor:\nbefore %+v\nafter  %+v", before.Questions, after.Questions)
-	}
+	return api, created.ID, got.Questions
 }
 
 // editorValues are the values a browser posts with the editor's form as the
