@@ -13,7 +13,8 @@ import (
 // pick by its first letter) and a numeric question, in Chromium at 1280 and
 // 390 px: each blank is a labelled field in place in the text, the answer is
 // stored as the lab server's JSON object, a blank emptied again leaves it
-// out and marks the question partly answered, a reload fills the blanks
+// out and marks the question partly answered (number grid, review list),
+// a reload fills the blanks
 // again, no XSS vector of the choice options runs, and the page never
 // scrolls sideways.
 func TestBrowserCloze(t *testing.T) {
@@ -73,6 +74,10 @@ func TestBrowserCloze(t *testing.T) {
 				t.Errorf("the number grid says %q", got)
 			}
 
+			p.do("review", chromedp.Click(chromedp.ID("review-button")), chromedp.WaitVisible(chromedp.ID("review-list")))
+			if got := p.text(fmt.Sprintf(`.review-item[data-number="%d"] .review-state`, n)); got != "Sebagian dijawab" {
+				t.Errorf("the review list says %q", got)
+			}
 			p.do("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("exam-view")))
 			p.showQuestionWith("Ibu kota Indonesia")
 			if got := p.eval("the blanks after a reload", `Array.prototype.map.call(document.querySelectorAll('#question-text .blank-field'),
