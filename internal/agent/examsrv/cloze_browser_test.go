@@ -14,9 +14,8 @@ import (
 // 390 px: each blank is a labelled field in place in the text, the answer is
 // stored as the lab server's JSON object, a blank emptied again leaves it
 // out and marks the question partly answered (number grid, review list),
-// a reload fills the blanks
-// again, no XSS vector of the choice options runs, and the page never
-// scrolls sideways.
+// a reload fills the blanks again, no XSS vector of the choice options
+// runs, and the page never scrolls sideways.
 func TestBrowserCloze(t *testing.T) {
 	for _, width := range []int{1280, 390} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
