@@ -91,6 +91,10 @@ type questionForm struct {
 	PlayLimit string
 	// Rubric is an essay's note to its graders.
 	Rubric string
+	// Tolerance and ToleranceMode are a numeric question's; Blanks a cloze
+	// question's (examform_cloze.go).
+	Tolerance, ToleranceMode string
+	Blanks                   []blankForm
 	// Preview is set after "Preview" or a save with problems: the texts as
 	// a student's page shows them (the same renderer, the same allow-list),
 	// and what renders otherwise than written.
@@ -102,6 +106,7 @@ type questionPreview struct {
 	Text                         template.HTML
 	Options, Statements, Columns []optionPreview
 	Premises, Responses          []optionPreview
+	Blanks                       []blankPreview
 	Problems                     []exam.ContentProblem
 }
 
@@ -177,8 +182,9 @@ func formOfExam(e exam.Exam) examForm {
 			qf.Columns = optionLines(q.Columns)
 		}
 		qf.Premises, qf.Responses, qf.Reuse = optionLines(q.Premises), optionLines(q.Responses), q.ReuseResponses
+		qf.Tolerance, qf.ToleranceMode, qf.Blanks = formNumber(q.Tolerance), q.ToleranceMode, blankForms(q.Blanks)
 		sep := ","
-		if pairAnswered(q.Type) || q.Type == exam.ShortAnswer {
+		if pairAnswered(q.Type) || q.Type == exam.ShortAnswer || q.Type == exam.Numeric {
 			sep = "\n"
 		}
 		qf.Answer = strings.Join(q.Answer, sep)
@@ -204,7 +210,9 @@ func parseExamForm(r *http.Request) examForm {
 		f.Questions = append(f.Questions, questionForm{ID: v(p + "id"), Type: v(p + "type"), Format: v(p + "format"), Text: v(p + "text"),
 			Options: v(p + "options"), Answer: v(p + "answer"), Points: v(p + "points"),
 			Statements: v(p + "statements"), Columns: v(p + "columns"), Premises: v(p + "premises"), Responses: v(p + "responses"),
-			Reuse: v(p+"reuse") != "", Scoring: v(p + "scoring"), Stimulus: v(p + "stimulus"), PlayLimit: v(p + "play_limit"), Rubric: v(p + "rubric")})
+			Reuse: v(p+"reuse") != "", Scoring: v(p + "scoring"), Stimulus: v(p + "stimulus"), PlayLimit: v(p + "play_limit"), Rubric: v(p + "rubric"),
+			Tolerance: v(p + "tolerance"), ToleranceMode: v(p + "tolerance_mode"), Blanks: parseBlanks(r, p)})
+		f.Questions[len(f.Questions)-1].Text = withoutRemovedBlanks(r, p, v(p+"text"))
 	}
 	for i := 0; i < maxFormStimuli; i++ {
 		p := "s." + strconv.Itoa(i) + "."
@@ -260,7 +268,7 @@ func (f examForm) input() (exam.ExamInput, error) {
 			}
 		}
 		switch {
-		case q.Type == exam.ShortAnswer:
+		case q.Type == exam.ShortAnswer || q.Type == exam.Numeric:
 			q.Answer = lines(qf.Answer)
 		case pairAnswered(q.Type):
 			q.Answer = lines(strings.ReplaceAll(qf.Answer, ",", "\n"))
@@ -298,7 +306,7 @@ func (qf questionForm) question(i int) (exam.Question, error) {
 			*part.to = append(*part.to, exam.Option{ID: strings.TrimSpace(id), Text: strings.TrimSpace(text)})
 		}
 	}
-	return q, nil
+	return q, qf.numberFields(&q, i)
 }
 
 // pairAnswered reports whether questions of type t are answered in
@@ -361,6 +369,7 @@ func (c *console) preview(ctx context.Context, f *examForm) error {
 				*part.to = append(*part.to, optionPreview{ID: o.ID, Text: template.HTML(o.HTML)})
 			}
 		}
+		p.Blanks = blankPreviews(pq)
 		qf.Preview = p
 	}
 	return nil
@@ -394,7 +403,7 @@ func (c *console) renderExamFormView(w http.ResponseWriter, r *http.Request, sta
 		status = c.showError(&v, err)
 	}
 	fv := examFormView{Form: f, HasAnswer: hasAnswers, Saved: saved,
-		Types: []exam.QuestionType{exam.SingleChoice, exam.MultipleChoice, exam.TrueFalse, exam.ShortAnswer, exam.Essay, exam.StatementGrid, exam.Matching}}
+		Types: []exam.QuestionType{exam.SingleChoice, exam.MultipleChoice, exam.TrueFalse, exam.ShortAnswer, exam.Numeric, exam.Essay, exam.StatementGrid, exam.Matching, exam.Cloze}}
 	for _, z := range examZones {
 		fv.Zones = append(fv.Zones, z.Name)
 	}
@@ -440,6 +449,14 @@ func (c *console) saveExam(w http.ResponseWriter, r *http.Request) {
 		}
 		f.Stimuli = append(f.Stimuli, stimulusForm{ID: "bacaan" + strconv.Itoa(len(f.Stimuli)+1), Format: "markdown"})
 		c.renderExamForm(w, r, http.StatusOK, f, false, nil)
+		return
+	}
+	if a, ok := strings.CutPrefix(r.PostFormValue("action"), addBlankAction); ok {
+		i, err := strconv.Atoi(a)
+		if err == nil {
+			err = addBlank(&f, i)
+		}
+		c.renderExamForm(w, r, http.StatusOK, f, false, err)
 		return
 	}
 	if r.PostFormValue("action") == "preview" {

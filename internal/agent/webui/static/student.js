@@ -649,7 +649,8 @@
       setClass(el, 'flagged', !!q.flagged);
       setClass(el, 'current', i === exam.index);
       setClass(el, 'unsaved', isUnsaved(q.id));
-      var label = 'Soal ' + q.number + (q.answer !== '' ? ', sudah dijawab' : ', belum dijawab') +
+      setClass(el, 'partial', clozePartial(q));
+      var label = 'Soal ' + q.number + (clozePartial(q) ? ', sebagian dijawab' : q.answer !== '' ? ', sudah dijawab' : ', belum dijawab') +
         (q.flagged ? ', ragu-ragu' : '');
       el.setAttribute('aria-label', label);
     }
@@ -843,6 +844,14 @@
     }
     if (q.type === 'matching') {
       renderMatching(area, q);
+      return;
+    }
+    if (q.type === 'numeric') {
+      renderNumeric(area, q);
+      return;
+    }
+    if (q.type === 'cloze') {
+      renderCloze(area, q);
       return;
     }
     if (q.type !== 'single_choice' && q.type !== 'multiple_choice' && q.type !== 'true_false') {
@@ -1072,6 +1081,175 @@
     }
   }
 
+  // ---------- numeric and cloze questions ----------
+
+  // A numeric question (isian angka): one field for a number, saved as the
+  // text answers are (it is the #answer-text field). inputmode="decimal"
+  // gives a phone's number keyboard, with both separators.
+  function renderNumeric(area, q) {
+    var hint = make('p', 'hint', 'Tulis angkanya saja, tanpa satuan. Tanda desimal boleh koma atau titik: 2,5 sama dengan 2.5.');
+    hint.id = 'numeric-hint';
+    area.appendChild(hint);
+    var input = numberField(q, 'answer-number');
+    input.id = 'answer-text';
+    input.setAttribute('placeholder', 'Contoh: 2,5');
+    input.setAttribute('aria-label', 'Jawaban (angka)');
+    input.setAttribute('aria-describedby', 'numeric-hint');
+    input.value = q.answer;
+    area.appendChild(input);
+  }
+
+  // numberField is a text field for a number: the number keyboard of a
+  // phone, nothing corrected or completed.
+  function numberField(q, cls) {
+    var input = make('input', cls);
+    input.type = 'text';
+    input.maxLength = 64;
+    input.setAttribute('inputmode', 'decimal');
+    input.setAttribute('autocomplete', 'off');
+    input.setAttribute('autocorrect', 'off');
+    input.setAttribute('autocapitalize', 'off');
+    input.setAttribute('spellcheck', 'false');
+    input.setAttribute('data-question-id', String(q.id));
+    return input;
+  }
+
+  // A cloze question (isian rumpang): each blank's field takes the place
+  // of its <span data-blank> in the question's text, in the text's order
+  // (so Tab goes from blank to blank): a text field, a number field or a
+  // list of the blank's options (shown as text: an <option> shows no
+  // markup). The answer is a JSON object of blank id to what was given,
+  // the empty blanks left out.
+  function renderCloze(area, q) {
+    var blanks = q.blanks || [];
+    area.appendChild(make('p', 'hint', blanks.length > 1 ?
+      'Isi setiap bagian yang kosong di dalam teks. Tekan Tab untuk pindah ke isian berikutnya.' :
+      'Isi bagian yang kosong di dalam teks.'));
+    var given = clozeAnswer(q);
+    var spans = {};
+    var found = $('question-text').getElementsByTagName('span');
+    for (var i = 0; i < found.length; i++) {
+      var id = found[i].getAttribute('data-blank');
+      if (id !== null && !spans[id]) { spans[id] = found[i]; }
+    }
+    for (var k = 0; k < blanks.length; k++) {
+      var b = blanks[k];
+      var field = blankField(q, b, k, blanks.length);
+      field.value = given[b.id] || '';
+      var span = spans[b.id];
+      if (span) {
+        span.appendChild(field);
+      } else {
+        area.appendChild(field); // not marked in the text: after it
+      }
+    }
+  }
+
+  // blankField is the field of blank b, the k-th of n.
+  function blankField(q, b, k, n) {
+    var label = 'Isian ' + (k + 1) + ' dari ' + n;
+    var field;
+    if (b.kind === 'choice') {
+      field = make('select', 'blank-field blank-choice');
+      field.appendChild(make('option', '', '\u2014 pilih \u2014'));
+      field.options[0].value = '';
+      var opts = b.options || [];
+      for (var j = 0; j < opts.length; j++) {
+        var o = make('option', '', plainText(opts[j]));
+        o.value = String(opts[j].id);
+        field.appendChild(o);
+      }
+      field.setAttribute('data-question-id', String(q.id));
+    } else if (b.kind === 'number') {
+      field = numberField(q, 'blank-field blank-number');
+      label += ' (angka)';
+    } else {
+      field = make('input', 'blank-field blank-text');
+      field.type = 'text';
+      field.maxLength = 200;
+      field.setAttribute('autocomplete', 'off');
+      field.setAttribute('autocapitalize', 'off');
+      field.setAttribute('spellcheck', 'false');
+      field.setAttribute('data-question-id', String(q.id));
+    }
+    field.setAttribute('data-blank-id', String(b.id));
+    field.setAttribute('aria-label', label);
+    return field;
+  }
+
+  // clozeAnswer reads a cloze question's answer: blank id -> what was given.
+  function clozeAnswer(q) {
+    if (!q.answer) { return {}; }
+    try {
+      var v = JSON.parse(q.answer);
+      return v && typeof v === 'object' ? v : {};
+    } catch (err) {
+      return {};
+    }
+  }
+
+  // clozePartial reports whether q is a cloze question answered in part.
+  function clozePartial(q) {
+    if (q.type !== 'cloze' || q.answer === '') { return false; }
+    var given = clozeAnswer(q), blanks = q.blanks || [];
+    for (var i = 0; i < blanks.length; i++) {
+      if (!given[blanks[i].id]) { return true; }
+    }
+    return false;
+  }
+
+  // A blank's text: saved 800 ms after the last keystroke, a choice at once,
+  // any blank when it loses the focus.
+  on($('question-text'), 'input', function (e) {
+    if (!exam || !e.target.getAttribute || e.target.getAttribute('data-blank-id') === null) { return; }
+    if (e.target.tagName === 'SELECT') { flushCloze(); return; }
+    var s = saveState(current().id);
+    if (s.debounce) { window.clearTimeout(s.debounce); }
+    var g = gen;
+    s.debounce = window.setTimeout(function () {
+      s.debounce = null;
+      if (g === gen) { flushCloze(); }
+    }, TEXT_DEBOUNCE_MS);
+    updateSaveStatus();
+    updateNav();
+  });
+  function blankChanged(e) {
+    if (exam && e.target.getAttribute && e.target.getAttribute('data-blank-id') !== null) { flushCloze(); }
+  }
+  on($('question-text'), 'change', blankChanged);
+  $('question-text').addEventListener('blur', blankChanged, true);
+
+  // flushCloze saves the blanks shown now if they changed.
+  function flushCloze() {
+    if (!exam) { return; }
+    var fields = [], all = $('question-text').getElementsByTagName('*');
+    for (var i = 0; i < all.length; i++) {
+      if (all[i].getAttribute('data-blank-id') !== null) { fields.push(all[i]); }
+    }
+    var extra = $('answer-area').getElementsByTagName('*');
+    for (var x = 0; x < extra.length; x++) {
+      if (extra[x].getAttribute('data-blank-id') !== null) { fields.push(extra[x]); }
+    }
+    if (!fields.length) { return; }
+    var q = null, qid = fields[0].getAttribute('data-question-id');
+    for (var j = 0; j < exam.questions.length; j++) {
+      if (String(exam.questions[j].id) === qid) { q = exam.questions[j]; }
+    }
+    if (!q) { return; }
+    var s = exam.saves[q.id];
+    if (s && s.debounce) { window.clearTimeout(s.debounce); s.debounce = null; }
+    var given = {};
+    for (var k = 0; k < fields.length; k++) {
+      given[fields[k].getAttribute('data-blank-id')] = fields[k].value.replace(/\u0000/g, '').replace(/^\s+|\s+$/g, '');
+    }
+    var out = {}, any = false, blanks = q.blanks || [];
+    for (var b = 0; b < blanks.length; b++) {
+      var v = given[blanks[b].id];
+      if (v) { out[blanks[b].id] = v; any = true; }
+    }
+    setAnswer(q, any ? JSON.stringify(out) : '');
+  }
+
   // A choice (a click, Space, an arrow key in a radio group) changes a
   // native radio button or checkbox.
   on($('answer-area'), 'change', function (e) {
@@ -1148,6 +1326,7 @@
 
   // flushText saves the textarea's value now if it changed.
   function flushText() {
+    flushCloze();
     var ta = $('answer-text');
     if (!ta || !exam) { return; }
     var q = null;
@@ -1369,7 +1548,7 @@
       b.setAttribute('data-number', String(q.number));
       b.setAttribute('data-index', String(i));
       b.appendChild(make('span', 'review-no', q.number));
-      var state = q.answer !== '' ? 'Sudah dijawab' : 'Belum dijawab';
+      var state = clozePartial(q) ? 'Sebagian dijawab' : q.answer !== '' ? 'Sudah dijawab' : 'Belum dijawab';
       if (q.flagged) { state += ' \u00b7 Ragu-ragu'; }
       if (isUnsaved(q.id)) { state += ' \u00b7 Belum tersimpan'; }
       b.appendChild(make('span', 'review-state', state));
