@@ -19,7 +19,8 @@ import (
 // richExam is an exam of every kind of content a school paper has, its
 // media uploaded through op: the formula fixture, a table, an image, a
 // statement grid, a matching question beside a shared passage, a
-// listening item played at most twice and an essay.
+// listening item played at most twice, an essay, a number and a text
+// with blanks.
 func richExam(t *testing.T, op *client.Client) *client.ExamRequest {
 	t.Helper()
 	upload := func(name string, data []byte) string {
@@ -50,6 +51,12 @@ func richExam(t *testing.T, op *client.Client) *client.ExamRequest {
 				Responses: []client.QuestionOption{{ID: "r1", Text: "Denpasar"}, {ID: "r2", Text: "Bandung"}, {ID: "r3", Text: "Medan"}},
 				Answer:    []string{"p1=r1", "p2=r2"}},
 			{ID: "essay", Type: client.Essay, Points: 5, Stimulus: "bacaan", Text: "Jelaskan siklus air.", Rubric: "5: menguap, mengembun, hujan."},
+			{ID: "angka", Type: client.Numeric, Points: 1, Answer: []string{"2.5"}, Text: "Berapa 5 : 2?"},
+			{ID: "isian", Type: client.Cloze, Format: "markdown", Text: "Ibu kota Bali adalah [[kota]], luasnya [[luas]] km², di [[arah]] Lombok.",
+				Blanks: []client.Blank{{ID: "kota", Kind: client.BlankText, Answer: []string{"Denpasar"}},
+					{ID: "luas", Kind: client.BlankNumber, Answer: []string{"5780"}, Tolerance: 10, Points: 2},
+					{ID: "arah", Kind: client.BlankChoice, Answer: []string{"b"}, Points: 2,
+						Options: []client.QuestionOption{{ID: "t", Text: "timur"}, {ID: "b", Text: "barat"}}}}},
 		},
 		Stimuli: []client.Stimulus{{ID: "bacaan", Title: "Bacaan 1", Format: "markdown",
 			Text: "Air laut **menguap**, mengembun menjadi awan, lalu turun sebagai hujan.\n\n| Provinsi | Ibu kota |\n|---|---|\n| Bali | ? |"}}}
@@ -59,7 +66,8 @@ func richExam(t *testing.T, op *client.Client) *client.ExamRequest {
 // statement grid, a listening item and an essay goes from the real portal
 // to the real labagent, and a student takes it in Chromium: the formulas are
 // MathML, the image loads with its description, the audio plays twice and
-// no more; the answers are pushed and scored on the portal.
+// no more, a number typed with a decimal comma and blanks filled in the
+// text are saved; the answers are pushed and scored on the portal.
 func TestBrowserRichExamEndToEnd(t *testing.T) {
 	t.Parallel()
 	p := startPortal(t, portalConfig{DataDir: filepath.Join(t.TempDir(), "pdata")})
@@ -117,18 +125,31 @@ func TestBrowserRichExamEndToEnd(t *testing.T) {
 		s.value=kv[1]; s.dispatchEvent(new Event('change',{bubbles:true}));})`))
 	saved()
 
+	show("Berapa 5 : 2")
+	run("answer with a decimal comma", chromedp.SendKeys(chromedp.ID("answer-text"), "2,5"))
+	saved()
+
+	show("Ibu kota Bali")
+	run("fill the blanks, the number as a teacher in Indonesia writes it, one choice wrong",
+		chromedp.SendKeys(chromedp.CSS(`#question-text [data-blank-id="kota"]`), "denpasar"),
+		chromedp.SendKeys(chromedp.CSS(`#question-text [data-blank-id="luas"]`), "5.780"),
+		chromedp.SetValue(chromedp.CSS(`#question-text [data-blank-id="arah"]`), "t"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('#question-text [data-blank-id="arah"]').dispatchEvent(new Event('change',{bubbles:true}))`))
+	saved()
+
 	show("siklus air")
 	run("write the essay", chromedp.SendKeys(chromedp.ID("answer-text"), "Air menguap, mengembun, lalu turun sebagai hujan."))
 	run("finish", chromedp.Click(chromedp.ID("finish-button")), chromedp.WaitVisible(chromedp.ID("finish-confirm")),
 		chromedp.Click(chromedp.ID("finish-confirm")))
 
 	lab.waitStatus(60*time.Second, "every answer pushed", func(st agent.Status) bool {
-		return st.AnswersSaved == 6 && st.AnswersPending == 0
+		return st.AnswersSaved == 8 && st.AnswersPending == 0
 	})
 	// 2 (math) + 1 (chart) + 1 of 2 (the grid, partial) + 2 (matching) +
-	// 1 (listening); the essay waits for a teacher.
+	// 1 (listening) + 1 (2,5) + 3 of 5 (the blanks: the city and 5.780,
+	// not the direction); the essay waits for a teacher.
 	r := results(t, op, examID)["ani"]
-	if r.Score != 7 || r.Answered != 6 || r.Pending != 1 {
+	if r.Score != 11 || r.Answered != 8 || r.Pending != 1 {
 		t.Fatalf("ani's result on the portal before the essay is graded: %+v", r)
 	}
 
@@ -149,7 +170,7 @@ func TestBrowserRichExamEndToEnd(t *testing.T) {
 	run("4 points, Enter", chromedp.SendKeys(chromedp.ID("points"), "4\n"))
 	eventually(t, 30*time.Second, "the grade counted in the results", func() (bool, string) {
 		r = results(t, op, examID)["ani"]
-		return r.Score == 11 && r.Pending == 0, jsonString(r)
+		return r.Score == 15 && r.Pending == 0, jsonString(r)
 	})
 }
 

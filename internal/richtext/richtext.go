@@ -66,6 +66,11 @@ type Options struct {
 	// Media resolves the SHA-256 (lowercase hex) of a media reference to the
 	// exam's file; false when the exam has no such file. Nil: no media.
 	Media func(sha256 string) (Media, bool)
+	// Descriptions keeps every audio's description in the HTML, as its
+	// aria-label, for a question bank's export, which carries it to the
+	// other system. What students get (a package) never has it unless the
+	// teacher marked it (DescribeTitle).
+	Descriptions bool
 }
 
 // Problem is something in a text that the author should fix: it renders
@@ -231,6 +236,9 @@ func renderMarkdown(src string, o Options) (Result, error) {
 				desc := ""
 				if string(n.Title) == DescribeTitle {
 					desc = ` data-description="` + html.EscapeString(alt) + `"`
+				}
+				if o.Descriptions {
+					desc += ` aria-label="` + html.EscapeString(alt) + `"`
 				}
 				n.SetAttribute(attrHTML, []byte(fmt.Sprintf(`<audio controls preload="metadata" src="%s" data-media="%s"%s></audio>`,
 					html.EscapeString(m.URL), h, desc)))

@@ -340,7 +340,7 @@ func (x *exporter) html(format, text string) (string, []string, error) {
 		src, formulas = extractMath(text)
 	}
 	var missing error
-	res, err := richtext.Render(f, src, richtext.Options{Media: func(sha string) (richtext.Media, bool) {
+	res, err := richtext.Render(f, src, richtext.Options{Descriptions: true, Media: func(sha string) (richtext.Media, bool) {
 		m, err := x.mediaOf(sha)
 		if err != nil {
 			if missing == nil {

@@ -413,7 +413,7 @@ func (ex *exporter) xhtml(format, text string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	res, err := richtext.Render(f, text, richtext.Options{Media: func(sha string) (richtext.Media, bool) {
+	res, err := richtext.Render(f, text, richtext.Options{Descriptions: true, Media: func(sha string) (richtext.Media, bool) {
 		m, ok := ex.media[sha]
 		return richtext.Media{URL: "media/" + sha, Audio: m.Kind == exam.MediaAudio}, ok
 	}})
