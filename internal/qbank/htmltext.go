@@ -438,11 +438,6 @@ func (c *converter) list(n *html.Node, depth int) {
 				continue
 			}
 		}
-		marker := "- "
-		if ordered {
-			marker = strconv.Itoa(num) + ". "
-			num++
-		}
 		s := c.sub()
 		s.tight = true
 		if li.DataAtom == atom.Li {
@@ -452,6 +447,14 @@ func (c *converter) list(n *html.Node, depth int) {
 			s.node(li, depth+1)
 		}
 		body := s.result()
+		if li.DataAtom != atom.Li && strings.TrimSpace(body) == "" {
+			continue // a <br> (or other empty markup) between the items is no item
+		}
+		marker := "- "
+		if ordered {
+			marker = strconv.Itoa(num) + ". "
+			num++
+		}
 		indent := strings.Repeat(" ", len(marker))
 		if c.cell {
 			c.b.WriteString(marker + strings.ReplaceAll(body, "\n", "<br>") + "<br>")
