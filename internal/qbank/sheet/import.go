@@ -118,12 +118,17 @@ func (im *importer) run() (*qbank.Bank, error) {
 	if err != nil {
 		return nil, err
 	}
+	merged, err := im.mergedDown(qsheet)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := im.f.Rows(qsheet)
 	if err != nil {
 		return nil, qbank.Invalid("the sheet %q cannot be read: %v", qsheet, err)
 	}
 	defer rows.Close()
 	var header map[string]int
+	headerRow := 0
 	seen := map[string]bool{}
 	items := 0
 	for n := 1; rows.Next(); n++ {
@@ -138,7 +143,7 @@ func (im *importer) run() (*qbank.Bank, error) {
 			if blank(cells) {
 				continue
 			}
-			header = map[string]int{}
+			header, headerRow = map[string]int{}, n
 			for i, c := range cells {
 				if k := strings.ToLower(strings.TrimSpace(c)); k != "" {
 					if _, dup := header[k]; !dup { // the first of two same names
@@ -156,6 +161,17 @@ func (im *importer) run() (*qbank.Bank, error) {
 		}
 		if blank(cells) && len(pictures[n]) == 0 {
 			continue
+		}
+		for _, m := range merged[n] {
+			if m.from <= headerRow {
+				continue
+			}
+			for len(cells) <= m.col {
+				cells = append(cells, "")
+			}
+			if cells[m.col] == "" {
+				cells[m.col] = m.value
+			}
 		}
 		if items++; items > qbank.MaxItems {
 			return nil, qbank.ErrTooManyItems
@@ -196,6 +212,39 @@ func (im *importer) run() (*qbank.Bank, error) {
 		}
 	}
 	return &im.bank, nil
+}
+
+// mergedCell is a cell under the first of a range merged down: the
+// range's value, from its first row.
+type mergedCell struct {
+	col   int // from 0
+	from  int // the range's first row
+	value string
+}
+
+// mergedDown maps each row of sheet to its cells that a range merged over
+// several rows covers below its first (excelize's GetMergeCells): such a
+// cell holds the range's value, so that a stimulus or points merged over
+// three questions applies to each. A range over several columns gives
+// its value to its first column only.
+func (im *importer) mergedDown(sheet string) (map[int][]mergedCell, error) {
+	ranges, err := im.f.GetMergeCells(sheet)
+	if err != nil {
+		return nil, qbank.Invalid("the merged cells of the sheet %q cannot be read: %v", sheet, err)
+	}
+	out := map[int][]mergedCell{}
+	for _, m := range ranges {
+		col, from, err1 := excelize.CellNameToCoordinates(m.GetStartAxis())
+		_, to, err2 := excelize.CellNameToCoordinates(m.GetEndAxis())
+		if err1 != nil || err2 != nil || to <= from {
+			continue
+		}
+		to = min(to, from+qbank.MaxItems) // a merge down the whole sheet fills no more rows than a bank holds
+		for r := from + 1; r <= to; r++ {
+			out[r] = append(out[r], mergedCell{col: col - 1, from: from, value: m.GetCellValue()})
+		}
+	}
+	return out, nil
 }
 
 // pictureCells maps each row of sheet to its cells holding pictures.

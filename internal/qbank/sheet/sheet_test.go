@@ -406,3 +406,58 @@ func TestImportPositionsAreRows(t *testing.T) {
 		t.Fatalf("%+v %+v", bank.Items, bank.Questions)
 	}
 }
+
+// TestImportMergedCells: a stimulus or points cell merged down over rows
+// gives its value to every row it covers; a merge across columns fills no
+// other column, and a merge over empty rows makes no item of them.
+func TestImportMergedCells(t *testing.T) {
+	rows := []map[string]string{
+		{"type": "essay", "text": "Soal satu", "stimulus": "bacaan", "points": "5"},
+		{"type": "essay", "text": "Soal dua"},
+		{"type": "essay", "text": "Soal tiga"},
+		{"type": "essay", "text": "Soal empat", "points": "2"},
+	}
+	col := func(f *excelize.File, name string) string {
+		header, _ := f.GetRows(sheet.QuestionSheet)
+		for j, h := range header[0] {
+			if h == name {
+				c, _ := excelize.ColumnNumberToName(j + 1)
+				return c
+			}
+		}
+		t.Fatalf("no column %s", name)
+		return ""
+	}
+	b := MustSheet(t, rows, [][]string{{"bacaan", "Bacaan", "", "Teks bacaan bersama."}}, func(f *excelize.File) {
+		for _, m := range [][2]string{
+			{col(f, "stimulus") + "2", col(f, "stimulus") + "4"},
+			{col(f, "points") + "2", col(f, "points") + "4"},
+			{col(f, "rubric") + "5", col(f, "rubric") + "9"}, // down over empty rows
+			{col(f, "text") + "5", col(f, "options") + "5"},   // across columns
+		} {
+			if err := f.MergeCell(sheet.QuestionSheet, m[0], m[1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f.SetCellStr(sheet.QuestionSheet, col(f, "rubric")+"5", "Jawaban lengkap")
+	})
+	bank, _, err := importBytes(t, b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bank.Questions) != 4 || len(bank.Items) != 4 {
+		t.Fatalf("items %+v", bank.Items)
+	}
+	for i, q := range bank.Questions {
+		wantStim, wantPoints := "bacaan", 5.0
+		if i == 3 {
+			wantStim, wantPoints = "", 2
+		}
+		if q.Stimulus != wantStim || q.Points != wantPoints || len(q.Options) != 0 {
+			t.Errorf("row %d: stimulus %q, points %v, options %v; want %q, %v", i+2, q.Stimulus, q.Points, q.Options, wantStim, wantPoints)
+		}
+	}
+	if bank.Questions[3].Rubric != "Jawaban lengkap" {
+		t.Errorf("rubric %q", bank.Questions[3].Rubric)
+	}
+}

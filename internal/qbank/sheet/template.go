@@ -81,6 +81,7 @@ var instructions = []string{
 	"4. Gambar dan audio: tulis ![deskripsi](nama-file.png) di teks (format markdown) atau nama file di kolom media; kirim file .xlsx ini bersama file-filenya dalam satu .zip. Gambar yang ditempel di sel baris soal juga dibaca.",
 	"5. Bacaan bersama (stimulus): isi lembar \"Stimulus\" (id, title, format, text) dan tulis id-nya di kolom stimulus soal.",
 	"6. Rumus: format markdown, $\\frac{1}{2}$ atau $$...$$. Rumus yang salah membuat soal ditolak (TEX_ERROR).",
+	"7. Sel yang digabung (merge) ke bawah, misalnya stimulus atau poin untuk tiga soal, berlaku untuk setiap baris yang dicakupnya; sel yang digabung ke samping hanya mengisi kolom pertamanya.",
 	"Contoh satu baris per jenis soal:",
 }
 
