@@ -63,6 +63,11 @@ type ItemReport struct {
 	// MEDIA_NOT_FOUND, TEX_ERROR, KEY_NOT_AN_OPTION, INVALID_ITEM, ...
 	Code    string `json:"code,omitempty"`
 	Message string `json:"message,omitempty"`
+	// Lost lists the images and audio the item's texts show that could
+	// not be found or stored, each with why: the item became a question
+	// without them (Changed, each also in Changes) and Bank.RefuseLostMedia
+	// refuses it unless the operator allowed missing media.
+	Lost []string `json:"-"`
 }
 
 // Bank is what an importer read from a file: the questions and stimuli of

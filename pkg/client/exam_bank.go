@@ -73,6 +73,10 @@ type ExamImportOptions struct {
 	// OnlyPassed creates the exam even when some items were refused
 	// (without it such a creation is refused 422 CodeBankHasRefusedItems).
 	OnlyPassed bool
+	// AllowMissingMedia keeps an item whose image or audio cannot be
+	// found or stored as changed, the figure dropped with a note; without
+	// it such an item is refused (MEDIA_NOT_FOUND).
+	AllowMissingMedia bool
 	// Title defaults to the bank's own title.
 	Title, Subject  string
 	NPSN            []string
@@ -96,6 +100,9 @@ func (s *ExamAdminService) ImportExam(ctx context.Context, r io.Reader, opts Exa
 	q := url.Values{}
 	if opts.Format != "" {
 		q.Set("format", opts.Format)
+	}
+	if opts.AllowMissingMedia {
+		q.Set("allow_missing_media", "true")
 	}
 	if opts.Create {
 		ctx = creating(ctx)

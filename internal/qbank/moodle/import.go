@@ -15,6 +15,7 @@ import (
 	"math"
 	"net/url"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,8 +41,9 @@ const (
 	// maxElements bounds the elements of one question (its answers,
 	// subquestions, feedback, ...).
 	maxElements = 10_000
-	// maxTextBytes bounds the text of one element.
-	maxTextBytes = 1 << 20
+	// maxTextBytes bounds the text of one element: an image the exam
+	// takes (5 MiB) fits in it as a data: URI.
+	maxTextBytes = 8 << 20
 )
 
 // Import reads a Moodle XML file from r: every <question> becomes a
@@ -213,6 +215,9 @@ type importer struct {
 	stimulus string
 	// category is the current category path.
 	category string
+	// fatal is an error that stops the import (the media store's), met
+	// where an error cannot be returned.
+	fatal error
 }
 
 // token reads the next token, keeping the depth and refusing what the
@@ -459,6 +464,9 @@ func (im *importer) question(start xml.StartElement) error {
 	it := &item{im: im, q: q, files: files, typ: typ,
 		report: qbank.ItemReport{Position: im.position, Title: clip(strings.TrimSpace(q.child("name").textOf()), 200), Kind: clip(typ, 40)}}
 	it.convert()
+	if im.fatal != nil {
+		return im.fatal
+	}
 	im.bank.Items = append(im.bank.Items, it.report)
 	return nil
 }
@@ -588,13 +596,22 @@ func (it *item) change(format string, args ...any) {
 	it.report.Changes = append(it.report.Changes, s)
 }
 
+// lose notes a figure the item's texts show and the question loses.
+func (it *item) lose(format string, args ...any) {
+	s := fmt.Sprintf(format, args...)
+	it.change("%s", s)
+	if !slices.Contains(it.report.Lost, s) {
+		it.report.Lost = append(it.report.Lost, s)
+	}
+}
+
 func (it *item) refuse(code, format string, args ...any) {
 	if it.refused {
 		return
 	}
 	it.refused = true
 	it.report.Status, it.report.Code, it.report.Message = qbank.Refused, code, fmt.Sprintf(format, args...)
-	it.report.Changes = nil
+	it.report.Changes, it.report.Lost = nil, nil
 }
 
 // id is the item's id: q001, q002, ... from its position (names in
@@ -603,11 +620,26 @@ func (it *item) id(prefix string) string {
 	return fmt.Sprintf("%s%03d", prefix, it.report.Position)
 }
 
-// mediaRef resolves a src of the item's HTML to an uploaded file.
+// mediaRef resolves a src of the item's HTML to an uploaded file: an
+// embedded file, or the bytes of a data: URI stored. A src it cannot
+// resolve is a figure the item loses (Lost), noted.
 func (it *item) mediaRef(src string) (string, bool) {
+	if qbank.IsDataURI(src) {
+		m, err := qbank.StoreDataURI(it.im.ctx, it.im.media, src)
+		if err != nil {
+			if apperr.KindOf(err) == apperr.Internal {
+				it.im.fatal = fmt.Errorf("moodle import: store a data: URI: %w", err)
+				return "", false
+			}
+			it.lose("the image %s cannot be stored: %s", qbank.DataURIShown(src), apperr.From(err).Message)
+			return "", false
+		}
+		return "media:" + m.SHA256, true
+	}
 	name, ok := strings.CutPrefix(src, "@@PLUGINFILE@@/")
 	if !ok {
-		return "", false // a URL or a data URI: HTMLToMarkdown notes it
+		it.lose("%s is outside the file (students have no internet)", clip(src, 100))
+		return "", false
 	}
 	if i := strings.IndexAny(name, "?#"); i >= 0 {
 		name = name[:i]
@@ -622,7 +654,7 @@ func (it *item) mediaRef(src string) (string, bool) {
 		return "", false
 	}
 	if up.err != nil {
-		it.change("dropped the file %s, which the exam cannot show: %s", clip(name, 80), apperr.From(up.err).Message)
+		it.lose("dropped the file %s, which the exam cannot show: %s", clip(name, 80), apperr.From(up.err).Message)
 		return "", false
 	}
 	return "media:" + up.sha, true

@@ -428,3 +428,41 @@ func TestImportItemRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestImportDataURI: an image given as a data: URI is stored like an
+// embedded file; a malformed or non-image one, a remote image and an
+// embedded file the exam refuses are figures the item loses (Lost).
+func TestImportDataURI(t *testing.T) {
+	svc := mustService(t)
+	png := pngBytes(t, 4, 3)
+	pngB64 := base64.StdEncoding.EncodeToString(png)
+	essay := func(name, html string) string {
+		return `<question type="essay"><name><text>` + name + `</text></name><questiontext format="html"><text><![CDATA[` + html + `]]></text></questiontext></question>`
+	}
+	src := `<quiz>` +
+		essay("chart", `<p>Perhatikan grafik.</p><img src="data:image/png;base64,`+pngB64+`" alt="Grafik curah hujan">`) +
+		essay("bad base64", `<img src="data:image/png;base64,!!!!" alt="x">`) +
+		essay("not an image", `<img src="data:text/html;base64,PHNjcmlwdD4=" alt="x">`) +
+		essay("remote", `<img src="https://example.com/a.png" alt="peta">`) +
+		`</quiz>`
+	b := mustImport(t, svc, src)
+	checkReport(t, b, []want{
+		{title: "chart", status: qbank.Imported},
+		{title: "bad base64", status: qbank.Changed, change: "base64 does not decode"},
+		{title: "not an image", status: qbank.Changed, change: "text/html is neither an image nor an audio"},
+		{title: "remote", status: qbank.Changed, change: "https://example.com/a.png is outside the file"},
+	})
+	q := question(t, b, "q001")
+	m, err := svc.GetMedia(t.Context(), sha(t, q.Text))
+	if err != nil || m.Type != "image/png" || m.Size != int64(len(png)) {
+		t.Errorf("stored %+v, %v (text %q)", m, err, q.Text)
+	}
+	if !strings.Contains(q.Text, "![Grafik curah hujan](media:"+m.SHA256+")") {
+		t.Errorf("text %q", q.Text)
+	}
+	for i, it := range b.Items {
+		if (i == 0) != (len(it.Lost) == 0) {
+			t.Errorf("item %d lost %q", i+1, it.Lost)
+		}
+	}
+}
