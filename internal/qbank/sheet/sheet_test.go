@@ -433,7 +433,7 @@ func TestImportMergedCells(t *testing.T) {
 			{col(f, "stimulus") + "2", col(f, "stimulus") + "4"},
 			{col(f, "points") + "2", col(f, "points") + "4"},
 			{col(f, "rubric") + "5", col(f, "rubric") + "9"}, // down over empty rows
-			{col(f, "text") + "5", col(f, "options") + "5"},   // across columns
+			{col(f, "text") + "5", col(f, "options") + "5"},  // across columns
 		} {
 			if err := f.MergeCell(sheet.QuestionSheet, m[0], m[1]); err != nil {
 				t.Fatal(err)
