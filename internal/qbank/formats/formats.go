@@ -86,7 +86,9 @@ func Detect(ra io.ReaderAt, size int64) (qbank.Format, error) {
 		}
 		return "", qbank.Invalid("the zip holds neither an .xlsx nor a QTI package (imsmanifest.xml)")
 	}
-	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+	text, _ := qbank.UTF8Reader(bytes.NewReader(head)) // UTF-16 with its byte-order mark too
+	decoded, _ := io.ReadAll(text)
+	t := bytes.TrimLeft(bytes.TrimPrefix(decoded, []byte("\xef\xbb\xbf")), " \t\r\n")
 	if bytes.HasPrefix(t, []byte("<")) {
 		return qbank.Moodle, nil
 	}

@@ -81,3 +81,13 @@ func TestZipLimits(t *testing.T) {
 		t.Errorf("too large: %v", err)
 	}
 }
+
+// TestDetectUTF16: Moodle XML saved as UTF-16 (with its byte-order mark)
+// is told as Moodle's.
+func TestDetectUTF16(t *testing.T) {
+	for _, bom := range [][]byte{{0xFF, 0xFE, '<', 0, 'q', 0}, {0xFE, 0xFF, 0, '<', 0, 'q'}} {
+		if f, err := formats.Detect(bytes.NewReader(bom), int64(len(bom))); f != qbank.Moodle || err != nil {
+			t.Errorf("Detect(% x) = %q, %v", bom, f, err)
+		}
+	}
+}

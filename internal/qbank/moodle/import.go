@@ -67,12 +67,11 @@ func Import(ctx context.Context, r io.Reader, media qbank.MediaStore) (*qbank.Ba
 // tests' are smaller).
 func importLimited(ctx context.Context, r io.Reader, media qbank.MediaStore, maxFile, maxTok int64) (*qbank.Bank, error) {
 	lr := &limitReader{r: r, left: maxFile}
-	d := xml.NewDecoder(&tokenLimiter{r: lr, lr: lr, max: maxTok})
+	text, utf16 := qbank.UTF8Reader(lr) // a file saved as UTF-16 (with its byte-order mark) is decoded
+	d := xml.NewDecoder(&tokenLimiter{r: text, lr: lr, max: maxTok})
 	d.Strict = true
 	d.Entity = nil // only XML's five: encoding/xml defines no other and fetches nothing
-	d.CharsetReader = func(label string, in io.Reader) (io.Reader, error) {
-		return nil, fmt.Errorf("encoding %q: only UTF-8 is read", label)
-	}
+	d.CharsetReader = qbank.CharsetReader(utf16)
 	im := &importer{ctx: ctx, d: d, lr: lr, media: media, bank: &qbank.Bank{}}
 	if err := im.run(); err != nil {
 		if lr.over {
@@ -235,7 +234,7 @@ func (im *importer) token() (xml.Token, error) {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return nil, err
 		}
-		return nil, qbank.Invalid("not a well-formed Moodle XML file: %v", err)
+		return nil, qbank.Invalid("not a well-formed Moodle XML file: %v", qbank.EncodingError(err))
 	}
 	switch t := tok.(type) {
 	case xml.StartElement:

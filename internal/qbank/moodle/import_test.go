@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/exam"
@@ -463,6 +464,50 @@ func TestImportDataURI(t *testing.T) {
 	for i, it := range b.Items {
 		if (i == 0) != (len(it.Lost) == 0) {
 			t.Errorf("item %d lost %q", i+1, it.Lost)
+		}
+	}
+}
+
+// utf16Bytes is s encoded as UTF-16 with its byte-order mark.
+func utf16Bytes(s string, bigEndian bool) []byte {
+	out := []byte{0xFF, 0xFE}
+	if bigEndian {
+		out = []byte{0xFE, 0xFF}
+	}
+	for _, u := range utf16.Encode([]rune(s)) {
+		if bigEndian {
+			out = append(out, byte(u>>8), byte(u))
+		} else {
+			out = append(out, byte(u), byte(u>>8))
+		}
+	}
+	return out
+}
+
+// TestImportUTF16: a file saved as UTF-16 (little or big endian, with its
+// byte-order mark) is read; another encoding or bytes that are not UTF-8
+// are refused with how to save the file as UTF-8.
+func TestImportUTF16(t *testing.T) {
+	svc := mustService(t)
+	src := `<?xml version="1.0" encoding="UTF-16"?><quiz><question type="truefalse"><name><text>Bumi bulat</text></name>` +
+		`<questiontext format="html"><text>Bumi itu bulat — ya?</text></questiontext><answer fraction="100"><text>true</text></answer>` +
+		`<answer fraction="0"><text>false</text></answer></question></quiz>`
+	for _, be := range []bool{false, true} {
+		b, err := Import(t.Context(), bytes.NewReader(utf16Bytes(src, be)), svc)
+		if err != nil {
+			t.Fatalf("big endian %v: %v", be, err)
+		}
+		if len(b.Questions) != 1 || b.Questions[0].Text != "Bumi itu bulat — ya?" {
+			t.Errorf("big endian %v: %+v", be, b.Questions)
+		}
+	}
+	for name, data := range map[string][]byte{
+		"latin-1":      []byte(`<?xml version="1.0" encoding="ISO-8859-1"?><quiz></quiz>`),
+		"invalid utf8": []byte("<quiz><question type=\"essay\"><name><text>caf\xe9</text></name></question></quiz>"),
+	} {
+		_, err := Import(t.Context(), bytes.NewReader(data), svc)
+		if apperr.CodeOf(err) != "INVALID_BANK" || !strings.Contains(err.Error(), "save the file as UTF-8") {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }

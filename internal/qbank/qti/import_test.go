@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/exam"
@@ -364,5 +365,19 @@ func TestImportObjectFallback(t *testing.T) {
 	}
 	if txt := b.Questions[2].Text; !strings.Contains(txt, "![Peta](media:") {
 		t.Errorf("data URI: text %q", txt)
+	}
+}
+
+// TestImportUTF16Item: an item saved as UTF-16 with its byte-order mark
+// is read; the package is told apart by formats all the same.
+func TestImportUTF16Item(t *testing.T) {
+	item := strings.Replace(fmt.Sprintf(item21, "a", "Pilih — A"), `<?xml version="1.0"?>`, `<?xml version="1.0" encoding="UTF-16"?>`, 1)
+	enc := []byte{0xFF, 0xFE}
+	for _, u := range utf16.Encode([]rune(item)) {
+		enc = append(enc, byte(u), byte(u>>8))
+	}
+	b := MustImport(t, MustService(t), MustZip(t, "imsmanifest.xml", fmt.Sprintf(manifest, "q.xml"), "q.xml", string(enc)))
+	if len(b.Questions) != 1 || b.Questions[0].Text != "Pilih — A" {
+		t.Fatalf("items %+v, questions %+v", b.Items, b.Questions)
 	}
 }
