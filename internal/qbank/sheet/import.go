@@ -383,13 +383,21 @@ func (im *importer) fill(q *exam.Question, get func(string) string, pictureCells
 		dst *[]exam.Option
 	}{{"options", &q.Options}, {"statements", &q.Statements}, {"columns", &q.Columns},
 		{"premises", &q.Premises}, {"responses", &q.Responses}} {
-		opts, ref := parseOptions(part.col, get(part.col))
-		if ref != nil {
-			return ref, nil
+		opts, ok := letteredOptions(get(part.col))
+		if !ok || part.col != "options" || q.Type != exam.SingleChoice && q.Type != exam.MultipleChoice {
+			var ref *refusal
+			if opts, ref = parseOptions(part.col, get(part.col)); ref != nil {
+				return ref, nil
+			}
 		}
 		*part.dst = opts
 	}
 	q.Answer = parseAnswer(q.Type, get("answer"))
+	if q.Type == exam.SingleChoice || q.Type == exam.MultipleChoice {
+		for i, a := range q.Answer {
+			q.Answer[i] = letterKey(a, q.Options)
+		}
+	}
 	if p := strings.TrimSpace(get("points")); p != "" {
 		v, err := strconv.ParseFloat(strings.Replace(p, ",", ".", 1), 64)
 		if err != nil {
@@ -642,6 +650,67 @@ func parseFormat(s string) (string, *refusal) {
 
 // optionLine is the start of an option: "id: text".
 var optionLine = regexp.MustCompile(`^\s*([A-Za-z0-9._-]{1,64})\s*:\s?(.*)$`)
+
+// letterLabel is an option's letter label: "A. Soekarno", "b) Hatta".
+var letterLabel = regexp.MustCompile(`^\s*([A-Za-z])[.)]\s+(.*)$`)
+
+// letteredOptions reads a cell of choices written with letter labels, one
+// per line: "A. Soekarno", "B. Hatta" (or "a)", "b)"). It is such a cell
+// when its first line is labelled A (or a) and at least two lines carry
+// the next letters in order, all in the same case; the options' ids are
+// the letters in lower case, their texts without the labels. A line that
+// is not the next letter's label (a text that merely starts "C. " out of
+// order) continues the option before it.
+func letteredOptions(cell string) ([]exam.Option, bool) {
+	var out []exam.Option
+	upper := false
+	for _, line := range strings.Split(cell, "\n") {
+		m := letterLabel.FindStringSubmatch(line)
+		if m != nil && len(out) == 0 && (m[1] == "A" || m[1] == "a") {
+			upper = m[1] == "A"
+		}
+		next := string(rune('a' + len(out)))
+		if upper {
+			next = strings.ToUpper(next)
+		}
+		switch {
+		case m != nil && m[1] == next && len(out) < 26:
+			out = append(out, exam.Option{ID: strings.ToLower(m[1]), Text: m[2]})
+		case len(out) == 0:
+			if strings.TrimSpace(line) != "" {
+				return nil, false
+			}
+		default:
+			out[len(out)-1].Text += "\n" + line
+		}
+	}
+	for i := range out {
+		out[i].Text = strings.TrimSpace(out[i].Text)
+	}
+	return out, len(out) >= 2
+}
+
+// letterKey is a choice key as an option's id: a key that is no id but a
+// letter label ("A", "B.", "c)", "A. Soekarno") names the option of that
+// letter.
+func letterKey(key string, opts []exam.Option) string {
+	for _, o := range opts {
+		if o.ID == key {
+			return key
+		}
+	}
+	k := strings.TrimSpace(key)
+	if m := letterLabel.FindStringSubmatch(k); m != nil {
+		k = m[1]
+	}
+	k = strings.TrimRight(k, ".)")
+	for _, o := range opts {
+		if len(k) == 1 && strings.EqualFold(o.ID, k) {
+			return o.ID
+		}
+	}
+	return key
+}
 
 // parseOptions reads a cell of options, one per line "id: text"; a line
 // that starts no option continues the one before.

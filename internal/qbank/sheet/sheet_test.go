@@ -461,3 +461,42 @@ func TestImportMergedCells(t *testing.T) {
 		t.Errorf("rubric %q", bank.Questions[3].Rubric)
 	}
 }
+
+// TestImportLetteredOptions: options written "A. Soekarno" or "a) 2", one
+// per line with their letters in order, lose their labels and are a, b,
+// …; a key "A", "B." or "c)" names them; "id: text" options keep a text
+// that starts with a letter and a dot, and a label out of order is text.
+func TestImportLetteredOptions(t *testing.T) {
+	b := MustSheet(t, []map[string]string{
+		{"id": "q1", "type": "single_choice", "text": "Presiden pertama?", "options": "A. Soekarno\nB. Hatta\nC. Habibie", "answer": "A"},
+		{"id": "q2", "type": "multiple_choice", "text": "Bilangan prima?", "options": "a) 2\nb) 4\nc) 5", "answer": "a), C."},
+		{"id": "q3", "type": "single_choice", "text": "Penulis?", "options": "a: J. K. Rowling\nb: A. Yani", "answer": "b"},
+		{"id": "q4", "type": "single_choice", "text": "Alamat?", "options": "A. Jalan\nC. Wibowo dan teman\nB. Lain", "answer": "B. Lain"},
+		{"id": "q5", "type": "single_choice", "text": "Satu?", "options": "A. Satu", "answer": "A"},
+	}, nil, nil)
+	bank, _, err := importBytes(t, b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bank.Questions) != 4 || bank.Items[4].Status != qbank.Refused {
+		t.Fatalf("items %+v", bank.Items)
+	}
+	opts := func(q exam.Question) string {
+		var s []string
+		for _, o := range q.Options {
+			s = append(s, o.ID+"="+o.Text)
+		}
+		return strings.Join(s, "|")
+	}
+	for i, want := range []struct{ opts, key string }{
+		{"a=Soekarno|b=Hatta|c=Habibie", "a"},
+		{"a=2|b=4|c=5", "a,c"},
+		{"a=J. K. Rowling|b=A. Yani", "b"},
+		{"a=Jalan\nC. Wibowo dan teman|b=Lain", "b"},
+	} {
+		q := bank.Questions[i]
+		if opts(q) != want.opts || strings.Join(q.Answer, ",") != want.key {
+			t.Errorf("%s: options %q key %v, want %q %s", q.ID, opts(q), q.Answer, want.opts, want.key)
+		}
+	}
+}

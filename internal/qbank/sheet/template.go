@@ -76,7 +76,7 @@ var examples = [][]string{
 var instructions = []string{
 	"Petunjuk pengisian bank soal",
 	"1. Isi lembar \"Soal\": satu baris satu soal, mulai baris 2. Jangan mengubah nama kolom di baris 1 (urutan kolom boleh diubah).",
-	"2. Pilihan, pernyataan, premis dan jawaban menjodohkan ditulis satu per baris (Alt+Enter di Excel): \"id: teks\". Baris yang tidak diawali \"id:\" menyambung baris sebelumnya.",
+	"2. Pilihan, pernyataan, premis dan jawaban menjodohkan ditulis satu per baris (Alt+Enter di Excel): \"id: teks\". Baris yang tidak diawali \"id:\" menyambung baris sebelumnya. Pilihan bergaya \"A. Soekarno\" / \"B. Hatta\" (huruf berurutan) juga dibaca, dan kuncinya boleh \"A\".",
 	"3. Kunci (answer): id pilihan; beberapa kunci satu per baris; true/false; jawaban singkat yang diterima satu per baris; statement_grid \"s1=true\"; matching \"p1=r2\".",
 	"4. Gambar dan audio: tulis ![deskripsi](nama-file.png) di teks (format markdown) atau nama file di kolom media; kirim file .xlsx ini bersama file-filenya dalam satu .zip. Gambar yang ditempel di sel baris soal juga dibaca.",
 	"5. Bacaan bersama (stimulus): isi lembar \"Stimulus\" (id, title, format, text) dan tulis id-nya di kolom stimulus soal.",
