@@ -454,6 +454,14 @@ func (im *importer) fill(q *exam.Question, get func(string) string, pictureCells
 			texts = append(texts, &opts[i].Text)
 		}
 	}
+	if q.Format == "" {
+		for _, t := range texts {
+			if tex := plainTeX(*t); tex != "" {
+				*changes = append(*changes, fmt.Sprintf("the format is plain, so the formula %s shows as typed, not as a formula: write markdown in the format column to show it", tex))
+				break
+			}
+		}
+	}
 	if ref := im.resolveTexts(q.Format, texts, changes); ref != nil {
 		return ref, nil
 	}
@@ -650,6 +658,16 @@ func parseFormat(s string) (string, *refusal) {
 
 // optionLine is the start of an option: "id: text".
 var optionLine = regexp.MustCompile(`^\s*([A-Za-z0-9._-]{1,64})\s*:\s?(.*)$`)
+
+// texInPlain finds what reads as TeX in a plain text: \(…\), \[…\],
+// $$…$$, or $…$ holding a TeX command, ^, _ or a brace ("$5 dan $10"
+// is money, not a formula).
+var texInPlain = regexp.MustCompile(`\\\(.+?\\\)|\\\[.+?\\\]|\$\$.+?\$\$|\$[^$\n]*[\\^_{][^$\n]*\$`)
+
+// plainTeX is the first formula of a plain text, shortened, "" when none.
+func plainTeX(s string) string {
+	return titleOf(texInPlain.FindString(s))
+}
 
 // letterLabel is an option's letter label: "A. Soekarno", "b) Hatta".
 var letterLabel = regexp.MustCompile(`^\s*([A-Za-z])[.)]\s+(.*)$`)

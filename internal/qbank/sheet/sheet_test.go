@@ -500,3 +500,27 @@ func TestImportLetteredOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestImportPlainTeX: TeX in a plain row is noted (changed): the row stays
+// plain and the note says to write markdown; money is no formula.
+func TestImportPlainTeX(t *testing.T) {
+	b := MustSheet(t, []map[string]string{
+		{"id": "q1", "type": "essay", "text": "Hitung $x^2$ untuk x = 3."},
+		{"id": "q2", "type": "single_choice", "text": "Pilih.", "options": "a: \\(\\frac{1}{2}\\)\nb: 1", "answer": "a"},
+		{"id": "q3", "type": "essay", "text": "Harga $5 dan $10."},
+		{"id": "q4", "type": "essay", "format": "markdown", "text": "Hitung $x^2$."},
+	}, nil, nil)
+	bank, _, err := importBytes(t, b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []qbank.Status{qbank.Changed, qbank.Changed, qbank.Imported, qbank.Imported} {
+		it := bank.Items[i]
+		if it.Status != want || want == qbank.Changed && !strings.Contains(strings.Join(it.Changes, " "), "write markdown in the format column") {
+			t.Errorf("row %d: %+v, want %s", i+2, it, want)
+		}
+	}
+	if bank.Questions[0].Format != "" || bank.Questions[0].Text != "Hitung $x^2$ untuk x = 3." {
+		t.Errorf("q1 %+v", bank.Questions[0])
+	}
+}
