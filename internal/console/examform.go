@@ -91,6 +91,9 @@ type questionForm struct {
 	PlayLimit string
 	// Rubric is an essay's note to its graders.
 	Rubric string
+	// Category is where the question is filed in its bank
+	// ("Matematika/Aljabar"), kept through the editor.
+	Category string
 	// Preview is set after "Preview" or a save with problems: the texts as
 	// a student's page shows them (the same renderer, the same allow-list),
 	// and what renders otherwise than written.
@@ -154,7 +157,7 @@ func formOfExam(e exam.Exam) examForm {
 	}
 	for _, q := range e.Questions {
 		qf := questionForm{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Points: strconv.FormatFloat(q.Points, 'f', -1, 64),
-			Stimulus: q.Stimulus, Rubric: q.Rubric}
+			Stimulus: q.Stimulus, Rubric: q.Rubric, Category: q.Category}
 		qf.Options, qf.Statements, qf.Scoring = optionLines(q.Options), optionLines(q.Statements), q.Scoring
 		if q.PlayLimit > 0 {
 			qf.PlayLimit = strconv.Itoa(q.PlayLimit)
@@ -190,7 +193,8 @@ func parseExamForm(r *http.Request) examForm {
 		f.Questions = append(f.Questions, questionForm{ID: v(p + "id"), Type: v(p + "type"), Format: v(p + "format"), Text: v(p + "text"),
 			Options: v(p + "options"), Answer: v(p + "answer"), Points: v(p + "points"),
 			Statements: v(p + "statements"), Columns: v(p + "columns"), Premises: v(p + "premises"), Responses: v(p + "responses"),
-			Reuse: v(p+"reuse") != "", Scoring: v(p + "scoring"), Stimulus: v(p + "stimulus"), PlayLimit: v(p + "play_limit"), Rubric: v(p + "rubric")})
+			Reuse: v(p+"reuse") != "", Scoring: v(p + "scoring"), Stimulus: v(p + "stimulus"), PlayLimit: v(p + "play_limit"), Rubric: v(p + "rubric"),
+			Category: v(p + "category")})
 	}
 	for i := 0; i < maxFormStimuli; i++ {
 		p := "s." + strconv.Itoa(i) + "."
@@ -266,7 +270,7 @@ func (f examForm) input() (exam.ExamInput, error) {
 // and options (not yet validated); i numbers it in errors.
 func (qf questionForm) question(i int) (exam.Question, error) {
 	q := exam.Question{ID: qf.ID, Type: exam.QuestionType(qf.Type), Format: qf.Format, Text: qf.Text, Scoring: qf.Scoring,
-		ReuseResponses: qf.Reuse, Stimulus: qf.Stimulus, Rubric: qf.Rubric}
+		ReuseResponses: qf.Reuse, Stimulus: qf.Stimulus, Rubric: qf.Rubric, Category: qf.Category}
 	if q.Format == string(richtext.Plain) {
 		q.Format = ""
 	}

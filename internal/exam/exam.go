@@ -143,6 +143,9 @@ type Question struct {
 	// Rubric is an essay's note to its graders (what earns the points);
 	// like the answer key it never leaves the portal.
 	Rubric string `json:"rubric,omitempty"`
+	// Category is where the question was filed in the bank it came from,
+	// a path such as "Matematika/Aljabar" (at most 200 bytes); "" for none.
+	Category string `json:"category,omitempty"`
 }
 
 // Exam is an exam with its questions, schedule and the schools it is assigned to.

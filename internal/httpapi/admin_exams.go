@@ -39,6 +39,8 @@ type questionJSON struct {
 	Points    float64  `json:"points"`
 	// Rubric is an essay's note to its graders.
 	Rubric string `json:"rubric,omitempty"`
+	// Category is where the question is filed in its bank.
+	Category string `json:"category,omitempty"`
 }
 
 // optionsJSON is opts as operators read them.
@@ -112,7 +114,7 @@ func newExamView(e exam.Exam, withQuestions bool) examView {
 func newQuestionJSON(q exam.Question) questionJSON {
 	qj := questionJSON{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Options: optionsJSON(q.Options),
 		Scoring: q.Scoring, ReuseResponses: q.ReuseResponses, Stimulus: q.Stimulus, PlayLimit: q.PlayLimit,
-		Answer: nonNil(q.Answer), Points: q.Points, Rubric: q.Rubric}
+		Answer: nonNil(q.Answer), Points: q.Points, Rubric: q.Rubric, Category: q.Category}
 	switch q.Type {
 	case exam.StatementGrid:
 		qj.Statements, qj.Columns = optionsJSON(q.Statements), optionsJSON(q.Columns)
@@ -140,7 +142,8 @@ func (req createExamRequest) input() exam.ExamInput {
 		in.Questions[i] = exam.Question{ID: q.ID, Type: exam.QuestionType(q.Type), Format: q.Format, Text: q.Text,
 			Options: examOptions(q.Options), Statements: examOptions(q.Statements), Columns: examOptions(q.Columns),
 			Premises: examOptions(q.Premises), Responses: examOptions(q.Responses), ReuseResponses: q.ReuseResponses,
-			Stimulus: q.Stimulus, Scoring: q.Scoring, PlayLimit: q.PlayLimit, Answer: q.Answer, Points: q.Points, Rubric: q.Rubric}
+			Stimulus: q.Stimulus, Scoring: q.Scoring, PlayLimit: q.PlayLimit, Answer: q.Answer, Points: q.Points, Rubric: q.Rubric,
+			Category: q.Category}
 	}
 	return in
 }

@@ -148,3 +148,37 @@ func TestExamImportMissingMedia(t *testing.T) {
 		h.op("POST", "/api/v1/admin/exams/import?"+qs.Encode(), bank).expectError(400, "VALIDATION_ERROR")
 	})
 }
+
+// TestExamImportCategories: the category path of each Moodle question is
+// kept through the created exam's store and its Moodle export.
+func TestExamImportCategories(t *testing.T) {
+	forEachStore(t, func(t *testing.T, h *harness) {
+		q := func(name string) string {
+			return `<question type="essay"><name><text>` + name + `</text></name><questiontext format="html"><text>` + name + `</text></questiontext></question>`
+		}
+		cat := func(p string) string {
+			return `<question type="category"><category><text>` + p + `</text></category></question>`
+		}
+		bank := []byte(`<quiz>` + cat("$course$/top/Matematika/Aljabar") + q("a") + cat("$course$/top/Matematika/Geometri") + q("b") + `</quiz>`)
+		start := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
+		qs := url.Values{"mode": {"create"}, "format": {"moodle"}, "npsn": {npsnA},
+			"starts_at": {start.Format(time.RFC3339)}, "ends_at": {start.Add(2 * time.Hour).Format(time.RFC3339)}, "duration_minutes": {"60"}}
+		var made bankReportJSON
+		h.op("POST", "/api/v1/admin/exams/import?"+qs.Encode(), bank).expect(201).decode(&made)
+		var got struct {
+			Data struct {
+				Questions []struct {
+					Category string `json:"category"`
+				} `json:"questions"`
+			} `json:"data"`
+		}
+		h.op("GET", "/api/v1/admin/exams/"+made.Data.Exam.ID, nil).expect(200).decode(&got)
+		if len(got.Data.Questions) != 2 || got.Data.Questions[0].Category != "Matematika/Aljabar" || got.Data.Questions[1].Category != "Matematika/Geometri" {
+			t.Fatalf("stored questions %+v", got.Data.Questions)
+		}
+		exp := h.op("GET", "/api/v1/admin/exams/"+made.Data.Exam.ID+"/export?format=moodle", nil).expect(200)
+		if !bytes.Contains(exp.body, []byte("$course$/top/Matematika/Geometri")) {
+			t.Fatalf("export %.2000s", exp.body)
+		}
+	})
+}

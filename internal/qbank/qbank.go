@@ -55,8 +55,11 @@ type ItemReport struct {
 	QuestionID string `json:"question_id,omitempty"`
 	// Kind is what the file called the item (multichoice,
 	// choiceInteraction, ...).
-	Kind   string `json:"kind,omitempty"`
-	Status Status `json:"status"`
+	Kind string `json:"kind,omitempty"`
+	// Category is where the file filed the item (a Moodle category's
+	// path, the sheet's category column), as its question keeps it.
+	Category string `json:"category,omitempty"`
+	Status   Status `json:"status"`
 	// Changes lists what was dropped or changed and why (Changed).
 	Changes []string `json:"changes,omitempty"`
 	// Code and Message say why an item was refused: UNSUPPORTED_TYPE,

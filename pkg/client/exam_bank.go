@@ -35,8 +35,10 @@ type BankItem struct {
 	Title      string `json:"title"`
 	QuestionID string `json:"question_id,omitempty"`
 	// Kind is what the file called the item's type.
-	Kind   string `json:"kind,omitempty"`
-	Status string `json:"status"`
+	Kind string `json:"kind,omitempty"`
+	// Category is where the file filed the item (a Moodle category path).
+	Category string `json:"category,omitempty"`
+	Status   string `json:"status"`
 	// Changes lists what was dropped or changed (BankItemChanged).
 	Changes []string `json:"changes,omitempty"`
 	// Code and Message say why an item was refused: UNSUPPORTED_TYPE,

@@ -461,7 +461,8 @@ func (im *importer) question(start xml.StartElement) error {
 		return qbank.ErrTooManyItems
 	}
 	it := &item{im: im, q: q, files: files, typ: typ,
-		report: qbank.ItemReport{Position: im.position, Title: clip(strings.TrimSpace(q.child("name").textOf()), 200), Kind: clip(typ, 40)}}
+		report: qbank.ItemReport{Position: im.position, Title: clip(strings.TrimSpace(q.child("name").textOf()), 200), Kind: clip(typ, 40),
+			Category: categoryTitle(im.category)}}
 	it.convert()
 	if im.fatal != nil {
 		return im.fatal
@@ -570,7 +571,7 @@ func categoryTitle(p string) string {
 	if p == "top" {
 		return ""
 	}
-	return clip(p, 200)
+	return clip(strings.Join(strings.Fields(p), " "), 190)
 }
 
 // item converts one question element.
@@ -739,7 +740,7 @@ func (it *item) convert() {
 		it.description()
 		return
 	}
-	qu := exam.Question{ID: it.id("q"), Format: string(richtext.Markdown)}
+	qu := exam.Question{ID: it.id("q"), Format: string(richtext.Markdown), Category: categoryTitle(it.im.category)}
 	it.report.QuestionID = qu.ID
 	qu.Text = it.text(it.q.child("questiontext"))
 	if g := it.q.child("defaultgrade").value(); g != "" {

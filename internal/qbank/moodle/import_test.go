@@ -511,3 +511,37 @@ func TestImportUTF16(t *testing.T) {
 		}
 	}
 }
+
+// TestImportCategories: each question keeps its category's path (nested
+// categories apart), and the export writes them back.
+func TestImportCategories(t *testing.T) {
+	svc := mustService(t)
+	q := func(name string) string {
+		return `<question type="essay"><name><text>` + name + `</text></name><questiontext format="html"><text>` + name + `</text></questiontext></question>`
+	}
+	cat := func(p string) string {
+		return `<question type="category"><category><text>` + p + `</text></category></question>`
+	}
+	b := mustImport(t, svc, `<quiz>`+cat("$course$/top/Matematika/Aljabar")+q("a")+q("b")+cat("$course$/top/Matematika/Geometri")+q("c")+`</quiz>`)
+	var got []string
+	for _, q := range b.Questions {
+		got = append(got, q.Category)
+	}
+	if want := []string{"Matematika/Aljabar", "Matematika/Aljabar", "Matematika/Geometri"}; !slices.Equal(got, want) {
+		t.Fatalf("categories %q, want %q", got, want)
+	}
+	if b.Items[2].Category != "Matematika/Geometri" {
+		t.Errorf("the report's item 3 is in %q", b.Items[2].Category)
+	}
+	e := exam.Exam{Title: "Matematika", Questions: b.Questions}
+	var out bytes.Buffer
+	if err := Export(t.Context(), &out, e, svc); err != nil {
+		t.Fatal(err)
+	}
+	back := mustImport(t, svc, out.String())
+	for i, q := range back.Questions {
+		if q.Category != got[i] {
+			t.Errorf("exported and read back: %s in %q, want %q", q.ID, q.Category, got[i])
+		}
+	}
+}

@@ -338,8 +338,8 @@ func (im *importer) readStimuli(sheet string) error {
 // is a refused report.
 func (im *importer) row(n int, get func(string) string, pictureCells []string) (qbank.ItemReport, exam.Question, error) {
 	q := exam.Question{ID: strings.TrimSpace(get("id")), Text: get("text"), Stimulus: strings.TrimSpace(get("stimulus")),
-		Rubric: get("rubric"), Scoring: strings.ToLower(strings.TrimSpace(get("scoring")))}
-	rep := qbank.ItemReport{Position: n, Title: q.ID, Kind: strings.TrimSpace(get("type"))}
+		Rubric: get("rubric"), Scoring: strings.ToLower(strings.TrimSpace(get("scoring"))), Category: strings.TrimSpace(get("category"))}
+	rep := qbank.ItemReport{Position: n, Title: q.ID, Kind: strings.TrimSpace(get("type")), Category: q.Category}
 	if rep.Title == "" {
 		rep.Title = titleOf(q.Text)
 	}

@@ -322,7 +322,8 @@ func randomExam(rng *rand.Rand) exam.Exam {
 	n := 1 + rng.IntN(12)
 	for i := 0; i < n; i++ {
 		md := rng.IntN(2) == 0
-		q := exam.Question{ID: fmt.Sprintf("q-%d.%d", i, rng.IntN(100)), Text: randomText(rng, md), Points: float64(rng.IntN(20)) / 2}
+		q := exam.Question{ID: fmt.Sprintf("q-%d.%d", i, rng.IntN(100)), Text: randomText(rng, md), Points: float64(rng.IntN(20)) / 2,
+			Category: []string{"", "Matematika/Aljabar", "IPA"}[rng.IntN(3)]}
 		if md {
 			q.Format = "markdown"
 		}

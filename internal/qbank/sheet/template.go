@@ -46,6 +46,7 @@ var columns = []column{
 	{"premises", "matching: premis, satu per baris \"p1: teks\".", 30},
 	{"responses", "matching: jawaban, satu per baris \"r1: teks\" (boleh lebih banyak dari premis).", 30},
 	{"reuse_responses", "matching: true jika satu jawaban boleh dipakai beberapa premis.", 10},
+	{"category", "Kategori soal di bank, misalnya Matematika/Aljabar (boleh kosong).", 20},
 }
 
 // stimulusColumns are the stimulus sheet's columns.
