@@ -27,6 +27,8 @@ type examImportOptions struct {
 	Ends       string
 	Duration   int
 	OnlyPassed bool
+	// AllowMissingMedia keeps the items that would lose a figure.
+	AllowMissingMedia bool
 }
 
 func newExamImportCmd(o *adminOptions) *cobra.Command {
@@ -42,7 +44,9 @@ is told by its content).
 
 Without --create, prints the report of every item (imported, changed with what was dropped,
 refused with why) and creates nothing. With --create, creates the exam of the items that
-passed; when some were refused it creates nothing unless --only-passed.
+passed; when some were refused it creates nothing unless --only-passed. An item whose
+image or audio cannot be found or stored is refused (MEDIA_NOT_FOUND) unless
+--allow-missing-media keeps it, changed, without the figure.
 
   portal admin exam import bank.xlsx
   portal admin exam import bank.zip --create --title "IPA Kelas 8" --npsn 20100001 \
@@ -62,12 +66,13 @@ passed; when some were refused it creates nothing unless --only-passed.
 	f.StringVar(&opts.Ends, "ends", "", "end of the exam window, RFC 3339")
 	f.IntVar(&opts.Duration, "duration", 0, "minutes each student has")
 	f.BoolVar(&opts.OnlyPassed, "only-passed", false, "create the exam from the items that passed even when some were refused")
+	f.BoolVar(&opts.AllowMissingMedia, "allow-missing-media", false, "keep an item whose image or audio cannot be found or stored (changed, the figure dropped) instead of refusing it")
 	return cmd
 }
 
 func runExamImport(ctx context.Context, c *client.Client, opts *examImportOptions, name string) error {
 	imp := client.ExamImportOptions{Format: opts.Format, Create: opts.Create, OnlyPassed: opts.OnlyPassed, Title: opts.Title,
-		Subject: opts.Subject, NPSN: opts.NPSN, DurationMinutes: opts.Duration}
+		Subject: opts.Subject, NPSN: opts.NPSN, DurationMinutes: opts.Duration, AllowMissingMedia: opts.AllowMissingMedia}
 	if opts.Create {
 		var err error
 		if imp.StartsAt, err = time.Parse(time.RFC3339, opts.Starts); err != nil {

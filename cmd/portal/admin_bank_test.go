@@ -64,6 +64,22 @@ func TestAdminExamImport(t *testing.T) {
 	if back.Imported != 1 || back.Questions[0].Answer[0] != "56" {
 		t.Fatalf("the export read back: %+v", back)
 	}
+	// A question whose figure cannot be stored is refused, or kept with
+	// --allow-missing-media.
+	gif := filepath.Join(dir, "peta.xml")
+	if err := os.WriteFile(gif, []byte(`<quiz><question type="essay"><name><text>peta</text></name><questiontext format="html"><text><![CDATA[<p>Lihat.</p>`+
+		`<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="Peta">]]></text></questiontext></question></quiz>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var missing client.BankReport
+	a.mustJSON(&missing, "exam", "import", gif)
+	if missing.Refused != 1 || missing.Items[0].Code != "MEDIA_NOT_FOUND" {
+		t.Errorf("a lost figure: %+v", missing)
+	}
+	a.mustJSON(&missing, "exam", "import", gif, "--allow-missing-media")
+	if missing.Changed != 1 || missing.Refused != 0 {
+		t.Errorf("a lost figure with --allow-missing-media: %+v", missing)
+	}
 	a.mustFail(1, "NOT_FOUND", "exam", "export", "no-such-exam", "--format", "xlsx", "--out", filepath.Join(dir, "x.xlsx"))
 	if _, err := os.Stat(filepath.Join(dir, "x.xlsx")); !os.IsNotExist(err) {
 		t.Errorf("a failed export left a file: %v", err)

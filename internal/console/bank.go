@@ -24,6 +24,9 @@ const maxBankFormSize = 64 << 20
 type bankView struct {
 	Formats []qbank.Format
 	Format  string // the upload form's choice, "" to detect
+	// AllowMissingMedia is the upload form's choice: keep an item that
+	// would lose a figure (changed) rather than refuse it.
+	AllowMissingMedia bool
 	// FileName is the uploaded file's name, shown as text.
 	FileName string
 	Report   *bankReport
@@ -76,11 +79,11 @@ func (c *console) importPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // importBank serves POST /console/exams/import (multipart: csrf, format,
-// file): the file read as a question bank, with the report of every item
+// allow_missing_media, file): the file read as a question bank, with the report of every item
 // and the form that creates its exam. Nothing is created yet (the media
 // the file holds are stored, by SHA-256).
 func (c *console) importBank(w http.ResponseWriter, r *http.Request) {
-	bv := bankView{Format: r.PostFormValue("format")}
+	bv := bankView{Format: r.PostFormValue("format"), AllowMissingMedia: r.PostFormValue("allow_missing_media") != ""}
 	file, hdr, err := r.FormFile("file")
 	if err != nil {
 		c.renderBank(w, r, http.StatusBadRequest, bv, apperr.New(apperr.Invalid, "INVALID_FORM", "choose a question bank file to import"))
@@ -99,7 +102,7 @@ func (c *console) importBank(w http.ResponseWriter, r *http.Request) {
 		c.renderBank(w, r, http.StatusBadRequest, bv, err)
 		return
 	}
-	bank, err := formats.Import(r.Context(), format, file, hdr.Size, c.exam)
+	bank, err := formats.Import(r.Context(), format, file, hdr.Size, c.exam, qbank.ImportOptions{AllowMissingMedia: bv.AllowMissingMedia})
 	if err != nil {
 		c.renderBank(w, r, http.StatusBadRequest, bv, err)
 		return

@@ -87,3 +87,36 @@ func hiddenValue(t *testing.T, page, name string) string {
 	r := strings.NewReplacer("&#34;", `"`, "&quot;", `"`, "&lt;", "<", "&gt;", ">", "&#39;", "'", "&amp;", "&", "&#43;", "+")
 	return r.Replace(v)
 }
+
+// TestBankImportMissingMedia: a question whose image cannot be stored is
+// refused on the console's report, and kept (changed) when the operator
+// ticks "keep questions whose image or audio is missing"; the creation
+// carries what the upload decided.
+func TestBankImportMissingMedia(t *testing.T) {
+	p := newPortal(t)
+	c := browser(t)
+	csrf := p.signIn(t, c)
+	bank := []byte(`<quiz><question type="essay"><name><text>peta</text></name><questiontext format="html"><text><![CDATA[<p>Lihat peta.</p>` +
+		`<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="Peta">]]></text></questiontext></question>` +
+		`<question type="essay"><name><text>teks</text></name><questiontext format="html"><text>Jelaskan.</text></questiontext></question></quiz>`)
+	resp, page := postMultipart(t, c, p.srv.URL+"/console/exams/import", url.Values{"csrf": {csrf}}, formFile{"file", "bank.xml", bank})
+	if resp.StatusCode != 200 || !strings.Contains(page, "<code>MEDIA_NOT_FOUND</code>") || !strings.Contains(page, `name="allow_missing_media"`) {
+		t.Fatalf("import: %d %.3000s", resp.StatusCode, page)
+	}
+	if carried := hiddenValue(t, page, "bank"); strings.Contains(carried, "q001") || !strings.Contains(carried, "q002") {
+		t.Errorf("the creation carries %s", carried)
+	}
+	resp, page = postMultipart(t, c, p.srv.URL+"/console/exams/import", url.Values{"csrf": {csrf}, "allow_missing_media": {"1"}},
+		formFile{"file", "bank.xml", bank})
+	if resp.StatusCode != 200 || strings.Contains(page, "<code>MEDIA_NOT_FOUND</code>") || !strings.Contains(hiddenValue(t, page, "bank"), "q001") {
+		t.Fatalf("import allowing missing media: %d %.3000s", resp.StatusCode, page)
+	}
+	form := url.Values{"csrf": {csrf}, "bank": {hiddenValue(t, page, "bank")}, "title": {"Peta"}, "npsn": {"20100001"},
+		"starts": {"2030-01-02T07:30"}, "ends": {"2030-01-02T09:30"}, "zone": {"WIB"}, "duration": {"60"}}
+	if resp, page := post(t, c, p.srv.URL+"/console/exams/import/create", form); resp.StatusCode != 303 {
+		t.Fatalf("create: %d %.1000s", resp.StatusCode, page)
+	}
+	if es, err := p.exam.ListExams(t.Context(), ""); err != nil || len(es) != 1 || es[0].QuestionCount != 2 {
+		t.Fatalf("exams %+v %v", es, err)
+	}
+}

@@ -95,6 +95,9 @@ type questionForm struct {
 	// question's (examform_cloze.go).
 	Tolerance, ToleranceMode string
 	Blanks                   []blankForm
+	// Category is where the question is filed in its bank
+	// ("Matematika/Aljabar"), kept through the editor.
+	Category string
 	// Preview is set after "Preview" or a save with problems: the texts as
 	// a student's page shows them (the same renderer, the same allow-list),
 	// and what renders otherwise than written.
@@ -173,7 +176,7 @@ func formOfExam(e exam.Exam) examForm {
 	}
 	for _, q := range e.Questions {
 		qf := questionForm{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Points: strconv.FormatFloat(q.Points, 'f', -1, 64),
-			Stimulus: q.Stimulus, Rubric: q.Rubric}
+			Stimulus: q.Stimulus, Rubric: q.Rubric, Category: q.Category}
 		qf.Options, qf.Statements, qf.Scoring = optionLines(q.Options), optionLines(q.Statements), q.Scoring
 		if q.PlayLimit > 0 {
 			qf.PlayLimit = strconv.Itoa(q.PlayLimit)
@@ -211,7 +214,8 @@ func parseExamForm(r *http.Request) examForm {
 			Options: v(p + "options"), Answer: v(p + "answer"), Points: v(p + "points"),
 			Statements: v(p + "statements"), Columns: v(p + "columns"), Premises: v(p + "premises"), Responses: v(p + "responses"),
 			Reuse: v(p+"reuse") != "", Scoring: v(p + "scoring"), Stimulus: v(p + "stimulus"), PlayLimit: v(p + "play_limit"), Rubric: v(p + "rubric"),
-			Tolerance: v(p + "tolerance"), ToleranceMode: v(p + "tolerance_mode"), Blanks: parseBlanks(r, p)})
+			Tolerance: v(p + "tolerance"), ToleranceMode: v(p + "tolerance_mode"), Blanks: parseBlanks(r, p),
+			Category: v(p + "category")})
 		f.Questions[len(f.Questions)-1].Text = withoutRemovedBlanks(r, p, v(p+"text"))
 	}
 	for i := 0; i < maxFormStimuli; i++ {
@@ -288,7 +292,7 @@ func (f examForm) input() (exam.ExamInput, error) {
 // and options (not yet validated); i numbers it in errors.
 func (qf questionForm) question(i int) (exam.Question, error) {
 	q := exam.Question{ID: qf.ID, Type: exam.QuestionType(qf.Type), Format: qf.Format, Text: qf.Text, Scoring: qf.Scoring,
-		ReuseResponses: qf.Reuse, Stimulus: qf.Stimulus, Rubric: qf.Rubric}
+		ReuseResponses: qf.Reuse, Stimulus: qf.Stimulus, Rubric: qf.Rubric, Category: qf.Category}
 	if q.Format == string(richtext.Plain) {
 		q.Format = ""
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/testkit"
 )
 
@@ -290,4 +291,57 @@ func TestBrowserExamEditorSaveUnchanged(t *testing.T) {
 	phone.shot("exam-editor-phone")
 	phone.do("save after the preview", chromedp.Click(chromedp.CSS(`button[value="save"]`)), chromedp.WaitVisible(chromedp.CSS("p.ok")))
 	unchanged("a save after a preview")
+}
+
+// TestBrowserExamCategories: the exam editor shows each question's bank
+// category, finds questions by it (at a desk's and a phone's width), and
+// keeps it through a save.
+func TestBrowserExamCategories(t *testing.T) {
+	chrome := newHeadless(t, "the console", 60*time.Second)
+	p := newPortal(t, onStore("bolt"))
+	essay := func(id, text, category string) exam.Question {
+		return exam.Question{ID: id, Type: exam.Essay, Text: text, Category: category}
+	}
+	e, err := p.exam.CreateExam(t.Context(), exam.ExamInput{Title: "Matematika", NPSNs: []string{"20100001"},
+		StartsAt: time.Date(2030, 12, 1, 7, 0, 0, 0, time.UTC), EndsAt: time.Date(2030, 12, 1, 9, 0, 0, 0, time.UTC), DurationMinutes: 90,
+		Questions: []exam.Question{essay("q1", "Sederhanakan 2x + 3x.", "Matematika/Aljabar"),
+			essay("q2", "Luas persegi bersisi 4?", "Matematika/Geometri"), essay("q3", "Faktorkan x² − 1.", "Matematika/Aljabar")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []struct {
+		w, h int
+		name string
+	}{{1280, 900, "exam-categories"}, {390, 844, "exam-categories-phone"}} {
+		tab := chrome.tab(size.w, size.h)
+		tab.do("sign in", p.operatorSignInSteps()...)
+		tab.do("find the geometry questions",
+			chromedp.Navigate(p.srv.URL+"/console/exams/"+e.ID+"/edit"),
+			chromedp.WaitVisible(chromedp.ID("qfilter")),
+			chromedp.SendKeys(chromedp.ID("qfilter"), "geometri"),
+		)
+		tab.check("only q2 shows, its category in its field", `(() => {
+			const shown = [...document.querySelectorAll('fieldset.question')].filter(f => !f.hidden);
+			return shown.length === 1 && shown[0].querySelector('[name$=".category"]').value === 'Matematika/Geometri' &&
+				document.getElementById('qfilter-status').textContent.includes('1/3');
+		})()`)
+		if _, err := chromedp.Run(tab.ctx, chromedp.Evaluate[int](`document.getElementById('question-filter').scrollIntoView(), window.scrollBy(0, -40), 0`)); err != nil {
+			t.Fatal(err)
+		}
+		tab.shot(size.name)
+	}
+	tab := chrome.tab(1280, 900)
+	tab.do("sign in", p.operatorSignInSteps()...)
+	tab.do("save with a filter on",
+		chromedp.Navigate(p.srv.URL+"/console/exams/"+e.ID+"/edit"),
+		chromedp.WaitVisible(chromedp.ID("qfilter")),
+		chromedp.SendKeys(chromedp.ID("qfilter"), "aljabar"),
+		chromedp.SetValue(chromedp.ID("q0-category"), "Matematika/Aljabar/Linear"),
+		chromedp.Click(chromedp.CSS(`button[value="save"]`)),
+		chromedp.WaitNotPresent(chromedp.ID("qfilter")),
+	)
+	got, err := p.exam.GetExam(t.Context(), e.ID)
+	if err != nil || len(got.Questions) != 3 || got.Questions[0].Category != "Matematika/Aljabar/Linear" || got.Questions[1].Category != "Matematika/Geometri" {
+		t.Fatalf("saved %+v, %v", got.Questions, err)
+	}
 }

@@ -161,6 +161,9 @@ type Question struct {
 	// Rubric is an essay's note to its graders (what earns the points);
 	// like the answer key it never leaves the portal.
 	Rubric string `json:"rubric,omitempty"`
+	// Category is where the question was filed in the bank it came from,
+	// a path such as "Matematika/Aljabar" (at most 200 bytes); "" for none.
+	Category string `json:"category,omitempty"`
 }
 
 // BlankKind is what a blank of a cloze question is answered with.

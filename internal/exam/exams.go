@@ -135,10 +135,14 @@ func ValidateExam(e *Exam) error {
 	return validateStimuli(e)
 }
 
+// maxCategoryBytes bounds a question's category path.
+const maxCategoryBytes = 200
+
 func validateQuestion(q *Question) error {
 	q.ID = strings.TrimSpace(q.ID)
 	q.Text = strings.TrimSpace(q.Text)
 	q.Rubric = strings.TrimSpace(q.Rubric)
+	q.Category = strings.Trim(strings.TrimSpace(q.Category), "/")
 	format, err := richtext.ParseFormat(q.Format)
 	if err != nil {
 		return err
@@ -163,6 +167,8 @@ func validateQuestion(q *Question) error {
 		return fmt.Errorf("only an essay has a rubric")
 	case len(q.Rubric) > maxRubricBytes:
 		return fmt.Errorf("rubric must be at most %d bytes", maxRubricBytes)
+	case len(q.Category) > maxCategoryBytes || strings.ContainsAny(q.Category, "\r\n"):
+		return fmt.Errorf("category must be one line of at most %d bytes", maxCategoryBytes)
 	}
 	if q.Points == 0 && q.Type != Essay {
 		q.Points = 1

@@ -68,7 +68,9 @@ func spool(body io.Reader) (*os.File, int64, error) {
 
 // importExam handles POST /api/v1/admin/exams/import (body up to
 // qbank.MaxFileSize, spooled to a temporary file): a question bank in the
-// query's format (moodle, qti, xlsx; absent: told by its bytes). mode=preview
+// query's format (moodle, qti, xlsx; absent: told by its bytes); an item
+// that would lose a figure is refused unless allow_missing_media=true
+// keeps it, changed. mode=preview
 // (the default) answers its report and questions and creates nothing;
 // mode=create creates the exam of the query's title, npsn, starts_at,
 // ends_at, duration_minutes (and subject) from the items that passed:
@@ -80,6 +82,14 @@ func (s *server) importExam(w http.ResponseWriter, r *http.Request) {
 	if mode != "" && mode != "preview" && mode != "create" {
 		s.writeError(w, r, apperr.New(apperr.Invalid, "INVALID_MODE", "mode must be preview or create"))
 		return
+	}
+	var opts qbank.ImportOptions
+	if v := strings.TrimSpace(q.Get("allow_missing_media")); v != "" {
+		var err error
+		if opts.AllowMissingMedia, err = strconv.ParseBool(v); err != nil {
+			s.writeError(w, r, apperr.New(apperr.Invalid, "VALIDATION_ERROR", "allow_missing_media must be true or false"))
+			return
+		}
 	}
 	var in exam.ExamInput
 	onlyPassed := false
@@ -107,7 +117,7 @@ func (s *server) importExam(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	bank, err := formats.Import(r.Context(), format, f, n, s.exam)
+	bank, err := formats.Import(r.Context(), format, f, n, s.exam, opts)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

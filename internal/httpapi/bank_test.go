@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/base64"
 	"net/url"
 	"strings"
 	"testing"
@@ -109,5 +110,75 @@ func TestExamImportAndExport(t *testing.T) {
 		h.op("POST", "/api/v1/admin/exams/import?mode=publish", xlsx).expectError(400, "INVALID_MODE")
 		h.req("POST", "/api/v1/admin/exams/import", xlsx).expectError(401, "UNAUTHORIZED")
 		h.req("GET", "/api/v1/admin/exams/import/template.xlsx", nil).expectError(401, "UNAUTHORIZED")
+	})
+}
+
+// TestExamImportMissingMedia: a Moodle question whose figure is a data:
+// URI is created with its image; one whose figure cannot be stored is
+// refused MEDIA_NOT_FOUND (so no exam asks about a chart nobody sees)
+// unless allow_missing_media=true keeps it, changed.
+func TestExamImportMissingMedia(t *testing.T) {
+	forEachStore(t, func(t *testing.T, h *harness) {
+		essay := func(name, img string) string {
+			return `<question type="essay"><name><text>` + name + `</text></name><questiontext format="html"><text><![CDATA[<p>Perhatikan grafik.</p>` +
+				img + `]]></text></questiontext></question>`
+		}
+		chart := base64.StdEncoding.EncodeToString(testkit.PNG(12, 8, 7))
+		bank := []byte(`<quiz>` + essay("grafik", `<img src="data:image/png;base64,`+chart+`" alt="Grafik">`) +
+			essay("gif", `<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="Peta">`) + `</quiz>`)
+
+		var prev bankReportJSON
+		h.op("POST", "/api/v1/admin/exams/import?format=moodle", bank).expect(200).decode(&prev)
+		if prev.Data.Imported != 1 || prev.Data.Refused != 1 || prev.Data.Items[1].Code != "MEDIA_NOT_FOUND" ||
+			len(prev.Data.Questions) != 1 || !strings.Contains(prev.Data.Questions[0]["text"].(string), "![Grafik](media:") {
+			t.Fatalf("preview %+v", prev.Data)
+		}
+		start := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
+		qs := url.Values{"mode": {"create"}, "format": {"moodle"}, "title": {"Grafik"}, "npsn": {npsnA},
+			"starts_at": {start.Format(time.RFC3339)}, "ends_at": {start.Add(2 * time.Hour).Format(time.RFC3339)}, "duration_minutes": {"60"}}
+		h.op("POST", "/api/v1/admin/exams/import?"+qs.Encode(), bank).expectError(422, "BANK_HAS_REFUSED_ITEMS")
+
+		qs.Set("allow_missing_media", "true")
+		var made bankReportJSON
+		h.op("POST", "/api/v1/admin/exams/import?"+qs.Encode(), bank).expect(201).decode(&made)
+		if made.Data.Changed != 1 || made.Data.Refused != 0 || made.Data.Exam == nil || len(made.Data.Exam.Questions) != 2 {
+			t.Fatalf("created with allow_missing_media %+v", made.Data)
+		}
+		qs.Set("allow_missing_media", "maybe")
+		h.op("POST", "/api/v1/admin/exams/import?"+qs.Encode(), bank).expectError(400, "VALIDATION_ERROR")
+	})
+}
+
+// TestExamImportCategories: the category path of each Moodle question is
+// kept through the created exam's store and its Moodle export.
+func TestExamImportCategories(t *testing.T) {
+	forEachStore(t, func(t *testing.T, h *harness) {
+		q := func(name string) string {
+			return `<question type="essay"><name><text>` + name + `</text></name><questiontext format="html"><text>` + name + `</text></questiontext></question>`
+		}
+		cat := func(p string) string {
+			return `<question type="category"><category><text>` + p + `</text></category></question>`
+		}
+		bank := []byte(`<quiz>` + cat("$course$/top/Matematika/Aljabar") + q("a") + cat("$course$/top/Matematika/Geometri") + q("b") + `</quiz>`)
+		start := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
+		qs := url.Values{"mode": {"create"}, "format": {"moodle"}, "npsn": {npsnA},
+			"starts_at": {start.Format(time.RFC3339)}, "ends_at": {start.Add(2 * time.Hour).Format(time.RFC3339)}, "duration_minutes": {"60"}}
+		var made bankReportJSON
+		h.op("POST", "/api/v1/admin/exams/import?"+qs.Encode(), bank).expect(201).decode(&made)
+		var got struct {
+			Data struct {
+				Questions []struct {
+					Category string `json:"category"`
+				} `json:"questions"`
+			} `json:"data"`
+		}
+		h.op("GET", "/api/v1/admin/exams/"+made.Data.Exam.ID, nil).expect(200).decode(&got)
+		if len(got.Data.Questions) != 2 || got.Data.Questions[0].Category != "Matematika/Aljabar" || got.Data.Questions[1].Category != "Matematika/Geometri" {
+			t.Fatalf("stored questions %+v", got.Data.Questions)
+		}
+		exp := h.op("GET", "/api/v1/admin/exams/"+made.Data.Exam.ID+"/export?format=moodle", nil).expect(200)
+		if !bytes.Contains(exp.body, []byte("$course$/top/Matematika/Geometri")) {
+			t.Fatalf("export %.2000s", exp.body)
+		}
 	})
 }

@@ -173,7 +173,7 @@ func (c *converter) lineBreak() {
 // Elements whose content is dropped with them.
 var droppedWithContent = map[atom.Atom]bool{
 	atom.Script: true, atom.Style: true, atom.Template: true, atom.Noscript: true, atom.Head: true,
-	atom.Title: true, atom.Meta: true, atom.Link: true, atom.Base: true, atom.Iframe: true, atom.Object: true,
+	atom.Title: true, atom.Meta: true, atom.Link: true, atom.Base: true, atom.Iframe: true,
 	atom.Embed: true, atom.Applet: true, atom.Frame: true, atom.Frameset: true, atom.Input: true,
 	atom.Select: true, atom.Textarea: true, atom.Button: true, atom.Svg: true, atom.Math: true,
 	atom.Video: true, atom.Canvas: true, atom.Param: true, atom.Track: true,
@@ -311,6 +311,9 @@ func (c *converter) node(n *html.Node, depth int) {
 			c.notes.add("dropped a link to %s, kept its text", clip(href, 100))
 		}
 		c.children(n, depth)
+	case atom.Object:
+		c.noteAttrs(n)
+		c.object(n, depth)
 	case atom.Hr:
 		c.notes.add("dropped <hr>")
 		c.paragraph()
@@ -438,11 +441,6 @@ func (c *converter) list(n *html.Node, depth int) {
 				continue
 			}
 		}
-		marker := "- "
-		if ordered {
-			marker = strconv.Itoa(num) + ". "
-			num++
-		}
 		s := c.sub()
 		s.tight = true
 		if li.DataAtom == atom.Li {
@@ -452,6 +450,14 @@ func (c *converter) list(n *html.Node, depth int) {
 			s.node(li, depth+1)
 		}
 		body := s.result()
+		if li.DataAtom != atom.Li && strings.TrimSpace(body) == "" {
+			continue // a <br> (or other empty markup) between the items is no item
+		}
+		marker := "- "
+		if ordered {
+			marker = strconv.Itoa(num) + ". "
+			num++
+		}
 		indent := strings.Repeat(" ", len(marker))
 		if c.cell {
 			c.b.WriteString(marker + strings.ReplaceAll(body, "\n", "<br>") + "<br>")
@@ -589,10 +595,10 @@ func (c *converter) image(n *html.Node, src string, audio bool) {
 	}
 	if !ok {
 		shown := clip(src, 100)
-		if strings.HasPrefix(strings.ToLower(src), "data:") {
-			shown = "data:…"
+		if IsDataURI(src) {
+			shown = DataURIShown(src)
 		}
-		c.notes.add("dropped %s whose file is not in the bank (%s)", what, shown)
+		c.notes.add("dropped %s that could not be found or stored (%s)", what, shown)
 		if alt != "" {
 			c.text(" " + alt + " ")
 		}
@@ -603,6 +609,33 @@ func (c *converter) image(n *html.Node, src string, audio bool) {
 		c.notes.add("%s had no description: its file name %q is its description", what, alt)
 	}
 	c.embed(alt, ref)
+}
+
+// object writes an <object>: its fallback content (an <img> inside a
+// chart's <object data="fig.svg">) when it has one, else its data as an
+// image or audio.
+func (c *converter) object(n *html.Node, depth int) {
+	data := strings.TrimSpace(attr(n, "data"))
+	fallback := false
+	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+		if ch.Type == html.ElementNode && ch.DataAtom != atom.Param || ch.Type == html.TextNode && strings.TrimSpace(ch.Data) != "" {
+			fallback = true
+		}
+	}
+	switch {
+	case fallback:
+		c.notes.add("an <object> (%s) became its fallback content", clip(data, 100))
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			if ch.DataAtom != atom.Param {
+				c.node(ch, depth+1)
+			}
+		}
+	case data != "":
+		typ := strings.ToLower(attr(n, "type"))
+		c.image(n, data, strings.HasPrefix(typ, "audio/") || isAudioName(data))
+	default:
+		c.notes.add("dropped <object>")
+	}
 }
 
 // embed writes ![alt](ref).

@@ -55,14 +55,22 @@ type ItemReport struct {
 	QuestionID string `json:"question_id,omitempty"`
 	// Kind is what the file called the item (multichoice,
 	// choiceInteraction, ...).
-	Kind   string `json:"kind,omitempty"`
-	Status Status `json:"status"`
+	Kind string `json:"kind,omitempty"`
+	// Category is where the file filed the item (a Moodle category's
+	// path, the sheet's category column), as its question keeps it.
+	Category string `json:"category,omitempty"`
+	Status   Status `json:"status"`
 	// Changes lists what was dropped or changed and why (Changed).
 	Changes []string `json:"changes,omitempty"`
 	// Code and Message say why an item was refused: UNSUPPORTED_TYPE,
 	// MEDIA_NOT_FOUND, TEX_ERROR, KEY_NOT_AN_OPTION, INVALID_ITEM, ...
 	Code    string `json:"code,omitempty"`
 	Message string `json:"message,omitempty"`
+	// Lost lists the images and audio the item's texts show that could
+	// not be found or stored, each with why: the item became a question
+	// without them (Changed, each also in Changes) and Bank.RefuseLostMedia
+	// refuses it unless the operator allowed missing media.
+	Lost []string `json:"-"`
 }
 
 // Bank is what an importer read from a file: the questions and stimuli of

@@ -253,6 +253,9 @@ type Question struct {
 	Points float64 `json:"points"`
 	// Rubric is an essay's note to its graders (what earns the points).
 	Rubric string `json:"rubric,omitempty"`
+	// Category is where the question is filed in its bank
+	// ("Matematika/Aljabar"), "" for none.
+	Category string `json:"category,omitempty"`
 }
 
 // ExamRequest is the body of an exam creation.

@@ -35,8 +35,10 @@ type BankItem struct {
 	Title      string `json:"title"`
 	QuestionID string `json:"question_id,omitempty"`
 	// Kind is what the file called the item's type.
-	Kind   string `json:"kind,omitempty"`
-	Status string `json:"status"`
+	Kind string `json:"kind,omitempty"`
+	// Category is where the file filed the item (a Moodle category path).
+	Category string `json:"category,omitempty"`
+	Status   string `json:"status"`
 	// Changes lists what was dropped or changed (BankItemChanged).
 	Changes []string `json:"changes,omitempty"`
 	// Code and Message say why an item was refused: UNSUPPORTED_TYPE,
@@ -73,6 +75,10 @@ type ExamImportOptions struct {
 	// OnlyPassed creates the exam even when some items were refused
 	// (without it such a creation is refused 422 CodeBankHasRefusedItems).
 	OnlyPassed bool
+	// AllowMissingMedia keeps an item whose image or audio cannot be
+	// found or stored as changed, the figure dropped with a note; without
+	// it such an item is refused (MEDIA_NOT_FOUND).
+	AllowMissingMedia bool
 	// Title defaults to the bank's own title.
 	Title, Subject  string
 	NPSN            []string
@@ -96,6 +102,9 @@ func (s *ExamAdminService) ImportExam(ctx context.Context, r io.Reader, opts Exa
 	q := url.Values{}
 	if opts.Format != "" {
 		q.Set("format", opts.Format)
+	}
+	if opts.AllowMissingMedia {
+		q.Set("allow_missing_media", "true")
 	}
 	if opts.Create {
 		ctx = creating(ctx)

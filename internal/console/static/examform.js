@@ -1,3 +1,30 @@
+// The exam editor's question filter: the questions whose category, id or
+// text holds what is typed stay shown, the others are hidden (never
+// removed: a save still carries them). Without this script every question
+// shows.
+(function () {
+  'use strict';
+  var box = document.getElementById('question-filter');
+  var input = document.getElementById('qfilter');
+  if (!box || !input) { return; }
+  box.hidden = false;
+  var status = document.getElementById('qfilter-status');
+  input.addEventListener('input', function () {
+    var want = input.value.trim().toLowerCase();
+    var shown = 0;
+    var all = document.querySelectorAll('fieldset.question');
+    Array.prototype.forEach.call(all, function (fs) {
+      var hay = ['category', 'id', 'text'].map(function (f) {
+        var el = fs.querySelector('[name$=".' + f + '"]');
+        return el ? el.value : '';
+      }).join(' ').toLowerCase();
+      fs.hidden = want !== '' && hay.indexOf(want) < 0;
+      if (!fs.hidden) { shown++; }
+    });
+    status.textContent = want === '' ? '' : input.dataset.shown.replace('%s', shown + '/' + all.length);
+  });
+})();
+
 // The exam editor's media upload: the file is sent as it is (the portal
 // reads its type from its bytes), then ![description](media:SHA256) is
 // inserted at the cursor of the chosen question's or stimulus's text, which becomes

@@ -86,7 +86,9 @@ func Detect(ra io.ReaderAt, size int64) (qbank.Format, error) {
 		}
 		return "", qbank.Invalid("the zip holds neither an .xlsx nor a QTI package (imsmanifest.xml)")
 	}
-	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+	text, _ := qbank.UTF8Reader(bytes.NewReader(head)) // UTF-16 with its byte-order mark too
+	decoded, _ := io.ReadAll(text)
+	t := bytes.TrimLeft(bytes.TrimPrefix(decoded, []byte("\xef\xbb\xbf")), " \t\r\n")
 	if bytes.HasPrefix(t, []byte("<")) {
 		return qbank.Moodle, nil
 	}
@@ -100,21 +102,32 @@ func isXLSX(name string) bool {
 
 // Import reads a bank in format f from ra (size bytes), storing its media
 // in media. The xlsx format is a single .xlsx, or a .zip holding one
-// .xlsx and the media files its rows name.
-func Import(ctx context.Context, f qbank.Format, ra io.ReaderAt, size int64, media qbank.MediaStore) (*qbank.Bank, error) {
+// .xlsx and the media files its rows name. An item that would lose a
+// figure (an image or audio that cannot be found or stored) is refused,
+// MEDIA_NOT_FOUND, unless opts.AllowMissingMedia.
+func Import(ctx context.Context, f qbank.Format, ra io.ReaderAt, size int64, media qbank.MediaStore, opts qbank.ImportOptions) (*qbank.Bank, error) {
 	if size > qbank.MaxFileSize {
 		return nil, qbank.ErrTooLarge
 	}
+	var bank *qbank.Bank
+	var err error
 	switch f {
 	case qbank.Moodle:
-		return moodle.Import(ctx, io.NewSectionReader(ra, 0, size), media)
+		bank, err = moodle.Import(ctx, io.NewSectionReader(ra, 0, size), media)
 	case qbank.QTI:
-		return qti.Import(ctx, ra, size, media)
+		bank, err = qti.Import(ctx, ra, size, media)
 	case qbank.Sheet:
-		return importSheet(ctx, ra, size, media)
+		bank, err = importSheet(ctx, ra, size, media)
+	default:
+		_, err = Parse(string(f))
 	}
-	_, err := Parse(string(f))
-	return nil, err
+	if err != nil {
+		return nil, err
+	}
+	if !opts.AllowMissingMedia {
+		bank.RefuseLostMedia()
+	}
+	return bank, nil
 }
 
 // importSheet imports a spreadsheet, alone or in a zip with its media.

@@ -47,12 +47,12 @@ func TestDetectAndImportZip(t *testing.T) {
 	}
 	// The bare .xlsx misses its picture; the zip brings it (found by its path or base name).
 	m := &memMedia{}
-	bank, err := formats.Import(context.Background(), qbank.Sheet, bytes.NewReader(x), int64(len(x)), m)
+	bank, err := formats.Import(context.Background(), qbank.Sheet, bytes.NewReader(x), int64(len(x)), m, qbank.ImportOptions{})
 	if err != nil || bank.Items[0].Code != "MEDIA_NOT_FOUND" {
 		t.Fatalf("bare: %+v %v", bank, err)
 	}
 	zb := z.Bytes()
-	bank, err = formats.Import(context.Background(), qbank.Sheet, bytes.NewReader(zb), int64(len(zb)), m)
+	bank, err = formats.Import(context.Background(), qbank.Sheet, bytes.NewReader(zb), int64(len(zb)), m, qbank.ImportOptions{})
 	if err != nil || bank.Items[0].Status != qbank.Imported || m.n != 1 || !strings.Contains(bank.Questions[0].Text, "(media:") {
 		t.Fatalf("zip: %+v %v", bank, err)
 	}
@@ -73,11 +73,21 @@ func TestZipLimits(t *testing.T) {
 			w.Write(x)
 		}
 		zw.Close()
-		if _, err := formats.Import(context.Background(), qbank.Sheet, bytes.NewReader(z.Bytes()), int64(z.Len()), &memMedia{}); apperr.CodeOf(err) != "INVALID_BANK" {
+		if _, err := formats.Import(context.Background(), qbank.Sheet, bytes.NewReader(z.Bytes()), int64(z.Len()), &memMedia{}, qbank.ImportOptions{}); apperr.CodeOf(err) != "INVALID_BANK" {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if _, err := formats.Import(context.Background(), qbank.Sheet, bytes.NewReader(x), qbank.MaxFileSize+1, &memMedia{}); err != qbank.ErrTooLarge {
+	if _, err := formats.Import(context.Background(), qbank.Sheet, bytes.NewReader(x), qbank.MaxFileSize+1, &memMedia{}, qbank.ImportOptions{}); err != qbank.ErrTooLarge {
 		t.Errorf("too large: %v", err)
+	}
+}
+
+// TestDetectUTF16: Moodle XML saved as UTF-16 (with its byte-order mark)
+// is told as Moodle's.
+func TestDetectUTF16(t *testing.T) {
+	for _, bom := range [][]byte{{0xFF, 0xFE, '<', 0, 'q', 0}, {0xFE, 0xFF, 0, '<', 0, 'q'}} {
+		if f, err := formats.Detect(bytes.NewReader(bom), int64(len(bom))); f != qbank.Moodle || err != nil {
+			t.Errorf("Detect(% x) = %q, %v", bom, f, err)
+		}
 	}
 }

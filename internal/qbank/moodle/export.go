@@ -74,6 +74,7 @@ func (x *exporter) exam(e exam.Exam) error {
 	if strings.TrimSpace(e.Title) == "" {
 		category = "$course$/top/Portal"
 	}
+	base := category
 	writeCategory := func() {
 		x.printf("  <question type=\"category\">\n    <category><text>%s</text></category>\n  </question>\n", esc(category))
 	}
@@ -86,6 +87,10 @@ func (x *exporter) exam(e exam.Exam) error {
 	for _, q := range e.Questions {
 		if err := x.ctx.Err(); err != nil {
 			return err
+		}
+		if c := categoryOf(base, q); c != category {
+			category, current = c, "" // a new category ends the description's questions
+			writeCategory()
 		}
 		if q.Stimulus != current {
 			if q.Stimulus == "" {
@@ -101,6 +106,15 @@ func (x *exporter) exam(e exam.Exam) error {
 	}
 	x.printf("</quiz>\n")
 	return x.err
+}
+
+// categoryOf is the Moodle category of q: its own path under the course's
+// top (Question.Category), else the exam's.
+func categoryOf(fallback string, q exam.Question) string {
+	if q.Category == "" {
+		return fallback
+	}
+	return "$course$/top/" + q.Category
 }
 
 func (x *exporter) description(st exam.Stimulus, id string) error {

@@ -15,6 +15,7 @@ import (
 	"math"
 	"net/url"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,8 +41,9 @@ const (
 	// maxElements bounds the elements of one question (its answers,
 	// subquestions, feedback, ...).
 	maxElements = 10_000
-	// maxTextBytes bounds the text of one element.
-	maxTextBytes = 1 << 20
+	// maxTextBytes bounds the text of one element: an image the exam
+	// takes (5 MiB) fits in it as a data: URI.
+	maxTextBytes = 8 << 20
 )
 
 // Import reads a Moodle XML file from r: every <question> becomes a
@@ -65,12 +67,11 @@ func Import(ctx context.Context, r io.Reader, media qbank.MediaStore) (*qbank.Ba
 // tests' are smaller).
 func importLimited(ctx context.Context, r io.Reader, media qbank.MediaStore, maxFile, maxTok int64) (*qbank.Bank, error) {
 	lr := &limitReader{r: r, left: maxFile}
-	d := xml.NewDecoder(&tokenLimiter{r: lr, lr: lr, max: maxTok})
+	text, utf16 := qbank.UTF8Reader(lr) // a file saved as UTF-16 (with its byte-order mark) is decoded
+	d := xml.NewDecoder(&tokenLimiter{r: text, lr: lr, max: maxTok})
 	d.Strict = true
 	d.Entity = nil // only XML's five: encoding/xml defines no other and fetches nothing
-	d.CharsetReader = func(label string, in io.Reader) (io.Reader, error) {
-		return nil, fmt.Errorf("encoding %q: only UTF-8 is read", label)
-	}
+	d.CharsetReader = qbank.CharsetReader(utf16)
 	im := &importer{ctx: ctx, d: d, lr: lr, media: media, bank: &qbank.Bank{}}
 	if err := im.run(); err != nil {
 		if lr.over {
@@ -213,6 +214,9 @@ type importer struct {
 	stimulus string
 	// category is the current category path.
 	category string
+	// fatal is an error that stops the import (the media store's), met
+	// where an error cannot be returned.
+	fatal error
 }
 
 // token reads the next token, keeping the depth and refusing what the
@@ -230,7 +234,7 @@ func (im *importer) token() (xml.Token, error) {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return nil, err
 		}
-		return nil, qbank.Invalid("not a well-formed Moodle XML file: %v", err)
+		return nil, qbank.Invalid("not a well-formed Moodle XML file: %v", qbank.EncodingError(err))
 	}
 	switch t := tok.(type) {
 	case xml.StartElement:
@@ -457,8 +461,12 @@ func (im *importer) question(start xml.StartElement) error {
 		return qbank.ErrTooManyItems
 	}
 	it := &item{im: im, q: q, files: files, typ: typ,
-		report: qbank.ItemReport{Position: im.position, Title: clip(strings.TrimSpace(q.child("name").textOf()), 200), Kind: clip(typ, 40)}}
+		report: qbank.ItemReport{Position: im.position, Title: clip(strings.TrimSpace(q.child("name").textOf()), 200), Kind: clip(typ, 40),
+			Category: categoryTitle(im.category)}}
 	it.convert()
+	if im.fatal != nil {
+		return im.fatal
+	}
 	im.bank.Items = append(im.bank.Items, it.report)
 	return nil
 }
@@ -563,7 +571,7 @@ func categoryTitle(p string) string {
 	if p == "top" {
 		return ""
 	}
-	return clip(p, 200)
+	return clip(strings.Join(strings.Fields(p), " "), 190)
 }
 
 // item converts one question element.
@@ -588,13 +596,22 @@ func (it *item) change(format string, args ...any) {
 	it.report.Changes = append(it.report.Changes, s)
 }
 
+// lose notes a figure the item's texts show and the question loses.
+func (it *item) lose(format string, args ...any) {
+	s := fmt.Sprintf(format, args...)
+	it.change("%s", s)
+	if !slices.Contains(it.report.Lost, s) {
+		it.report.Lost = append(it.report.Lost, s)
+	}
+}
+
 func (it *item) refuse(code, format string, args ...any) {
 	if it.refused {
 		return
 	}
 	it.refused = true
 	it.report.Status, it.report.Code, it.report.Message = qbank.Refused, code, fmt.Sprintf(format, args...)
-	it.report.Changes = nil
+	it.report.Changes, it.report.Lost = nil, nil
 }
 
 // id is the item's id: q001, q002, ... from its position (names in
@@ -603,11 +620,26 @@ func (it *item) id(prefix string) string {
 	return fmt.Sprintf("%s%03d", prefix, it.report.Position)
 }
 
-// mediaRef resolves a src of the item's HTML to an uploaded file.
+// mediaRef resolves a src of the item's HTML to an uploaded file: an
+// embedded file, or the bytes of a data: URI stored. A src it cannot
+// resolve is a figure the item loses (Lost), noted.
 func (it *item) mediaRef(src string) (string, bool) {
+	if qbank.IsDataURI(src) {
+		m, err := qbank.StoreDataURI(it.im.ctx, it.im.media, src)
+		if err != nil {
+			if apperr.KindOf(err) == apperr.Internal {
+				it.im.fatal = fmt.Errorf("moodle import: store a data: URI: %w", err)
+				return "", false
+			}
+			it.lose("the image %s cannot be stored: %s", qbank.DataURIShown(src), apperr.From(err).Message)
+			return "", false
+		}
+		return "media:" + m.SHA256, true
+	}
 	name, ok := strings.CutPrefix(src, "@@PLUGINFILE@@/")
 	if !ok {
-		return "", false // a URL or a data URI: HTMLToMarkdown notes it
+		it.lose("%s is outside the file (students have no internet)", clip(src, 100))
+		return "", false
 	}
 	if i := strings.IndexAny(name, "?#"); i >= 0 {
 		name = name[:i]
@@ -622,7 +654,7 @@ func (it *item) mediaRef(src string) (string, bool) {
 		return "", false
 	}
 	if up.err != nil {
-		it.change("dropped the file %s, which the exam cannot show: %s", clip(name, 80), apperr.From(up.err).Message)
+		it.lose("dropped the file %s, which the exam cannot show: %s", clip(name, 80), apperr.From(up.err).Message)
 		return "", false
 	}
 	return "media:" + up.sha, true
@@ -708,7 +740,7 @@ func (it *item) convert() {
 		it.description()
 		return
 	}
-	qu := exam.Question{ID: it.id("q"), Format: string(richtext.Markdown)}
+	qu := exam.Question{ID: it.id("q"), Format: string(richtext.Markdown), Category: categoryTitle(it.im.category)}
 	it.report.QuestionID = qu.ID
 	qu.Text = it.text(it.q.child("questiontext"))
 	if g := it.q.child("defaultgrade").value(); g != "" {

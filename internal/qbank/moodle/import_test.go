@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/exam"
@@ -428,6 +429,122 @@ func TestImportItemRefusals(t *testing.T) {
 	for _, it := range b.Items {
 		if it.Message == "" {
 			t.Errorf("item %d refused without a message", it.Position)
+		}
+	}
+}
+
+// TestImportDataURI: an image given as a data: URI is stored like an
+// embedded file; a malformed or non-image one, a remote image and an
+// embedded file the exam refuses are figures the item loses (Lost).
+func TestImportDataURI(t *testing.T) {
+	svc := mustService(t)
+	png := pngBytes(t, 4, 3)
+	pngB64 := base64.StdEncoding.EncodeToString(png)
+	essay := func(name, html string) string {
+		return `<question type="essay"><name><text>` + name + `</text></name><questiontext format="html"><text><![CDATA[` + html + `]]></text></questiontext></question>`
+	}
+	src := `<quiz>` +
+		essay("chart", `<p>Perhatikan grafik.</p><img src="data:image/png;base64,`+pngB64+`" alt="Grafik curah hujan">`) +
+		essay("bad base64", `<img src="data:image/png;base64,!!!!" alt="x">`) +
+		essay("not an image", `<img src="data:text/html;base64,PHNjcmlwdD4=" alt="x">`) +
+		essay("remote", `<img src="https://example.com/a.png" alt="peta">`) +
+		`</quiz>`
+	b := mustImport(t, svc, src)
+	checkReport(t, b, []want{
+		{title: "chart", status: qbank.Imported},
+		{title: "bad base64", status: qbank.Changed, change: "base64 does not decode"},
+		{title: "not an image", status: qbank.Changed, change: "text/html is neither an image nor an audio"},
+		{title: "remote", status: qbank.Changed, change: "https://example.com/a.png is outside the file"},
+	})
+	q := question(t, b, "q001")
+	m, err := svc.GetMedia(t.Context(), sha(t, q.Text))
+	if err != nil || m.Type != "image/png" || m.Size != int64(len(png)) {
+		t.Errorf("stored %+v, %v (text %q)", m, err, q.Text)
+	}
+	if !strings.Contains(q.Text, "![Grafik curah hujan](media:"+m.SHA256+")") {
+		t.Errorf("text %q", q.Text)
+	}
+	for i, it := range b.Items {
+		if (i == 0) != (len(it.Lost) == 0) {
+			t.Errorf("item %d lost %q", i+1, it.Lost)
+		}
+	}
+}
+
+// utf16Bytes is s encoded as UTF-16 with its byte-order mark.
+func utf16Bytes(s string, bigEndian bool) []byte {
+	out := []byte{0xFF, 0xFE}
+	if bigEndian {
+		out = []byte{0xFE, 0xFF}
+	}
+	for _, u := range utf16.Encode([]rune(s)) {
+		if bigEndian {
+			out = append(out, byte(u>>8), byte(u))
+		} else {
+			out = append(out, byte(u), byte(u>>8))
+		}
+	}
+	return out
+}
+
+// TestImportUTF16: a file saved as UTF-16 (little or big endian, with its
+// byte-order mark) is read; another encoding or bytes that are not UTF-8
+// are refused with how to save the file as UTF-8.
+func TestImportUTF16(t *testing.T) {
+	svc := mustService(t)
+	src := `<?xml version="1.0" encoding="UTF-16"?><quiz><question type="truefalse"><name><text>Bumi bulat</text></name>` +
+		`<questiontext format="html"><text>Bumi itu bulat — ya?</text></questiontext><answer fraction="100"><text>true</text></answer>` +
+		`<answer fraction="0"><text>false</text></answer></question></quiz>`
+	for _, be := range []bool{false, true} {
+		b, err := Import(t.Context(), bytes.NewReader(utf16Bytes(src, be)), svc)
+		if err != nil {
+			t.Fatalf("big endian %v: %v", be, err)
+		}
+		if len(b.Questions) != 1 || b.Questions[0].Text != "Bumi itu bulat — ya?" {
+			t.Errorf("big endian %v: %+v", be, b.Questions)
+		}
+	}
+	for name, data := range map[string][]byte{
+		"latin-1":      []byte(`<?xml version="1.0" encoding="ISO-8859-1"?><quiz></quiz>`),
+		"invalid utf8": []byte("<quiz><question type=\"essay\"><name><text>caf\xe9</text></name></question></quiz>"),
+	} {
+		_, err := Import(t.Context(), bytes.NewReader(data), svc)
+		if apperr.CodeOf(err) != "INVALID_BANK" || !strings.Contains(err.Error(), "save the file as UTF-8") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestImportCategories: each question keeps its category's path (nested
+// categories apart), and the export writes them back.
+func TestImportCategories(t *testing.T) {
+	svc := mustService(t)
+	q := func(name string) string {
+		return `<question type="essay"><name><text>` + name + `</text></name><questiontext format="html"><text>` + name + `</text></questiontext></question>`
+	}
+	cat := func(p string) string {
+		return `<question type="category"><category><text>` + p + `</text></category></question>`
+	}
+	b := mustImport(t, svc, `<quiz>`+cat("$course$/top/Matematika/Aljabar")+q("a")+q("b")+cat("$course$/top/Matematika/Geometri")+q("c")+`</quiz>`)
+	var got []string
+	for _, q := range b.Questions {
+		got = append(got, q.Category)
+	}
+	if want := []string{"Matematika/Aljabar", "Matematika/Aljabar", "Matematika/Geometri"}; !slices.Equal(got, want) {
+		t.Fatalf("categories %q, want %q", got, want)
+	}
+	if b.Items[2].Category != "Matematika/Geometri" {
+		t.Errorf("the report's item 3 is in %q", b.Items[2].Category)
+	}
+	e := exam.Exam{Title: "Matematika", Questions: b.Questions}
+	var out bytes.Buffer
+	if err := Export(t.Context(), &out, e, svc); err != nil {
+		t.Fatal(err)
+	}
+	back := mustImport(t, svc, out.String())
+	for i, q := range back.Questions {
+		if q.Category != got[i] {
+			t.Errorf("exported and read back: %s in %q, want %q", q.ID, q.Category, got[i])
 		}
 	}
 }

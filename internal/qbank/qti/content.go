@@ -2,10 +2,12 @@ package qti
 
 import (
 	"errors"
+	"fmt"
 	"path"
 	"regexp"
 	"strings"
 
+	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/qbank"
 	"github.com/seedhq/portal/internal/richtext"
@@ -50,6 +52,19 @@ func (ir *itemReader) texts(parts []*node, repl replacements) (format string, ou
 		if ir.imp.fatal != nil {
 			return "", false
 		}
+		if qbank.IsDataURI(src) {
+			m, err := qbank.StoreDataURI(ir.imp.ctx, ir.imp.media, src)
+			if err != nil && apperr.KindOf(err) == apperr.Internal {
+				ir.imp.fatal = fmt.Errorf("qti import: store a data: URI: %w", err)
+				return "", false
+			}
+			if err != nil {
+				ir.lose("the image %s cannot be stored: %s", qbank.DataURIShown(src), apperr.From(err).Message)
+				return "", false
+			}
+			audio[m.SHA256] = m.Kind == exam.MediaAudio
+			return "media:" + m.SHA256, true
+		}
 		p, ok := resolve(ir.path, src)
 		if !ok || ir.imp.a.files[p] == nil {
 			missing = append(missing, src)
@@ -62,7 +77,7 @@ func (ir *itemReader) texts(parts []*node, repl replacements) (format string, ou
 		}
 		if u.refused != "" {
 			refused = append(refused, src)
-			ir.note("dropped the media file %s, which the portal refuses: %s", p, u.refused)
+			ir.lose("dropped the media file %s, which the portal refuses: %s", p, u.refused)
 			return "", false
 		}
 		audio[u.m.SHA256] = u.m.Kind == exam.MediaAudio
@@ -261,8 +276,7 @@ func (ir *itemReader) writeHTML(b *strings.Builder, n *node, repl replacements, 
 		case n.Name == "math":
 			return ir.writeMath(b, n)
 		case n.Name == "object":
-			ir.writeObject(b, n)
-			return nil
+			return ir.writeObject(b, n, repl)
 		case n.Name == "rubricBlock":
 			return nil // an essay's rubric is read apart
 		case n.Name == "feedbackInline" || n.Name == "feedbackBlock" || n.Name == "modalFeedback":
@@ -344,13 +358,28 @@ func (ir *itemReader) writeMath(b *strings.Builder, m *node) error {
 }
 
 // writeObject writes QTI 2.1's <object data type> as an image or an audio.
-func (ir *itemReader) writeObject(b *strings.Builder, o *node) {
+func (ir *itemReader) writeObject(b *strings.Builder, o *node, repl replacements) error {
 	src, typ := o.attr("data"), strings.ToLower(o.attr("type"))
 	alt := strings.Join(strings.FieldsFunc(o.textContent(), isXMLSpace), " ")
 	if alt == "" {
 		alt = o.attr("title")
 	}
 	ext := strings.ToLower(path.Ext(src))
+	shown := typ == "image/png" || typ == "image/jpeg" || typ == "image/webp" || strings.HasPrefix(typ, "audio/") ||
+		typ == "" && (ext == ".png" || ext == ".jpg" || ext == ".jpeg" || ext == ".webp")
+	if !shown && o.find(func(n *node) bool { return n != o && (n.Name == "img" || n.Name == "object") }) != nil {
+		// A fallback the exam can show (a PNG inside an SVG's <object>).
+		ir.note("an <object> of type %q (%s) became its fallback content", typ, clip(src, 100))
+		for _, k := range o.Kids {
+			if k.Name == "param" {
+				continue
+			}
+			if err := ir.writeHTML(b, k, repl, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	switch {
 	case strings.HasPrefix(typ, "image/") || ext == ".png" || ext == ".jpg" || ext == ".jpeg" || ext == ".webp" || ext == ".gif" || ext == ".svg":
 		b.WriteString(`<img src="` + escapeText(src) + `" alt="` + escapeText(alt) + `">`)
@@ -359,4 +388,5 @@ func (ir *itemReader) writeObject(b *strings.Builder, o *node) {
 	default:
 		ir.note("dropped an <object> of type %q (%s): the exam shows images and audio", typ, clip(src, 100))
 	}
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"io"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -157,6 +158,7 @@ type upload struct {
 type stimulusRead struct {
 	st      exam.Stimulus
 	changes []string
+	lost    []string
 	err     error
 	added   bool
 }
@@ -220,6 +222,7 @@ func (imp *importer) item(href string, rep *qbank.ItemReport) (*exam.Question, *
 	}
 	*q = check.Questions[0]
 	q.ID = imp.questionID(q.ID)
+	rep.Lost = ir.lost
 	return q, ir.stimulus, ir.changes, nil
 }
 
@@ -304,6 +307,17 @@ type itemReader struct {
 	changes  []string
 	noted    map[string]bool
 	stimulus *stimulusRead
+	// lost are the figures its texts lose (qbank.ItemReport.Lost).
+	lost []string
+}
+
+// lose notes a figure a text shows and loses.
+func (ir *itemReader) lose(format string, args ...any) {
+	s := fmt.Sprintf(format, args...)
+	ir.note("%s", s)
+	if !slices.Contains(ir.lost, s) {
+		ir.lost = append(ir.lost, s)
+	}
 }
 
 // maxChanges bounds the changes noted for one item.
@@ -544,6 +558,9 @@ func (ir *itemReader) readStimulus(q *exam.Question) error {
 	for _, c := range st.changes {
 		ir.note("stimulus %s: %s", st.st.ID, c)
 	}
+	for _, l := range st.lost {
+		ir.lost = append(ir.lost, "stimulus "+st.st.ID+": "+l)
+	}
 	ir.stimulus = st
 	q.Stimulus = st.st.ID
 	return nil
@@ -602,7 +619,7 @@ func (imp *importer) readStimulus(p string, ref *node) *stimulusRead {
 		return sr
 	}
 	sr.st = exam.Stimulus{ID: id, Title: clip(strings.Join(strings.Fields(title), " "), 200), Format: format, Text: texts[0]}
-	sr.changes = ir.changes
+	sr.changes, sr.lost = ir.changes, ir.lost
 	return sr
 }
 

@@ -3,12 +3,14 @@ package qti
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"image/color"
 	"os"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/exam"
@@ -332,5 +334,50 @@ func TestImportObjectAndAudio(t *testing.T) {
 	checkReport(t, b, []want{{"imported", "", "q1", "choiceInteraction", ""}})
 	if txt := b.Questions[0].Text; !strings.Contains(txt, "![Rekaman percakapan](media:") || !strings.Contains(txt, "![Grafik](media:") {
 		t.Errorf("text %q", txt)
+	}
+}
+
+// TestImportObjectFallback: an SVG's <object> with a PNG inside shows
+// the PNG; a figure that cannot be stored (an SVG alone) is lost, and a
+// data: URI image is stored.
+func TestImportObjectFallback(t *testing.T) {
+	const manifest3 = `<?xml version="1.0"?><manifest xmlns="http://www.imsglobal.org/xsd/imscp_v1p1"><resources>
+<resource identifier="a" type="imsqti_item_xmlv2p1" href="%s"/><resource identifier="b" type="imsqti_item_xmlv2p1" href="%s"/>
+<resource identifier="c" type="imsqti_item_xmlv2p1" href="%s"/></resources></manifest>`
+	svc := MustService(t)
+	pngData := pngBytes(t, color.RGBA{9, 8, 7, 255})
+	fallback := `<object data="../media/fig.svg" type="image/svg+xml"><img src="../media/fig.png" alt="Grafik suhu"/></object>`
+	alone := `Lihat <object data="../media/fig.svg" type="image/svg+xml"></object>`
+	inline := `<img src="data:image/png;base64,` + base64.StdEncoding.EncodeToString(pngData) + `" alt="Peta"/>`
+	data := MustZip(t, "imsmanifest.xml", fmt.Sprintf(manifest3, "items/a.xml", "items/b.xml", "items/c.xml"),
+		"items/a.xml", fmt.Sprintf(item21, "a", fallback), "items/b.xml", fmt.Sprintf(item21, "a", alone),
+		"items/c.xml", fmt.Sprintf(item21, "a", inline),
+		"media/fig.svg", `<svg xmlns="http://www.w3.org/2000/svg"/>`, "media/fig.png", string(pngData))
+	b := MustImport(t, svc, data)
+	if len(b.Items) != 3 || b.Items[0].Status != qbank.Changed || b.Items[1].Status != qbank.Changed || b.Items[2].Status != qbank.Imported {
+		t.Fatalf("items %+v", b.Items)
+	}
+	if txt := b.Questions[0].Text; !strings.Contains(txt, "![Grafik suhu](media:") || len(b.Items[0].Lost) != 0 {
+		t.Errorf("fallback: text %q, lost %q", txt, b.Items[0].Lost)
+	}
+	if len(b.Items[1].Lost) != 1 || !strings.Contains(b.Items[1].Lost[0], "fig.svg") {
+		t.Errorf("svg alone: lost %q", b.Items[1].Lost)
+	}
+	if txt := b.Questions[2].Text; !strings.Contains(txt, "![Peta](media:") {
+		t.Errorf("data URI: text %q", txt)
+	}
+}
+
+// TestImportUTF16Item: an item saved as UTF-16 with its byte-order mark
+// is read; the package is told apart by formats all the same.
+func TestImportUTF16Item(t *testing.T) {
+	item := strings.Replace(fmt.Sprintf(item21, "a", "Pilih — A"), `<?xml version="1.0"?>`, `<?xml version="1.0" encoding="UTF-16"?>`, 1)
+	enc := []byte{0xFF, 0xFE}
+	for _, u := range utf16.Encode([]rune(item)) {
+		enc = append(enc, byte(u), byte(u>>8))
+	}
+	b := MustImport(t, MustService(t), MustZip(t, "imsmanifest.xml", fmt.Sprintf(manifest, "q.xml"), "q.xml", string(enc)))
+	if len(b.Questions) != 1 || b.Questions[0].Text != "Pilih — A" {
+		t.Fatalf("items %+v, questions %+v", b.Items, b.Questions)
 	}
 }

@@ -86,15 +86,11 @@ var errDoctype = errors.New("a DOCTYPE or entity declaration is refused")
 // (so no external entities and no entity expansion), nested at most
 // qbank.MaxXMLDepth deep.
 func parseXML(data []byte) (*node, error) {
-	d := xml.NewDecoder(bytes.NewReader(data))
+	text, utf16 := qbank.UTF8Reader(bytes.NewReader(data)) // UTF-16 with its byte-order mark is decoded
+	d := xml.NewDecoder(text)
 	d.Strict = true
 	d.Entity = xml.HTMLEntity // a fixed table (&nbsp; and the like): nothing a document declares
-	d.CharsetReader = func(charset string, input io.Reader) (io.Reader, error) {
-		if strings.EqualFold(charset, "utf-8") || strings.EqualFold(charset, "us-ascii") {
-			return input, nil
-		}
-		return nil, fmt.Errorf("the encoding %q is not UTF-8", charset)
-	}
+	d.CharsetReader = qbank.CharsetReader(utf16)
 	var root *node
 	var stack []*node
 	for {
@@ -103,7 +99,7 @@ func parseXML(data []byte) (*node, error) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return nil, qbank.EncodingError(err)
 		}
 		switch t := tok.(type) {
 		case xml.Directive:

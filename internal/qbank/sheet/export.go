@@ -73,6 +73,7 @@ func questionRow(q exam.Question) []string {
 	set("points", strconv.FormatFloat(q.Points, 'f', -1, 64))
 	set("stimulus", q.Stimulus)
 	set("rubric", q.Rubric)
+	set("category", q.Category)
 	if q.PlayLimit > 0 {
 		set("play_limit", strconv.Itoa(q.PlayLimit))
 	}

@@ -118,12 +118,17 @@ func (im *importer) run() (*qbank.Bank, error) {
 	if err != nil {
 		return nil, err
 	}
+	merged, err := im.mergedDown(qsheet)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := im.f.Rows(qsheet)
 	if err != nil {
 		return nil, qbank.Invalid("the sheet %q cannot be read: %v", qsheet, err)
 	}
 	defer rows.Close()
 	var header map[string]int
+	headerRow := 0
 	seen := map[string]bool{}
 	items := 0
 	for n := 1; rows.Next(); n++ {
@@ -138,7 +143,7 @@ func (im *importer) run() (*qbank.Bank, error) {
 			if blank(cells) {
 				continue
 			}
-			header = map[string]int{}
+			header, headerRow = map[string]int{}, n
 			for i, c := range cells {
 				if k := strings.ToLower(strings.TrimSpace(c)); k != "" {
 					if _, dup := header[k]; !dup { // the first of two same names
@@ -156,6 +161,17 @@ func (im *importer) run() (*qbank.Bank, error) {
 		}
 		if blank(cells) && len(pictures[n]) == 0 {
 			continue
+		}
+		for _, m := range merged[n] {
+			if m.from <= headerRow {
+				continue
+			}
+			for len(cells) <= m.col {
+				cells = append(cells, "")
+			}
+			if cells[m.col] == "" {
+				cells[m.col] = m.value
+			}
 		}
 		if items++; items > qbank.MaxItems {
 			return nil, qbank.ErrTooManyItems
@@ -196,6 +212,39 @@ func (im *importer) run() (*qbank.Bank, error) {
 		}
 	}
 	return &im.bank, nil
+}
+
+// mergedCell is a cell under the first of a range merged down: the
+// range's value, from its first row.
+type mergedCell struct {
+	col   int // from 0
+	from  int // the range's first row
+	value string
+}
+
+// mergedDown maps each row of sheet to its cells that a range merged over
+// several rows covers below its first (excelize's GetMergeCells): such a
+// cell holds the range's value, so that a stimulus or points merged over
+// three questions applies to each. A range over several columns gives
+// its value to its first column only.
+func (im *importer) mergedDown(sheet string) (map[int][]mergedCell, error) {
+	ranges, err := im.f.GetMergeCells(sheet)
+	if err != nil {
+		return nil, qbank.Invalid("the merged cells of the sheet %q cannot be read: %v", sheet, err)
+	}
+	out := map[int][]mergedCell{}
+	for _, m := range ranges {
+		col, from, err1 := excelize.CellNameToCoordinates(m.GetStartAxis())
+		_, to, err2 := excelize.CellNameToCoordinates(m.GetEndAxis())
+		if err1 != nil || err2 != nil || to <= from {
+			continue
+		}
+		to = min(to, from+qbank.MaxItems) // a merge down the whole sheet fills no more rows than a bank holds
+		for r := from + 1; r <= to; r++ {
+			out[r] = append(out[r], mergedCell{col: col - 1, from: from, value: m.GetCellValue()})
+		}
+	}
+	return out, nil
 }
 
 // pictureCells maps each row of sheet to its cells holding pictures.
@@ -289,8 +338,8 @@ func (im *importer) readStimuli(sheet string) error {
 // is a refused report.
 func (im *importer) row(n int, get func(string) string, pictureCells []string) (qbank.ItemReport, exam.Question, error) {
 	q := exam.Question{ID: strings.TrimSpace(get("id")), Text: get("text"), Stimulus: strings.TrimSpace(get("stimulus")),
-		Rubric: get("rubric"), Scoring: strings.ToLower(strings.TrimSpace(get("scoring")))}
-	rep := qbank.ItemReport{Position: n, Title: q.ID, Kind: strings.TrimSpace(get("type"))}
+		Rubric: get("rubric"), Scoring: strings.ToLower(strings.TrimSpace(get("scoring"))), Category: strings.TrimSpace(get("category"))}
+	rep := qbank.ItemReport{Position: n, Title: q.ID, Kind: strings.TrimSpace(get("type")), Category: q.Category}
 	if rep.Title == "" {
 		rep.Title = titleOf(q.Text)
 	}
@@ -337,13 +386,21 @@ func (im *importer) fill(q *exam.Question, get func(string) string, pictureCells
 		dst *[]exam.Option
 	}{{"options", &q.Options}, {"statements", &q.Statements}, {"columns", &q.Columns},
 		{"premises", &q.Premises}, {"responses", &q.Responses}} {
-		opts, ref := parseOptions(part.col, get(part.col))
-		if ref != nil {
-			return ref, nil
+		opts, ok := letteredOptions(get(part.col))
+		if !ok || part.col != "options" || q.Type != exam.SingleChoice && q.Type != exam.MultipleChoice {
+			var ref *refusal
+			if opts, ref = parseOptions(part.col, get(part.col)); ref != nil {
+				return ref, nil
+			}
 		}
 		*part.dst = opts
 	}
 	q.Answer = parseAnswer(q.Type, get("answer"))
+	if q.Type == exam.SingleChoice || q.Type == exam.MultipleChoice {
+		for i, a := range q.Answer {
+			q.Answer[i] = letterKey(a, q.Options)
+		}
+	}
 	if p := strings.TrimSpace(get("points")); p != "" {
 		v, err := strconv.ParseFloat(strings.Replace(p, ",", ".", 1), 64)
 		if err != nil {
@@ -410,6 +467,14 @@ func (im *importer) fill(q *exam.Question, get func(string) string, pictureCells
 	for _, opts := range parts {
 		for i := range opts {
 			texts = append(texts, &opts[i].Text)
+		}
+	}
+	if q.Format == "" {
+		for _, t := range texts {
+			if tex := plainTeX(*t); tex != "" {
+				*changes = append(*changes, fmt.Sprintf("the format is plain, so the formula %s shows as typed, not as a formula: write markdown in the format column to show it", tex))
+				break
+			}
 		}
 	}
 	if ref := im.resolveTexts(q.Format, texts, changes); ref != nil {
@@ -613,6 +678,77 @@ func parseFormat(s string) (string, *refusal) {
 
 // optionLine is the start of an option: "id: text".
 var optionLine = regexp.MustCompile(`^\s*([A-Za-z0-9._-]{1,64})\s*:\s?(.*)$`)
+
+// texInPlain finds what reads as TeX in a plain text: \(…\), \[…\],
+// $$…$$, or $…$ holding a TeX command, ^, _ or a brace ("$5 dan $10"
+// is money, not a formula).
+var texInPlain = regexp.MustCompile(`\\\(.+?\\\)|\\\[.+?\\\]|\$\$.+?\$\$|\$[^$\n]*[\\^_{][^$\n]*\$`)
+
+// plainTeX is the first formula of a plain text, shortened, "" when none.
+func plainTeX(s string) string {
+	return titleOf(texInPlain.FindString(s))
+}
+
+// letterLabel is an option's letter label: "A. Soekarno", "b) Hatta".
+var letterLabel = regexp.MustCompile(`^\s*([A-Za-z])[.)]\s+(.*)$`)
+
+// letteredOptions reads a cell of choices written with letter labels, one
+// per line: "A. Soekarno", "B. Hatta" (or "a)", "b)"). It is such a cell
+// when its first line is labelled A (or a) and at least two lines carry
+// the next letters in order, all in the same case; the options' ids are
+// the letters in lower case, their texts without the labels. A line that
+// is not the next letter's label (a text that merely starts "C. " out of
+// order) continues the option before it.
+func letteredOptions(cell string) ([]exam.Option, bool) {
+	var out []exam.Option
+	upper := false
+	for _, line := range strings.Split(cell, "\n") {
+		m := letterLabel.FindStringSubmatch(line)
+		if m != nil && len(out) == 0 && (m[1] == "A" || m[1] == "a") {
+			upper = m[1] == "A"
+		}
+		next := string(rune('a' + len(out)))
+		if upper {
+			next = strings.ToUpper(next)
+		}
+		switch {
+		case m != nil && m[1] == next && len(out) < 26:
+			out = append(out, exam.Option{ID: strings.ToLower(m[1]), Text: m[2]})
+		case len(out) == 0:
+			if strings.TrimSpace(line) != "" {
+				return nil, false
+			}
+		default:
+			out[len(out)-1].Text += "\n" + line
+		}
+	}
+	for i := range out {
+		out[i].Text = strings.TrimSpace(out[i].Text)
+	}
+	return out, len(out) >= 2
+}
+
+// letterKey is a choice key as an option's id: a key that is no id but a
+// letter label ("A", "B.", "c)", "A. Soekarno") names the option of that
+// letter.
+func letterKey(key string, opts []exam.Option) string {
+	for _, o := range opts {
+		if o.ID == key {
+			return key
+		}
+	}
+	k := strings.TrimSpace(key)
+	if m := letterLabel.FindStringSubmatch(k); m != nil {
+		k = m[1]
+	}
+	k = strings.TrimRight(k, ".)")
+	for _, o := range opts {
+		if len(k) == 1 && strings.EqualFold(o.ID, k) {
+			return o.ID
+		}
+	}
+	return key
+}
 
 // parseOptions reads a cell of options, one per line "id: text"; a line
 // that starts no option continues the one before.

@@ -328,7 +328,8 @@ func randomExam(rng *rand.Rand) exam.Exam {
 	n := 1 + rng.IntN(12)
 	for i := 0; i < n; i++ {
 		md := rng.IntN(2) == 0
-		q := exam.Question{ID: fmt.Sprintf("q-%d.%d", i, rng.IntN(100)), Text: randomText(rng, md), Points: float64(rng.IntN(20)) / 2}
+		q := exam.Question{ID: fmt.Sprintf("q-%d.%d", i, rng.IntN(100)), Text: randomText(rng, md), Points: float64(rng.IntN(20)) / 2,
+			Category: []string{"", "Matematika/Aljabar", "IPA"}[rng.IntN(3)]}
 		if md {
 			q.Format = "markdown"
 		}
@@ -436,4 +437,122 @@ func randomCloze(rng *rand.Rand, q exam.Question) exam.Question {
 		q.Blanks[1].ToleranceMode = exam.ToleranceRelative
 	}
 	return q
+}
+
+// TestImportMergedCells: a stimulus or points cell merged down over rows
+// gives its value to every row it covers; a merge across columns fills no
+// other column, and a merge over empty rows makes no item of them.
+func TestImportMergedCells(t *testing.T) {
+	rows := []map[string]string{
+		{"type": "essay", "text": "Soal satu", "stimulus": "bacaan", "points": "5"},
+		{"type": "essay", "text": "Soal dua"},
+		{"type": "essay", "text": "Soal tiga"},
+		{"type": "essay", "text": "Soal empat", "points": "2"},
+	}
+	col := func(f *excelize.File, name string) string {
+		header, _ := f.GetRows(sheet.QuestionSheet)
+		for j, h := range header[0] {
+			if h == name {
+				c, _ := excelize.ColumnNumberToName(j + 1)
+				return c
+			}
+		}
+		t.Fatalf("no column %s", name)
+		return ""
+	}
+	b := MustSheet(t, rows, [][]string{{"bacaan", "Bacaan", "", "Teks bacaan bersama."}}, func(f *excelize.File) {
+		for _, m := range [][2]string{
+			{col(f, "stimulus") + "2", col(f, "stimulus") + "4"},
+			{col(f, "points") + "2", col(f, "points") + "4"},
+			{col(f, "rubric") + "5", col(f, "rubric") + "9"}, // down over empty rows
+			{col(f, "text") + "5", col(f, "options") + "5"},  // across columns
+		} {
+			if err := f.MergeCell(sheet.QuestionSheet, m[0], m[1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f.SetCellStr(sheet.QuestionSheet, col(f, "rubric")+"5", "Jawaban lengkap")
+	})
+	bank, _, err := importBytes(t, b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bank.Questions) != 4 || len(bank.Items) != 4 {
+		t.Fatalf("items %+v", bank.Items)
+	}
+	for i, q := range bank.Questions {
+		wantStim, wantPoints := "bacaan", 5.0
+		if i == 3 {
+			wantStim, wantPoints = "", 2
+		}
+		if q.Stimulus != wantStim || q.Points != wantPoints || len(q.Options) != 0 {
+			t.Errorf("row %d: stimulus %q, points %v, options %v; want %q, %v", i+2, q.Stimulus, q.Points, q.Options, wantStim, wantPoints)
+		}
+	}
+	if bank.Questions[3].Rubric != "Jawaban lengkap" {
+		t.Errorf("rubric %q", bank.Questions[3].Rubric)
+	}
+}
+
+// TestImportLetteredOptions: options written "A. Soekarno" or "a) 2", one
+// per line with their letters in order, lose their labels and are a, b,
+// …; a key "A", "B." or "c)" names them; "id: text" options keep a text
+// that starts with a letter and a dot, and a label out of order is text.
+func TestImportLetteredOptions(t *testing.T) {
+	b := MustSheet(t, []map[string]string{
+		{"id": "q1", "type": "single_choice", "text": "Presiden pertama?", "options": "A. Soekarno\nB. Hatta\nC. Habibie", "answer": "A"},
+		{"id": "q2", "type": "multiple_choice", "text": "Bilangan prima?", "options": "a) 2\nb) 4\nc) 5", "answer": "a), C."},
+		{"id": "q3", "type": "single_choice", "text": "Penulis?", "options": "a: J. K. Rowling\nb: A. Yani", "answer": "b"},
+		{"id": "q4", "type": "single_choice", "text": "Alamat?", "options": "A. Jalan\nC. Wibowo dan teman\nB. Lain", "answer": "B. Lain"},
+		{"id": "q5", "type": "single_choice", "text": "Satu?", "options": "A. Satu", "answer": "A"},
+	}, nil, nil)
+	bank, _, err := importBytes(t, b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bank.Questions) != 4 || bank.Items[4].Status != qbank.Refused {
+		t.Fatalf("items %+v", bank.Items)
+	}
+	opts := func(q exam.Question) string {
+		var s []string
+		for _, o := range q.Options {
+			s = append(s, o.ID+"="+o.Text)
+		}
+		return strings.Join(s, "|")
+	}
+	for i, want := range []struct{ opts, key string }{
+		{"a=Soekarno|b=Hatta|c=Habibie", "a"},
+		{"a=2|b=4|c=5", "a,c"},
+		{"a=J. K. Rowling|b=A. Yani", "b"},
+		{"a=Jalan\nC. Wibowo dan teman|b=Lain", "b"},
+	} {
+		q := bank.Questions[i]
+		if opts(q) != want.opts || strings.Join(q.Answer, ",") != want.key {
+			t.Errorf("%s: options %q key %v, want %q %s", q.ID, opts(q), q.Answer, want.opts, want.key)
+		}
+	}
+}
+
+// TestImportPlainTeX: TeX in a plain row is noted (changed): the row stays
+// plain and the note says to write markdown; money is no formula.
+func TestImportPlainTeX(t *testing.T) {
+	b := MustSheet(t, []map[string]string{
+		{"id": "q1", "type": "essay", "text": "Hitung $x^2$ untuk x = 3."},
+		{"id": "q2", "type": "single_choice", "text": "Pilih.", "options": "a: \\(\\frac{1}{2}\\)\nb: 1", "answer": "a"},
+		{"id": "q3", "type": "essay", "text": "Harga $5 dan $10."},
+		{"id": "q4", "type": "essay", "format": "markdown", "text": "Hitung $x^2$."},
+	}, nil, nil)
+	bank, _, err := importBytes(t, b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []qbank.Status{qbank.Changed, qbank.Changed, qbank.Imported, qbank.Imported} {
+		it := bank.Items[i]
+		if it.Status != want || want == qbank.Changed && !strings.Contains(strings.Join(it.Changes, " "), "write markdown in the format column") {
+			t.Errorf("row %d: %+v, want %s", i+2, it, want)
+		}
+	}
+	if bank.Questions[0].Format != "" || bank.Questions[0].Text != "Hitung $x^2$ untuk x = 3." {
+		t.Errorf("q1 %+v", bank.Questions[0])
+	}
 }

@@ -47,6 +47,7 @@ var columns = []column{
 	{"responses", "matching: jawaban, satu per baris \"r1: teks\" (boleh lebih banyak dari premis).", 30},
 	{"reuse_responses", "matching: true jika satu jawaban boleh dipakai beberapa premis.", 10},
 	{"tolerance", "numeric: selisih yang masih benar, 0,5 (mutlak) atau 5% (persen dari kunci); kosong: tepat.", 10},
+	{"category", "Kategori soal di bank, misalnya Matematika/Aljabar (boleh kosong).", 20},
 }
 
 // stimulusColumns are the stimulus sheet's columns.
@@ -80,13 +81,14 @@ var examples = [][]string{
 var instructions = []string{
 	"Petunjuk pengisian bank soal",
 	"1. Isi lembar \"Soal\": satu baris satu soal, mulai baris 2. Jangan mengubah nama kolom di baris 1 (urutan kolom boleh diubah).",
-	"2. Pilihan, pernyataan, premis dan jawaban menjodohkan ditulis satu per baris (Alt+Enter di Excel): \"id: teks\". Baris yang tidak diawali \"id:\" menyambung baris sebelumnya.",
+	"2. Pilihan, pernyataan, premis dan jawaban menjodohkan ditulis satu per baris (Alt+Enter di Excel): \"id: teks\". Baris yang tidak diawali \"id:\" menyambung baris sebelumnya. Pilihan bergaya \"A. Soekarno\" / \"B. Hatta\" (huruf berurutan) juga dibaca, dan kuncinya boleh \"A\".",
 	"3. Kunci (answer): id pilihan; beberapa kunci satu per baris; true/false; jawaban singkat yang diterima satu per baris; statement_grid \"s1=true\"; matching \"p1=r2\".",
 	"4. Gambar dan audio: tulis ![deskripsi](nama-file.png) di teks (format markdown) atau nama file di kolom media; kirim file .xlsx ini bersama file-filenya dalam satu .zip. Gambar yang ditempel di sel baris soal juga dibaca.",
 	"5. Bacaan bersama (stimulus): isi lembar \"Stimulus\" (id, title, format, text) dan tulis id-nya di kolom stimulus soal.",
 	"6. Rumus: format markdown, $\\frac{1}{2}$ atau $$...$$. Rumus yang salah membuat soal ditolak (TEX_ERROR).",
-	"7. Isian angka (numeric atau isian_angka): kunci angka satu per baris, koma atau titik desimal (2,5 = 2.5); kolom tolerance: 0,5 (selisih mutlak) atau 5% (persen dari kunci), kosong: harus tepat.",
-	"8. Isian rumpang (cloze atau isian_rumpang): tandai isian di teks [[b1]], [[b2]], ...; kunci satu baris per isian (atau dipisah ;): \"b1 = Jakarta | DKI Jakarta\" (jawaban teks yang diterima, dipisah |), \"b2 = 128,3 ± 0,5\" (angka, ± atau +- lalu toleransi, 5% persen, ± 0 tepat), \"b3 = *selatan | utara | barat\" (pilihan, yang benar diberi *). Skor isian selain 1: \"b2 (2) = ...\"; tanpa itu, kolom points dibagi rata. Tanda | ; atau * yang termasuk jawaban ditulis \\| \\; \\*.",
+	"7. Sel yang digabung (merge) ke bawah, misalnya stimulus atau poin untuk tiga soal, berlaku untuk setiap baris yang dicakupnya; sel yang digabung ke samping hanya mengisi kolom pertamanya.",
+	"8. Isian angka (numeric atau isian_angka): kunci angka satu per baris, koma atau titik desimal (2,5 = 2.5); kolom tolerance: 0,5 (selisih mutlak) atau 5% (persen dari kunci), kosong: harus tepat.",
+	"9. Isian rumpang (cloze atau isian_rumpang): tandai isian di teks [[b1]], [[b2]], ...; kunci satu baris per isian (atau dipisah ;): \"b1 = Jakarta | DKI Jakarta\" (jawaban teks yang diterima, dipisah |), \"b2 = 128,3 ± 0,5\" (angka, ± atau +- lalu toleransi, 5% persen, ± 0 tepat), \"b3 = *selatan | utara | barat\" (pilihan, yang benar diberi *). Skor isian selain 1: \"b2 (2) = ...\"; tanpa itu, kolom points dibagi rata. Tanda | ; atau * yang termasuk jawaban ditulis \\| \\; \\*.",
 	"Contoh satu baris per jenis soal:",
 }
 
