@@ -21,8 +21,8 @@ import (
 //   - A separator that appears once, alone, is the decimal separator (1,25
 //     and 1.25 are one and a quarter), except that one followed by exactly
 //     three digits may also group thousands: 1.500 is read both as 1.5 and
-//     as 1500, and an answer is right when either reading is. A key must
-//     not be so ambiguous (ParseNumber refuses it).
+//     as 1500, and an answer is right when either reading is. A key is
+//     read the first way (ParseNumber).
 //   - A sign (+, - or the minus sign −) may lead, an exponent (e or E, then
 //     an integer) may follow: 1,5e3 is 1500.
 //   - Nothing else: units, fractions (1/2) and words are not numbers.
@@ -35,11 +35,13 @@ const (
 	maxExponent  = 100
 )
 
-// ParseNumber reads s as a number by the rules above; false when it is not
-// one, or when it can be read as two numbers (1.500).
+// ParseNumber reads s as a number by the rules above, a lone separator
+// always as the decimal one (1.500 is 1.5), as a key is read: the files
+// keys come from (Moodle, QTI, the API) write decimals so, and the editor
+// shows a key as it was kept. False when s is not a number.
 func ParseNumber(s string) (*big.Rat, bool) {
 	rs := NumberReadings(s)
-	if len(rs) != 1 {
+	if len(rs) == 0 {
 		return nil, false
 	}
 	return rs[0], true
@@ -201,15 +203,11 @@ func (k *NumberKey) validate() error {
 		return fmt.Errorf("a numeric answer needs at least one accepted number")
 	}
 	for i, v := range k.Values {
-		switch rs := NumberReadings(v); len(rs) {
-		case 0:
+		r, ok := ParseNumber(v)
+		if !ok {
 			return fmt.Errorf("answer %q is not a number", v)
-		case 1:
-			k.Values[i] = FormatNumber(rs[0])
-		default:
-			return fmt.Errorf("answer %q can be read as %s or %s: write it without the separator or with more or fewer decimals",
-				v, FormatNumber(rs[0]), FormatNumber(rs[1]))
 		}
+		k.Values[i] = FormatNumber(r)
 	}
 	switch {
 	case k.Mode != ToleranceAbsolute && k.Mode != ToleranceRelative:

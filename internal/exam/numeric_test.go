@@ -12,9 +12,9 @@ func TestParseNumber(t *testing.T) {
 	}{
 		{"2.5", "2.5"}, {"2,5", "2.5"}, {" 2,50 ", "2.5"}, {"-0,5", "-0.5"}, {"−3", "-3"}, {"+7", "7"},
 		{".5", "0.5"}, {",5", "0.5"}, {"007", "7"}, {"0", "0"},
-		// One separator alone is the decimal one; followed by three digits
-		// it may group thousands too, so ParseNumber refuses it.
-		{"1,25", "1.25"}, {"1.2345", "1.2345"}, {"1234,567", "1234.567"}, {"1,234", ""}, {"1.500", ""}, {"-0,125", "-0.125"}, {"-1,125", ""},
+		// One separator alone is the decimal one, as ParseNumber reads a
+		// key (an answer may also read it as grouping: NumberReadings).
+		{"1,25", "1.25"}, {"1.2345", "1.2345"}, {"1234,567", "1234.567"}, {"1,234", "1.234"}, {"1.500", "1.5"}, {"-0,125", "-0.125"},
 		// Repeated or first of two: thousands, in groups of three.
 		{"1.234.567", "1234567"}, {"1,234,567", "1234567"}, {"1.234,5", "1234.5"}, {"1,234.5", "1234.5"},
 		{"1 234 567", "1234567"}, {"1 234,5", "1234.5"}, {"1\u00a0234,5", "1234.5"}, {"12\u202f345", "12345"},
@@ -78,12 +78,12 @@ func TestNumberKeyTolerance(t *testing.T) {
 }
 
 func TestNumberKeyValidate(t *testing.T) {
-	k := NumberKey{Values: []string{"2,5", "1.234,0"}}
-	if err := k.validate(); err != nil || k.Values[0] != "2.5" || k.Values[1] != "1234" {
+	k := NumberKey{Values: []string{"2,5", "1.234,0", "1.024"}}
+	if err := k.validate(); err != nil || k.Values[0] != "2.5" || k.Values[1] != "1234" || k.Values[2] != "1.024" {
 		t.Fatalf("validate: %v, values %q", err, k.Values)
 	}
 	for _, bad := range []NumberKey{
-		{}, {Values: []string{"dua"}}, {Values: []string{"1.500"}}, {Values: []string{"1"}, Tolerance: -1},
+		{}, {Values: []string{"dua"}}, {Values: []string{"1"}, Tolerance: -1},
 		{Values: []string{"1"}, Tolerance: 101, Mode: ToleranceRelative}, {Values: []string{"1"}, Mode: "percent"},
 	} {
 		if err := bad.validate(); err == nil {
