@@ -19,7 +19,7 @@ import (
 // The question kinds allPackage holds: every type, with and without a
 // stimulus, and with media.
 var allKinds = []string{"single_choice", "multiple_choice", "true_false", "short_answer", "essay", "statement_grid",
-	"matching", "stimulus", "image", "listening", "listening_old"}
+	"matching", "numeric", "cloze", "stimulus", "image", "listening", "listening_old"}
 
 // Descriptions of allPackage's audio: marked for assistive technology, the
 // teacher's own, and an older package's (an aria-label on the player).
@@ -74,6 +74,11 @@ func allPackage(t testing.TB) (*client.Package, *mediastore.Store) {
 		client.PackageQuestion{ID: "tft", Type: "true_false", Text: "Menurut bacaan, Danau Toba di Bali.", Points: 1, Stimulus: "toba",
 			Options: []client.QuestionOption{{ID: "true", Text: "Benar"}, {ID: "false", Text: "Salah"}}},
 		client.PackageQuestion{ID: "lt", Type: "single_choice", Text: "Kota apa yang disebut?", Options: opts, Points: 1, Stimulus: "listen"})
+	for _, q := range clozePackage(t).Exams[0].Questions {
+		if q.Type == client.Cloze || q.Type == client.Numeric {
+			e.Questions = append(e.Questions, q)
+		}
+	}
 	e.Stimuli = append(types.Stimuli, client.Stimulus{ID: "listen", Title: "Simak", Format: "markdown", Text: listen, HTML: render(listen)})
 	return p, store
 }
@@ -86,6 +91,8 @@ const kindOf = `(function () {
 	var play = q.querySelector('.play-button');
 	var k = play ? (play.getAttribute('aria-describedby') ? 'listening' : 'listening_old') :
 		q.querySelector('img') ? 'image' :
+		q.querySelector('[data-blank-id]') ? 'cloze' :
+		a.querySelector('input.answer-number') ? 'numeric' :
 		a.querySelector('table.grid') ? 'statement_grid' :
 		a.querySelector('select.match-select') ? 'matching' :
 		a.querySelector('textarea.answer-essay') ? 'essay' :
@@ -375,6 +382,30 @@ func (p *studentPage) keyboardAnswer(kind string) {
 		key(kb.Tab)
 		saved(kind)
 		p.focusIs(kind+": Tab after the text", ":not(#answer-text)")
+	case "numeric":
+		p.tabTo("#answer-text")
+		p.checkRing(kind)
+		p.do("type", chromedp.KeyEvent("2,5"))
+		key(kb.Tab)
+		saved(kind)
+		p.focusIs(kind+": Tab after the number", ":not(#answer-text)")
+	case "cloze":
+		p.tabTo(`#question-text [data-blank-id="kota"]`)
+		p.checkRing(kind)
+		p.do("type", chromedp.KeyEvent("Jakarta"))
+		key(kb.Tab)
+		p.focusIs("the next blank", `#question-text [data-blank-id="luas"]`)
+		p.checkRing(kind + " number")
+		p.do("type", chromedp.KeyEvent("128,3"))
+		key(kb.Tab)
+		p.focusIs("the choice blank", `#question-text select[data-blank-id="arah"]`)
+		p.checkRing(kind + " choice")
+		key(kb.ArrowDown)
+		saved(kind)
+		if got := p.eval("the blanks", `Array.prototype.map.call(document.querySelectorAll('#question-text [data-blank-id]'),
+			function (f) { return f.value; }).join('|')`, false); got != "Jakarta|128,3|u" {
+			p.t.Errorf("cloze: the keyboard filled %s, want Jakarta|128,3|u", got)
+		}
 	case "statement_grid":
 		p.tabTo("#answer-area input.grid-choice")
 		p.checkRing(kind)
