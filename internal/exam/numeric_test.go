@@ -106,3 +106,17 @@ func TestNumberReadings(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberKeyAgainstMoodle checks the absolute tolerance against the
+// example of Moodle's own help for its numerical question (moodle/moodle,
+// lang/en/help/quiz/numerical.html, commit 361f649: "if the answer is 30
+// with an error of 5, then any number between 25 and 35 will be accepted"),
+// both ends included, as Moodle's qtype_numerical compares.
+func TestNumberKeyAgainstMoodle(t *testing.T) {
+	k := NumberKey{Values: []string{"30"}, Tolerance: 5}
+	for answer, want := range map[string]bool{"25": true, "35": true, "30": true, "24,99": false, "35.01": false, "27,5": true} {
+		if got := k.Matches(answer); got != want {
+			t.Errorf("30 ± 5: Matches(%q) = %v, want %v", answer, got, want)
+		}
+	}
+}
