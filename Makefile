@@ -99,23 +99,54 @@ pgcheck: ## probe the test PostgreSQL; loud when unreachable, fatal when CI=true
 	if [ "$${CI:-}" = true ]; then echo "CI=true: failing."; exit 1; fi
 
 .PHONY: test
-# The race tests wait on processes, PostgreSQL, disks and a browser for
-# about a third of their time. Lint, the race-free tests and every fuzz
-# target for 2,000 inputs (make fuzz-brief) run beside them at a lower
-# priority (nice 10), in that time, without taking the CPU the tests need;
-# their output follows the tests', and a failure of any fails make test.
-# Beside them too: labagent's Windows build under Wine and its linux/arm64
-# build under qemu (make test-windows, make test-arm64). A package may take
-# longer than go test's default 10 minutes on a loaded 2-core machine: the
-# limit is 30 (a hang, not a speed target).
-BESIDE := lint test-norace fuzz-brief test-windows test-arm64
+# make test runs the race tests (go test -race ./...) and, beside them, three
+# lanes of make targets, all four at once; each lane runs its targets one
+# after another into bin/logs/lane-<lane>.log:
+# - wine: labagent's Windows build under Wine (make test-windows);
+# - qemu: the linux/arm64 builds under qemu (make test-arm64);
+# - cpu: lint, the race-free tests, every fuzz target for 2,000 inputs
+#   (make lint test-norace fuzz-brief), in that order, as each reuses the
+#   previous one's builds (vet's, then staticcheck's), at nice 10.
+# The race tests wait on processes, PostgreSQL, disks and a browser for a
+# good part of their time, and so do the Wine and qemu lanes, which run at
+# the race tests' priority so that their timeouts hold; the cpu lane fills
+# the CPU they leave. The logs follow the race tests' output, then a summary
+# of every lane (ok or FAILED, wall time, CPU time); a failed lane fails
+# make test. A package may take longer than go test's default 10 minutes
+# on a loaded 2-core machine: the limit is 30 (a hang, not a speed target).
+LANES     := wine qemu cpu
+LANE_wine := test-windows
+LANE_qemu := test-arm64
+LANE_cpu  := lint test-norace fuzz-brief
+NICE_wine := 0
+NICE_qemu := 0
+NICE_cpu  := 10
+# The end-to-end tests' binaries (internal/testkit/proc), built once per
+# configuration for every test package and every lane, and kept for the
+# next run: go build relinks only what changed.
+export PORTAL_TEST_BIN_DIR ?= $(CURDIR)/bin/testbin
 test: pgcheck ## every test with -race (PostgreSQL too when reachable), with lint, the race-free tests, fuzz-brief, test-windows and test-arm64 beside it
-	@mkdir -p bin/logs; rm -f bin/logs/beside.rc; \
-	( nice -n 10 $(MAKE) --no-print-directory $(BESIDE) > bin/logs/beside.log 2>&1; echo $$? > bin/logs/beside.rc ) & \
-	echo "$(GO) test -race -count=1 -timeout 30m ./...   (make $(BESIDE) beside it, output in bin/logs/beside.log)"; \
-	status=0; $(GO) test -race -count=1 -timeout 30m ./... || status=$$?; \
-	wait; echo "== make $(BESIDE), run beside the tests:"; cat bin/logs/beside.log; \
-	if [ "$$(cat bin/logs/beside.rc 2>/dev/null)" != 0 ]; then echo "make $(BESIDE) FAILED"; status=1; fi; \
+	@mkdir -p bin/logs; rm -f bin/logs/lane-*; TIMEFORMAT='%R %U %S'; start=$$SECONDS; \
+	lane() { \
+		local name=$$1 niceness=$$2 rc=0; shift 2; \
+		{ time nice -n $$niceness $(MAKE) --no-print-directory "$$@" > bin/logs/lane-$$name.log 2>&1 || rc=$$?; } 2> bin/logs/lane-$$name.time; \
+		echo $$rc > bin/logs/lane-$$name.rc; \
+	}; \
+	$(foreach l,$(LANES),lane $(l) $(NICE_$(l)) $(LANE_$(l)) & ) \
+	echo "$(GO) test -race -count=1 -timeout 30m ./...   (beside it:$(foreach l,$(LANES), make $(LANE_$(l)) [bin/logs/lane-$(l).log];))"; \
+	status=0; { time $(GO) test -race -count=1 -timeout 30m ./... 2>&3 || status=$$?; } 3>&2 2> bin/logs/race.time; \
+	wait; \
+	$(foreach l,$(LANES),echo "== make $(LANE_$(l)), run beside the tests:"; cat bin/logs/lane-$(l).log;) \
+	result() { \
+		local what=$$1 rc=$$2 wall=0 user=0 sys=0; read -r wall user sys < $$3 || true; \
+		wall=$${wall%.*}; cpu=$$(( $${user%.*} + $${sys%.*} )); \
+		printf '  %-36s %-6s %2d min %2d s   CPU %2d min %2d s\n' "$$what" $$([ "$$rc" = 0 ] && echo ok || echo FAILED) \
+			$$(( wall / 60 )) $$(( wall % 60 )) $$(( cpu / 60 )) $$(( cpu % 60 )); \
+	}; \
+	echo "== make test: $$(( (SECONDS - start) / 60 )) min $$(( (SECONDS - start) % 60 )) s; each part's wall time and CPU time:"; \
+	result "go test -race ./..." $$status bin/logs/race.time; \
+	$(foreach l,$(LANES),rc=$$(cat bin/logs/lane-$(l).rc 2>/dev/null || echo 1); result "make $(LANE_$(l))" $$rc bin/logs/lane-$(l).time; \
+		if [ "$$rc" != 0 ]; then echo "make $(LANE_$(l)) FAILED (bin/logs/lane-$(l).log)"; status=1; fi;) \
 	exit $$status
 
 .PHONY: test-norace

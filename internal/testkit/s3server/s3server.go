@@ -113,7 +113,7 @@ func findOrInstall() (string, error) {
 	}
 	// One install at a time on the machine (test packages run in
 	// parallel): the others wait here and find it done.
-	unlock, err := lockFile(filepath.Join(dir, binaryName+".lock"))
+	unlock, err := testkit.LockFile(filepath.Join(dir, binaryName+".lock"))
 	if err != nil {
 		return "", fmt.Errorf("install versitygw: %w", err)
 	}
