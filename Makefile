@@ -101,19 +101,21 @@ pgcheck: ## probe the test PostgreSQL; loud when unreachable, fatal when CI=true
 .PHONY: test
 # make test runs the race tests (go test -race ./...) and, beside them, three
 # lanes of make targets, all four at once; each lane runs its targets one
-# after another into bin/logs/lane-<lane>.log:
+# after another (each even when one before it failed) into
+# bin/logs/lane-<lane>.log:
 # - wine: labagent's Windows build under Wine (make test-windows);
 # - qemu: the linux/arm64 builds under qemu (make test-arm64);
 # - cpu: lint, the race-free tests, every fuzz target for 2,000 inputs
 #   (make lint test-norace fuzz-brief), in that order, as each reuses the
-#   previous one's builds (vet's, then staticcheck's), at nice 10.
+#   builds of the one before (vet's, staticcheck's), at nice 10.
 # The race tests wait on processes, PostgreSQL, disks and a browser for a
 # good part of their time, and so do the Wine and qemu lanes, which run at
 # the race tests' priority so that their timeouts hold; the cpu lane fills
-# the CPU they leave. The logs follow the race tests' output, then a summary
-# of every lane (ok or FAILED, wall time, CPU time); a failed lane fails
-# make test. A package may take longer than go test's default 10 minutes
-# on a loaded 2-core machine: the limit is 30 (a hang, not a speed target).
+# the CPU they leave. The lanes' logs follow the race tests' output, then
+# each part's result (ok or FAILED), wall time and CPU time; a failed part
+# fails make test. A package may take longer than go test's default 10
+# minutes on a loaded 2-core machine: the limit is 30 (a hang, not a speed
+# target).
 LANES     := wine qemu cpu
 LANE_wine := test-windows
 LANE_qemu := test-arm64
@@ -125,28 +127,35 @@ NICE_cpu  := 10
 # configuration for every test package and every lane, and kept for the
 # next run: go build relinks only what changed.
 export PORTAL_TEST_BIN_DIR ?= $(CURDIR)/bin/testbin
+# make test links some hundred test binaries (every package's with -race,
+# the fuzz binaries, the Windows and arm64 ones): without DWARF, which only
+# a debugger reads (stack traces and race reports come from the binary's
+# own line tables), each links faster. A go build with -ldflags of its own
+# (the end-to-end binaries) is not affected.
+test test-norace test-windows test-arm64 fuzz-build fuzz fuzz-brief: export GOFLAGS := $(strip $(filter-out -ldflags=-w,$(shell $(GO) env GOFLAGS)) -ldflags=-w)
 test: pgcheck ## every test with -race (PostgreSQL too when reachable), with lint, the race-free tests, fuzz-brief, test-windows and test-arm64 beside it
-	@mkdir -p bin/logs; rm -f bin/logs/lane-*; TIMEFORMAT='%R %U %S'; start=$$SECONDS; \
+	@mkdir -p bin/logs; rm -f bin/logs/lane-* bin/logs/race.time; TIMEFORMAT='%R %U %S'; start=$$SECONDS; \
 	lane() { \
-		local name=$$1 niceness=$$2 rc=0; shift 2; \
-		{ time nice -n $$niceness $(MAKE) --no-print-directory "$$@" > bin/logs/lane-$$name.log 2>&1 || rc=$$?; } 2> bin/logs/lane-$$name.time; \
-		echo $$rc > bin/logs/lane-$$name.rc; \
+		local name=$$1 niceness=$$2 target rc t; shift 2; \
+		for target in "$$@"; do \
+			rc=0; { time nice -n $$niceness $(MAKE) --no-print-directory $$target >> bin/logs/lane-$$name.log 2>&1 || rc=$$?; } 2> bin/logs/lane-$$name.time; \
+			echo "$$target $$rc $$(cat bin/logs/lane-$$name.time)" >> bin/logs/lane-$$name.result; \
+		done; \
 	}; \
 	$(foreach l,$(LANES),lane $(l) $(NICE_$(l)) $(LANE_$(l)) & ) \
 	echo "$(GO) test -race -count=1 -timeout 30m ./...   (beside it:$(foreach l,$(LANES), make $(LANE_$(l)) [bin/logs/lane-$(l).log];))"; \
 	status=0; { time $(GO) test -race -count=1 -timeout 30m ./... 2>&3 || status=$$?; } 3>&2 2> bin/logs/race.time; \
 	wait; \
 	$(foreach l,$(LANES),echo "== make $(LANE_$(l)), run beside the tests:"; cat bin/logs/lane-$(l).log;) \
-	result() { \
-		local what=$$1 rc=$$2 wall=0 user=0 sys=0; read -r wall user sys < $$3 || true; \
-		wall=$${wall%.*}; cpu=$$(( $${user%.*} + $${sys%.*} )); \
-		printf '  %-36s %-6s %2d min %2d s   CPU %2d min %2d s\n' "$$what" $$([ "$$rc" = 0 ] && echo ok || echo FAILED) \
-			$$(( wall / 60 )) $$(( wall % 60 )) $$(( cpu / 60 )) $$(( cpu % 60 )); \
-	}; \
 	echo "== make test: $$(( (SECONDS - start) / 60 )) min $$(( (SECONDS - start) % 60 )) s; each part's wall time and CPU time:"; \
-	result "go test -race ./..." $$status bin/logs/race.time; \
-	$(foreach l,$(LANES),rc=$$(cat bin/logs/lane-$(l).rc 2>/dev/null || echo 1); result "make $(LANE_$(l))" $$rc bin/logs/lane-$(l).time; \
-		if [ "$$rc" != 0 ]; then echo "make $(LANE_$(l)) FAILED (bin/logs/lane-$(l).log)"; status=1; fi;) \
+	parts=0; while read -r what rc wall user sys; do \
+		parts=$$(( parts + 1 )); wall=$${wall%.*}; cpu=$$(( $${user%.*} + $${sys%.*} )); \
+		[ "$$what" = race ] && what="go test -race ./..." || what="make $$what"; \
+		printf '  %-22s %-6s %2d min %2d s   CPU %2d min %2d s\n' "$$what" $$([ "$$rc" = 0 ] && echo ok || echo FAILED) \
+			$$(( wall / 60 )) $$(( wall % 60 )) $$(( cpu / 60 )) $$(( cpu % 60 )); \
+		[ "$$rc" = 0 ] || { echo "  $$what FAILED: see its output above"; status=1; }; \
+	done < <(echo "race $$status $$(cat bin/logs/race.time)"; cat $(LANES:%=bin/logs/lane-%.result)); \
+	[ $$parts = $(words race $(foreach l,$(LANES),$(LANE_$(l)))) ] || { echo "make test: a lane did not finish"; status=1; }; \
 	exit $$status
 
 .PHONY: test-norace
