@@ -105,9 +105,10 @@ pgcheck: ## probe the test PostgreSQL; loud when unreachable, fatal when CI=true
 # bin/logs/lane-<lane>.log:
 # - wine: labagent's Windows build under Wine (make test-windows);
 # - qemu: the linux/arm64 builds under qemu (make test-arm64);
-# - cpu: lint, the race-free tests, every fuzz target for 2,000 inputs
-#   (make lint test-norace fuzz-brief), in that order, as each reuses the
-#   builds of the one before (vet's, staticcheck's), at nice 10.
+# - cpu: first make compile at the race tests' priority, then at nice 10
+#   lint, the race-free tests, every fuzz target for 2,000 inputs (make lint
+#   test-norace fuzz-brief), in that order, as each reuses the builds of
+#   the one before (vet's, staticcheck's).
 # The race tests wait on processes, PostgreSQL, disks and a browser for a
 # good part of their time, and so do the Wine and qemu lanes, which run at
 # the race tests' priority so that their timeouts hold; the cpu lane fills
@@ -119,7 +120,7 @@ pgcheck: ## probe the test PostgreSQL; loud when unreachable, fatal when CI=true
 LANES     := wine qemu cpu
 LANE_wine := test-windows
 LANE_qemu := test-arm64
-LANE_cpu  := lint test-norace fuzz-brief
+LANE_cpu  := compile@0 lint test-norace fuzz-brief
 NICE_wine := 0
 NICE_qemu := 0
 NICE_cpu  := 10
@@ -132,12 +133,13 @@ export PORTAL_TEST_BIN_DIR ?= $(CURDIR)/bin/testbin
 # a debugger reads (stack traces and race reports come from the binary's
 # own line tables), each links faster. A go build with -ldflags of its own
 # (the end-to-end binaries) is not affected.
-test test-norace test-windows test-arm64 fuzz-build fuzz fuzz-brief: export GOFLAGS := $(strip $(filter-out -ldflags=-w,$(shell $(GO) env GOFLAGS)) -ldflags=-w)
+test compile test-norace test-windows test-arm64 fuzz-build fuzz fuzz-brief: export GOFLAGS := $(strip $(filter-out -ldflags=-w,$(shell $(GO) env GOFLAGS)) -ldflags=-w)
 test: pgcheck ## every test with -race (PostgreSQL too when reachable), with lint, the race-free tests, fuzz-brief, test-windows and test-arm64 beside it
 	@mkdir -p bin/logs; rm -f bin/logs/lane-* bin/logs/race.time; TIMEFORMAT='%R %U %S'; start=$$SECONDS; \
 	lane() { \
-		local name=$$1 niceness=$$2 target rc t; shift 2; \
+		local name=$$1 lanenice=$$2 target niceness rc; shift 2; \
 		for target in "$$@"; do \
+			niceness=$$lanenice; [[ $$target != *@* ]] || { niceness=$${target#*@}; target=$${target%@*}; }; \
 			rc=0; { time nice -n $$niceness $(MAKE) --no-print-directory $$target >> bin/logs/lane-$$name.log 2>&1 || rc=$$?; } 2> bin/logs/lane-$$name.time; \
 			echo "$$target $$rc $$(cat bin/logs/lane-$$name.time)" >> bin/logs/lane-$$name.result; \
 		done; \
@@ -157,6 +159,14 @@ test: pgcheck ## every test with -race (PostgreSQL too when reachable), with lin
 	done < <(echo "race $$status $$(cat bin/logs/race.time)"; cat $(LANES:%=bin/logs/lane-%.result)); \
 	[ $$parts = $(words race $(foreach l,$(LANES),$(LANE_$(l)))) ] || { echo "make test: a lane did not finish"; status=1; }; \
 	exit $$status
+
+.PHONY: compile
+# Run first in make test's cpu lane, at the race tests' priority: by the time
+# the other lanes and the end-to-end tests build for this machine without
+# -race, they find every package in the build cache, instead of several of
+# them compiling the same packages at once.
+compile: ## compile every package for this machine into the build cache (go list -export), where go vet, staticcheck and the end-to-end tests' builds find them (part of make test)
+	$(GO) list -export ./... > /dev/null
 
 .PHONY: test-norace
 test-norace: ## the tests that the race detector would distort (memory and allocation figures), without -race (part of make test)
