@@ -124,6 +124,8 @@ LANE_cpu  := compile@0 lint test-norace fuzz-brief
 NICE_wine := 0
 NICE_qemu := 0
 NICE_cpu  := 10
+# A lane's targets without their priorities (target@niceness).
+lanetargets = $(foreach t,$(LANE_$(1)),$(firstword $(subst @, ,$(t))))
 # The end-to-end tests' binaries (internal/testkit/proc), built once per
 # configuration for every test package and every lane, and kept for the
 # next run: go build relinks only what changed.
@@ -145,13 +147,13 @@ test: pgcheck ## every test with -race (PostgreSQL too when reachable), with lin
 		done; \
 	}; \
 	$(foreach l,$(LANES),lane $(l) $(NICE_$(l)) $(LANE_$(l)) & ) \
-	echo "$(GO) test -race -count=1 -timeout 30m ./...   (beside it:$(foreach l,$(LANES), make $(LANE_$(l)) [bin/logs/lane-$(l).log];))"; \
+	echo "$(GO) test -race -count=1 -timeout 30m ./...   (beside it:$(foreach l,$(LANES), make $(call lanetargets,$(l)) [bin/logs/lane-$(l).log];))"; \
 	status=0; { time $(GO) test -race -count=1 -timeout 30m ./... 2>&3 || status=$$?; } 3>&2 2> bin/logs/race.time; \
 	wait; \
-	$(foreach l,$(LANES),echo "== make $(LANE_$(l)), run beside the tests:"; cat bin/logs/lane-$(l).log;) \
+	$(foreach l,$(LANES),echo "== make $(call lanetargets,$(l)), run beside the tests:"; cat bin/logs/lane-$(l).log;) \
 	echo "== make test: $$(( (SECONDS - start) / 60 )) min $$(( (SECONDS - start) % 60 )) s; each part's wall time and CPU time:"; \
 	parts=0; while read -r what rc wall user sys; do \
-		parts=$$(( parts + 1 )); wall=$${wall%.*}; cpu=$$(( $${user%.*} + $${sys%.*} )); \
+		parts=$$(( parts + 1 )); : $${wall:=0} $${user:=0} $${sys:=0}; wall=$${wall%.*}; cpu=$$(( $${user%.*} + $${sys%.*} )); \
 		[ "$$what" = race ] && what="go test -race ./..." || what="make $$what"; \
 		printf '  %-22s %-6s %2d min %2d s   CPU %2d min %2d s\n' "$$what" $$([ "$$rc" = 0 ] && echo ok || echo FAILED) \
 			$$(( wall / 60 )) $$(( wall % 60 )) $$(( cpu / 60 )) $$(( cpu % 60 )); \
