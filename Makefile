@@ -99,24 +99,76 @@ pgcheck: ## probe the test PostgreSQL; loud when unreachable, fatal when CI=true
 	if [ "$${CI:-}" = true ]; then echo "CI=true: failing."; exit 1; fi
 
 .PHONY: test
-# The race tests wait on processes, PostgreSQL, disks and a browser for
-# about a third of their time. Lint, the race-free tests and every fuzz
-# target for 2,000 inputs (make fuzz-brief) run beside them at a lower
-# priority (nice 10), in that time, without taking the CPU the tests need;
-# their output follows the tests', and a failure of any fails make test.
-# Beside them too: labagent's Windows build under Wine and its linux/arm64
-# build under qemu (make test-windows, make test-arm64). A package may take
-# longer than go test's default 10 minutes on a loaded 2-core machine: the
-# limit is 30 (a hang, not a speed target).
-BESIDE := lint test-norace fuzz-brief test-windows test-arm64
+# make test runs the race tests (go test -race ./...) and, beside them, three
+# lanes of make targets, all four at once; each lane runs its targets one
+# after another (each even when one before it failed) into
+# bin/logs/lane-<lane>.log:
+# - wine: labagent's Windows build under Wine (make test-windows);
+# - qemu: the linux/arm64 builds under qemu (make test-arm64);
+# - cpu: first make compile at the race tests' priority, then at nice 10
+#   lint, the race-free tests, every fuzz target for 2,000 inputs (make lint
+#   test-norace fuzz-brief), in that order, as each reuses the builds of
+#   the one before (vet's, staticcheck's).
+# The race tests wait on processes, PostgreSQL, disks and a browser for a
+# good part of their time, and so do the Wine and qemu lanes, which run at
+# the race tests' priority so that their timeouts hold; the cpu lane fills
+# the CPU they leave. The lanes' logs follow the race tests' output, then
+# each part's result (ok or FAILED), wall time and CPU time; a failed part
+# fails make test. A package may take longer than go test's default 10
+# minutes on a loaded 2-core machine: the limit is 30 (a hang, not a speed
+# target).
+LANES     := wine qemu cpu
+LANE_wine := test-windows
+LANE_qemu := test-arm64
+LANE_cpu  := compile@0 lint test-norace fuzz-brief
+NICE_wine := 0
+NICE_qemu := 0
+NICE_cpu  := 10
+# A lane's targets without their priorities (target@niceness).
+lanetargets = $(foreach t,$(LANE_$(1)),$(firstword $(subst @, ,$(t))))
+# The end-to-end tests' binaries (internal/testkit/proc), built once per
+# configuration for every test package and every lane, and kept for the
+# next run: go build relinks only what changed.
+export PORTAL_TEST_BIN_DIR ?= $(CURDIR)/bin/testbin
+# make test links some hundred test binaries (every package's with -race,
+# the fuzz binaries, the Windows and arm64 ones): without DWARF, which only
+# a debugger reads (stack traces and race reports come from the binary's
+# own line tables), each links faster. A go build with -ldflags of its own
+# (the end-to-end binaries) is not affected.
+test compile test-norace test-windows test-arm64 fuzz-build fuzz fuzz-brief: export GOFLAGS := $(strip $(filter-out -ldflags=-w,$(shell $(GO) env GOFLAGS)) -ldflags=-w)
 test: pgcheck ## every test with -race (PostgreSQL too when reachable), with lint, the race-free tests, fuzz-brief, test-windows and test-arm64 beside it
-	@mkdir -p bin/logs; rm -f bin/logs/beside.rc; \
-	( nice -n 10 $(MAKE) --no-print-directory $(BESIDE) > bin/logs/beside.log 2>&1; echo $$? > bin/logs/beside.rc ) & \
-	echo "$(GO) test -race -count=1 -timeout 30m ./...   (make $(BESIDE) beside it, output in bin/logs/beside.log)"; \
-	status=0; $(GO) test -race -count=1 -timeout 30m ./... || status=$$?; \
-	wait; echo "== make $(BESIDE), run beside the tests:"; cat bin/logs/beside.log; \
-	if [ "$$(cat bin/logs/beside.rc 2>/dev/null)" != 0 ]; then echo "make $(BESIDE) FAILED"; status=1; fi; \
+	@mkdir -p bin/logs; rm -f bin/logs/lane-* bin/logs/race.time; TIMEFORMAT='%R %U %S'; start=$$SECONDS; \
+	lane() { \
+		local name=$$1 lanenice=$$2 target niceness rc; shift 2; \
+		for target in "$$@"; do \
+			niceness=$$lanenice; [[ $$target != *@* ]] || { niceness=$${target#*@}; target=$${target%@*}; }; \
+			rc=0; { time nice -n $$niceness $(MAKE) --no-print-directory $$target >> bin/logs/lane-$$name.log 2>&1 || rc=$$?; } 2> bin/logs/lane-$$name.time; \
+			echo "$$target $$rc $$(cat bin/logs/lane-$$name.time)" >> bin/logs/lane-$$name.result; \
+		done; \
+	}; \
+	$(foreach l,$(LANES),lane $(l) $(NICE_$(l)) $(LANE_$(l)) & ) \
+	echo "$(GO) test -race -count=1 -timeout 30m ./...   (beside it:$(foreach l,$(LANES), make $(call lanetargets,$(l)) [bin/logs/lane-$(l).log];))"; \
+	status=0; { time $(GO) test -race -count=1 -timeout 30m ./... 2>&3 || status=$$?; } 3>&2 2> bin/logs/race.time; \
+	wait; \
+	$(foreach l,$(LANES),echo "== make $(call lanetargets,$(l)), run beside the tests:"; cat bin/logs/lane-$(l).log;) \
+	echo "== make test: $$(( (SECONDS - start) / 60 )) min $$(( (SECONDS - start) % 60 )) s; each part's wall time and CPU time:"; \
+	parts=0; while read -r what rc wall user sys; do \
+		parts=$$(( parts + 1 )); : $${wall:=0} $${user:=0} $${sys:=0}; wall=$${wall%.*}; cpu=$$(( $${user%.*} + $${sys%.*} )); \
+		[ "$$what" = race ] && what="go test -race ./..." || what="make $$what"; \
+		printf '  %-22s %-6s %2d min %2d s   CPU %2d min %2d s\n' "$$what" $$([ "$$rc" = 0 ] && echo ok || echo FAILED) \
+			$$(( wall / 60 )) $$(( wall % 60 )) $$(( cpu / 60 )) $$(( cpu % 60 )); \
+		[ "$$rc" = 0 ] || { echo "  $$what FAILED: see its output above"; status=1; }; \
+	done < <(echo "race $$status $$(cat bin/logs/race.time)"; cat $(LANES:%=bin/logs/lane-%.result)); \
+	[ $$parts = $(words race $(foreach l,$(LANES),$(LANE_$(l)))) ] || { echo "make test: a lane did not finish"; status=1; }; \
 	exit $$status
+
+.PHONY: compile
+# Run first in make test's cpu lane, at the race tests' priority: by the time
+# the other lanes and the end-to-end tests build for this machine without
+# -race, they find every package in the build cache, instead of several of
+# them compiling the same packages at once.
+compile: ## compile every package for this machine into the build cache (go list -export), where go vet, staticcheck and the end-to-end tests' builds find them (part of make test)
+	$(GO) list -export ./... > /dev/null
 
 .PHONY: test-norace
 test-norace: ## the tests that the race detector would distort (memory and allocation figures), without -race (part of make test)

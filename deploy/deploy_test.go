@@ -12,13 +12,27 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/seedhq/portal/internal/testkit/proc"
 )
+
+// bins are the programs the units start, built as the end-to-end tests of
+// cmd/ build them (the same flags), so that make test builds them once.
+var bins = &proc.Binaries{
+	Packages:   []string{"../cmd/portal", "../cmd/labagent"},
+	BuildFlags: []string{"-ldflags", "-X main.version=e2e-test"},
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	bins.Remove()
+	os.Exit(code)
+}
 
 // TestSystemdUnits: each unit starts its program with flags the program
 // accepts, keeps the hardening it promises, and passes systemd-analyze
 // verify where systemd is installed.
 func TestSystemdUnits(t *testing.T) {
-	bin := t.TempDir()
 	for _, u := range []struct{ file, program string }{
 		{"systemd/portal.service", "portal"},
 		{"systemd/labagent.service", "labagent"},
@@ -40,10 +54,7 @@ func TestSystemdUnits(t *testing.T) {
 			if len(exe) < 2 || filepath.Base(exe[0]) != u.program {
 				t.Fatalf("%s: ExecStart %q does not start %s", u.file, exe, u.program)
 			}
-			path := filepath.Join(bin, u.program)
-			if out, err := exec.Command("go", "build", "-o", path, "../cmd/"+u.program).CombinedOutput(); err != nil {
-				t.Fatalf("build %s: %v\n%s", u.program, err, out)
-			}
+			path := bins.Path(t, u.program)
 			// --help parses every flag of the command line and stops.
 			if out, err := exec.Command(path, append(exe[1:], "--help")...).CombinedOutput(); err != nil {
 				t.Fatalf("%s %s --help: %v\n%s", u.program, strings.Join(exe[1:], " "), err, out)

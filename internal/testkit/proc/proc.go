@@ -28,6 +28,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,13 +48,24 @@ import (
 	"github.com/seedhq/portal/internal/testkit"
 )
 
+// BinDirEnv names the environment variable that makes every test process
+// of a run share its builds (make test sets it to bin/testbin): with it
+// set, Binaries builds into one directory under it per configuration (its
+// BuildFlags and Env, and the test's GOOS, GOARCH, CGO_ENABLED and GOFLAGS),
+// one process at a time, and keeps the binaries for the next process and
+// the next run. go build relinks only what changed, so the portal that
+// cmd/labagent's tests build is the one cmd/linkctl's then find. Without it
+// each test process builds into a temporary directory of its own.
+const BinDirEnv = "PORTAL_TEST_BIN_DIR"
+
 // Binaries builds main packages with go build, once per test process, into
-// a temporary directory. Declare one per test package (a package variable)
-// and call Remove from TestMain.
+// a temporary directory or the shared one of BinDirEnv. Declare one per
+// test package (a package variable) and call Remove from TestMain.
 type Binaries struct {
 	// Packages are the main packages to build, as go build takes them:
 	// import paths, or directories relative to the test's package ("."
-	// is the package under test).
+	// is the package under test). Their last elements must differ from
+	// those of every other main package built with the same configuration.
 	Packages []string
 	// BuildFlags are added to go build, e.g. "-race" or
 	// "-ldflags", "-X main.version=e2e-test".
@@ -64,6 +76,7 @@ type Binaries struct {
 
 	once sync.Once
 	dir  string
+	temp bool // dir is this process's own, for Remove
 	err  error
 }
 
@@ -76,18 +89,7 @@ func (b *Binaries) Path(t testing.TB, name string) string {
 	if testing.Short() {
 		t.Skip("builds and runs binaries; skipped with -short")
 	}
-	b.once.Do(func() {
-		b.dir, b.err = os.MkdirTemp("", "testkit-bin-")
-		if b.err != nil {
-			return
-		}
-		args := append([]string{"build", "-o", b.dir + string(os.PathSeparator)}, b.BuildFlags...)
-		cmd := exec.Command("go", append(args, b.Packages...)...)
-		cmd.Env = append(os.Environ(), b.Env...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go %s: %v\n%s", strings.Join(cmd.Args[1:], " "), err, out)
-		}
-	})
+	b.once.Do(func() { b.err = b.build() })
 	if b.err != nil {
 		t.Fatal(b.err)
 	}
@@ -97,21 +99,70 @@ func (b *Binaries) Path(t testing.TB, name string) string {
 	return filepath.Join(b.dir, name)
 }
 
-// goos is the operating system the binaries are built for.
-func (b *Binaries) goos() string {
-	goos := runtime.GOOS
-	for _, kv := range b.Env {
-		if v, ok := strings.CutPrefix(kv, "GOOS="); ok {
-			goos = v
+// build runs go build into b.dir: the shared directory of the
+// configuration, under its lock, or a new temporary one.
+func (b *Binaries) build() error {
+	if shared := os.Getenv(BinDirEnv); shared != "" {
+		b.dir = filepath.Join(shared, b.config())
+		if err := os.MkdirAll(b.dir, 0o755); err != nil {
+			return fmt.Errorf("shared binaries: %w", err)
 		}
+		unlock, err := testkit.LockFile(b.dir + ".lock")
+		if err != nil {
+			return fmt.Errorf("shared binaries: %w", err)
+		}
+		defer unlock()
+	} else {
+		dir, err := os.MkdirTemp("", "testkit-bin-")
+		if err != nil {
+			return err
+		}
+		b.dir, b.temp = dir, true
 	}
-	return goos
+	args := append([]string{"build", "-o", b.dir + string(os.PathSeparator)}, b.BuildFlags...)
+	cmd := exec.Command("go", append(args, b.Packages...)...)
+	cmd.Env = append(os.Environ(), b.Env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go %s: %v\n%s", strings.Join(cmd.Args[1:], " "), err, out)
+	}
+	return nil
 }
 
-// Remove deletes the built binaries, if any; call it from TestMain after
-// m.Run.
+// config names the build configuration: the target platform, then a hash
+// of everything else that changes the binaries besides the packages.
+func (b *Binaries) config() string {
+	h := sha256.New()
+	for _, k := range []string{"GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS", "GOEXPERIMENT"} {
+		fmt.Fprintf(h, "%s=%s\x00", k, os.Getenv(k))
+	}
+	for _, s := range [][]string{b.BuildFlags, b.Env} {
+		fmt.Fprintf(h, "%q\x00", s)
+	}
+	return fmt.Sprintf("%s-%s-%x", b.goos(), b.env("GOARCH", runtime.GOARCH), h.Sum(nil)[:6])
+}
+
+// goos is the operating system the binaries are built for.
+func (b *Binaries) goos() string { return b.env("GOOS", runtime.GOOS) }
+
+// env is the value of the variable key for go build: b.Env's, else the
+// test's environment's, else def.
+func (b *Binaries) env(key, def string) string {
+	v := os.Getenv(key)
+	for _, kv := range b.Env {
+		if s, ok := strings.CutPrefix(kv, key+"="); ok {
+			v = s
+		}
+	}
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// Remove deletes the built binaries if they are this process's own (not
+// those of the shared directory); call it from TestMain after m.Run.
 func (b *Binaries) Remove() {
-	if b.dir != "" {
+	if b.temp {
 		os.RemoveAll(b.dir)
 	}
 }

@@ -6,7 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -114,5 +117,55 @@ func TestKillErr(t *testing.T) {
 	}
 	if code := c.Kill(); code != 3 || c.Err() == nil {
 		t.Errorf("Kill of an exited process = %d (Err %v), want 3", code, c.Err())
+	}
+}
+
+// TestBinariesShared: with BinDirEnv set, the Binaries of the same
+// configuration (another test package's, another process's) share one
+// build that Remove keeps, while another configuration builds apart;
+// without it each builds into a directory of its own that Remove deletes.
+func TestBinariesShared(t *testing.T) {
+	shared := t.TempDir()
+	t.Setenv(BinDirEnv, shared)
+	hello := []string{"./testdata/hello"}
+	other := []string{"-ldflags", "-X main.greeting=other"}
+	a := &Binaries{Packages: hello, BuildFlags: other}
+	b := &Binaries{Packages: hello, BuildFlags: slices.Clone(other)}
+	c := &Binaries{Packages: hello}
+
+	// a and b build at the same time, as two test processes may: the
+	// lock makes them take turns.
+	var wg sync.WaitGroup
+	paths := make([]string, 2)
+	for i, bins := range []*Binaries{a, b} {
+		wg.Go(func() { paths[i] = bins.Path(t, "hello") })
+	}
+	wg.Wait()
+	pc := c.Path(t, "hello")
+	if paths[0] != paths[1] || !strings.HasPrefix(paths[0], shared+string(os.PathSeparator)) {
+		t.Errorf("the same configuration built into %q and %q, want one path under %s", paths[0], paths[1], shared)
+	}
+	if filepath.Dir(pc) == filepath.Dir(paths[0]) || !strings.HasPrefix(pc, shared) {
+		t.Errorf("another configuration built into %s, beside %s", pc, paths[0])
+	}
+	for p, want := range map[string]string{paths[0]: "other\n", pc: "hello\n"} {
+		if r := Run(t, p, Options{}); r.Code != 0 || r.Stdout != want {
+			t.Errorf("%s: %s, want output %q", p, r, want)
+		}
+	}
+	a.Remove()
+	if _, err := os.Stat(paths[0]); err != nil {
+		t.Errorf("Remove deleted the shared build: %v", err)
+	}
+
+	t.Setenv(BinDirEnv, "")
+	own := &Binaries{Packages: hello}
+	p := own.Path(t, "hello")
+	if strings.HasPrefix(p, shared) {
+		t.Errorf("without %s the binary was built into the shared directory: %s", BinDirEnv, p)
+	}
+	own.Remove()
+	if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Remove left the process's own build: %v", err)
 	}
 }
