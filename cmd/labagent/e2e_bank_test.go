@@ -11,7 +11,8 @@ import (
 )
 
 // TestImportedBankReachesStudents: a spreadsheet bank made from the
-// portal's template is imported into an exam of the school (the refused row
+// portal's template (a number with a decimal comma and a text with blanks
+// among its rows) is imported into an exam of the school (the refused row
 // left out), the real labagent pulls it, and a student takes it in
 // Chromium with the questions that passed.
 func TestImportedBankReachesStudents(t *testing.T) {
@@ -33,6 +34,8 @@ func TestImportedBankReachesStudents(t *testing.T) {
 		"A3": {"bs", "statement_grid", "", "Benar atau salah?", "", "s1=true", "", "", "", "", "", "", "s1: 1 + 1 = 2"},
 		"A4": {"ms", "matching", "markdown", "Jodohkan $x$.", "", "p1=r1", "", "", "", "", "", "", "", "", "p1: dua", "r1: 2\nr2: 3"},
 		"A5": {"rusak", "essay", "markdown", "Rumus rusak $\\frac{1}{$"},
+		"A6": {"angka", "isian_angka", "", "Berapa 5 : 2?", "", "2,5"},
+		"A7": {"isi", "isian_rumpang", "", "Ibu kota Bali adalah [[b1]], di [[b2]] Lombok.", "", "b1 = Denpasar\nb2 = *barat | timur"},
 	} {
 		f.SetSheetRow("Soal", cell, &row)
 	}
@@ -57,8 +60,8 @@ func TestImportedBankReachesStudents(t *testing.T) {
 	// A student takes it in Chromium: the three questions that passed, each
 	// drawn as its type.
 	pg := openStudentPage(t, lab, sch, "ani", rep.Exam.ID)
-	if pg.total != 3 {
-		t.Fatalf("the student's page shows %d questions, want 3", pg.total)
+	if pg.total != 5 {
+		t.Fatalf("the student's page shows %d questions, want 5", pg.total)
 	}
 	pg.show("Ibu kota Bali")
 	pg.wait("the choice's options", `document.querySelectorAll('#answer-area .option').length === 2`)
@@ -67,4 +70,9 @@ func TestImportedBankReachesStudents(t *testing.T) {
 	pg.show("Jodohkan")
 	pg.wait("the matching lists and the formula", `document.querySelectorAll('#answer-area select.match-select').length === 1 &&
 		document.querySelectorAll('#question-text math').length === 1`)
+	pg.show("Berapa 5 : 2")
+	pg.wait("the number's field", `document.querySelector('#answer-area input.answer-number[inputmode="decimal"]') !== null`)
+	pg.show("Ibu kota Bali adalah")
+	pg.wait("the blanks in the text", `document.querySelectorAll('#question-text input[data-blank-id="b1"]').length === 1 &&
+		document.querySelectorAll('#question-text select[data-blank-id="b2"] option').length === 3`)
 }
