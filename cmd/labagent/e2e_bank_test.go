@@ -35,7 +35,7 @@ func TestImportedBankReachesStudents(t *testing.T) {
 		"A4": {"ms", "matching", "markdown", "Jodohkan $x$.", "", "p1=r1", "", "", "", "", "", "", "", "", "p1: dua", "r1: 2\nr2: 3"},
 		"A5": {"rusak", "essay", "markdown", "Rumus rusak $\\frac{1}{$"},
 		"A6": {"angka", "isian_angka", "", "Berapa 5 : 2?", "", "2,5"},
-		"A7": {"isi", "isian_rumpang", "", "Ibu kota Bali adalah [[b1]], di [[b2]] Lombok.", "", "b1 = Denpasar\nb2 = *barat | timur"},
+		"A7": {"isi", "isian_rumpang", "", "Pulau Dewata terletak [[b1]], di [[b2]] Lombok.", "", "b1 = dekat Jawa\nb2 = *barat | timur"},
 	} {
 		f.SetSheetRow("Soal", cell, &row)
 	}
@@ -72,7 +72,7 @@ func TestImportedBankReachesStudents(t *testing.T) {
 		document.querySelectorAll('#question-text math').length === 1`)
 	pg.show("Berapa 5 : 2")
 	pg.wait("the number's field", `document.querySelector('#answer-area input.answer-number[inputmode="decimal"]') !== null`)
-	pg.show("Ibu kota Bali adalah")
+	pg.show("Pulau Dewata")
 	pg.wait("the blanks in the text", `document.querySelectorAll('#question-text input[data-blank-id="b1"]').length === 1 &&
 		document.querySelectorAll('#question-text select[data-blank-id="b2"] option').length === 3`)
 }
