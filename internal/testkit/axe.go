@@ -61,10 +61,7 @@ func AxeScript(t testing.TB) string {
 	if axeErr != nil {
 		msg := fmt.Sprintf("NO AXE-CORE: %v; the accessibility audit (axe-core %s) was NOT run "+
 			"(install Debian's npm: apt-get install npm; the tests install axe-core into the user's cache)", axeErr, AxeVersion)
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		Missing(t, msg)
 	}
 	return axeScript
 }
