@@ -1,6 +1,6 @@
 // Package client is the typed Go client of the seedhq portal: the exam
-// synchronisation API under /api/v1, the link-management API under /api
-// (and, later, the ordering API), plus the health endpoints.
+// synchronisation API under /api/v1, the link-management API and the
+// ordering API under /api, plus the health endpoints.
 //
 // It is shaped like google/go-github. A Client holds one *http.Client, the
 // portal's base address and the credentials; the API is reached through
@@ -13,12 +13,20 @@
 //	c.Exam.Admin      /api/v1/admin/...         operator JWT
 //	c.Exam.Directory  /api/v1/academic-year/... and /api/v1/members...  X-API-Key
 //	c.Links.*         /api/account, /api/domains, /api/urls, /api/qr, ...  link key (WithLinkKey): Authorization: Bearer
+//	c.Ordering.*      /api/auth/..., /api/menu, /api/orders, /api/ledger, ...  ordering JWT (WithOrderingToken)
+//	c.Ordering.Admin  /api/v1/admin/ordering/...  operator JWT: the shop's users, bans, menu import, ledger
 //
 // Every method takes a context.Context first and returns the decoded value,
 // a *Response (the *http.Response plus paging and rate-limit information) and
 // an error. Each request carries only the credential its endpoint expects:
-// the bearer token set with WithToken or SetToken, or the key set with
-// WithAPIKey.
+// the operator or lab-server token set with WithToken or SetToken, the link
+// key set with WithLinkKey, the ordering JWT set with WithOrderingToken or
+// SetOrderingToken, or the directory key set with WithAPIKey.
+//
+// The ordering API's messenger login needs a solved anti-bot challenge
+// (SolveChallenge) and ends with WaitVerified; SignGatewayWebhook and
+// SignProviderWebhook sign the messaging gateway's and the payment
+// provider's notifications as the portal verifies them.
 //
 // Errors answered by the portal are *Error values with the HTTP status, the
 // stable code and the message of the API's error envelope; errors.Is matches
