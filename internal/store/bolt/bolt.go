@@ -279,17 +279,6 @@ func readRevision(meta *bbolt.Bucket) int64 {
 	return int64(binary.BigEndian.Uint64(v))
 }
 
-// ContentRevision returns a number that grows with every change to exams,
-// members or exam passwords.
-func (s *Store) ContentRevision(ctx context.Context) (int64, error) {
-	var rev int64
-	err := s.view(ctx, "content revision", func(tx *bbolt.Tx) error {
-		rev = readRevision(tx.Bucket(bucketMeta))
-		return nil
-	})
-	return rev, err
-}
-
 // Composite keys. Each part is written with 0x00 escaped as 0x00 0xff and
 // ends with 0x00 0x01, so that keys compare byte-wise exactly as their parts
 // compare as Go strings, one after the other, and no key of one tuple is a
