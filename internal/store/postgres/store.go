@@ -182,3 +182,12 @@ const (
 	lockMemberImport  int64 = 0x706f7274_6d656d62 // "portmemb"
 	lockBlobGC        int64 = 0x706f7274_62626763 // "portbbgc": the garbage collection of blobs (TryLockBlobGC)
 )
+
+// utcPtr returns *t in UTC, or nil.
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
