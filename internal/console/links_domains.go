@@ -1,9 +1,10 @@
 package console
 
 import (
-	"github.com/seedhq/portal/internal/links"
 	"net/http"
 	"strings"
+
+	"github.com/seedhq/portal/internal/links"
 )
 
 // domainsView is the domains page's data.

@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/seedhq/portal/internal/exam"
-	"go.etcd.io/bbolt"
 	"slices"
 	"time"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/seedhq/portal/internal/exam"
 )
 
 type licenseRecord struct {

@@ -3,9 +3,11 @@ package bolt
 import (
 	"context"
 	"fmt"
-	"github.com/seedhq/portal/internal/links"
-	"go.etcd.io/bbolt"
 	"time"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/seedhq/portal/internal/links"
 )
 
 // CreateChannel stores c.

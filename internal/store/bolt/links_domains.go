@@ -3,8 +3,10 @@ package bolt
 import (
 	"context"
 	"fmt"
-	"github.com/seedhq/portal/internal/links"
+
 	"go.etcd.io/bbolt"
+
+	"github.com/seedhq/portal/internal/links"
 )
 
 // CreateDomain stores d; links.ErrDomainTaken when the host is registered.

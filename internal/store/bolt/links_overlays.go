@@ -2,8 +2,10 @@ package bolt
 
 import (
 	"context"
-	"github.com/seedhq/portal/internal/links"
+
 	"go.etcd.io/bbolt"
+
+	"github.com/seedhq/portal/internal/links"
 )
 
 // CreateOverlay stores o.

@@ -2,9 +2,11 @@ package bolt
 
 import (
 	"context"
-	"github.com/seedhq/portal/internal/links"
-	"go.etcd.io/bbolt"
 	"slices"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/seedhq/portal/internal/links"
 )
 
 // CreatePixel stores px.

@@ -2,9 +2,11 @@ package bolt
 
 import (
 	"context"
+
+	"go.etcd.io/bbolt"
+
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/visits"
-	"go.etcd.io/bbolt"
 )
 
 // CreateQR stores q.

@@ -1,8 +1,6 @@
 package bolt
 
-import (
-	"github.com/seedhq/portal/internal/ordering"
-)
+import "github.com/seedhq/portal/internal/ordering"
 
 var _ ordering.Store = (*Store)(nil)
 

@@ -2,11 +2,13 @@ package bolt
 
 import (
 	"context"
-	"github.com/seedhq/portal/internal/ordering"
-	"go.etcd.io/bbolt"
 	"slices"
 	"strings"
 	"time"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/seedhq/portal/internal/ordering"
 )
 
 // banKey returns the key of a ban record.

@@ -2,8 +2,10 @@ package bolt
 
 import (
 	"context"
-	"github.com/seedhq/portal/internal/ordering"
+
 	"go.etcd.io/bbolt"
+
+	"github.com/seedhq/portal/internal/ordering"
 )
 
 // RecordConsent records or refreshes the consent of a number.

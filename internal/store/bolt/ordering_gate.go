@@ -2,8 +2,10 @@ package bolt
 
 import (
 	"context"
-	"github.com/seedhq/portal/internal/ordering"
+
 	"go.etcd.io/bbolt"
+
+	"github.com/seedhq/portal/internal/ordering"
 )
 
 // UpdateGate loads (or starts) a channel's gate record, calls fn and saves it.

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"github.com/seedhq/portal/internal/ordering"
-	"go.etcd.io/bbolt"
 	"time"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/seedhq/portal/internal/ordering"
 )
 
 // CreateLoginToken stores a new login token.

@@ -3,10 +3,12 @@ package bolt
 import (
 	"cmp"
 	"context"
-	"github.com/seedhq/portal/internal/ordering"
-	"go.etcd.io/bbolt"
 	"slices"
 	"strings"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/seedhq/portal/internal/ordering"
 )
 
 // listJSON decodes every value of the bucket.

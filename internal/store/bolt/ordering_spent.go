@@ -3,8 +3,9 @@ package bolt
 import (
 	"context"
 	"encoding/binary"
-	"go.etcd.io/bbolt"
 	"time"
+
+	"go.etcd.io/bbolt"
 )
 
 // MarkSpent records key until until and reports whether it was new.

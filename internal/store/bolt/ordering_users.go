@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/seedhq/portal/internal/ordering"
-	"go.etcd.io/bbolt"
 	"slices"
 	"strings"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/seedhq/portal/internal/ordering"
 )
 
 // putOrderingUser saves u, indexing a new user by its number.

@@ -2,8 +2,9 @@ package bolt
 
 import (
 	"context"
-	"go.etcd.io/bbolt"
 	"time"
+
+	"go.etcd.io/bbolt"
 )
 
 // HitRateLimit counts one request of key in the window starting at window.

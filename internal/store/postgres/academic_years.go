@@ -3,7 +3,9 @@ package postgres
 import (
 	"context"
 	"fmt"
+
 	"github.com/jackc/pgx/v5"
+
 	"github.com/seedhq/portal/internal/exam"
 )
 

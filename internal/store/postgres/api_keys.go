@@ -3,9 +3,11 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"github.com/jackc/pgx/v5"
-	"github.com/seedhq/portal/internal/exam"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/seedhq/portal/internal/exam"
 )
 
 const apiKeyColumns = `id, name, prefix, hash, created_at, revoked_at, last_used_at`

@@ -3,9 +3,11 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"github.com/jackc/pgx/v5"
-	"github.com/seedhq/portal/internal/exam"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/seedhq/portal/internal/exam"
 )
 
 const licenseColumns = `id, npsn, school_name, hardware_id, max_students, operating_mode,

@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+
 	"github.com/jackc/pgx/v5"
+
 	"github.com/seedhq/portal/internal/links"
 )
 

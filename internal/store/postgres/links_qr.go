@@ -3,7 +3,9 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+
 	"github.com/jackc/pgx/v5"
+
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/visits"
 )

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/jackc/pgx/v5"
-	"github.com/seedhq/portal/internal/links"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/seedhq/portal/internal/links"
 )
 
 const linkUserColumns = `id, email, username, password_hash, avatar, plan, rate_limit, expires_at, registered_at`

@@ -3,11 +3,13 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"github.com/jackc/pgx/v5"
-	"github.com/seedhq/portal/internal/exam"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/seedhq/portal/internal/exam"
 )
 
 const monitorColumns = `id, server_code, npsn, school_name, hardware_id, status, active_exams_count,

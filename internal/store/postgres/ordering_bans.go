@@ -3,9 +3,11 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"github.com/jackc/pgx/v5"
-	"github.com/seedhq/portal/internal/ordering"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/seedhq/portal/internal/ordering"
 )
 
 // UpdateBans creates the missing ban records of keys, locks them all in the

@@ -2,9 +2,11 @@ package postgres
 
 import (
 	"context"
-	"github.com/jackc/pgx/v5"
-	"github.com/seedhq/portal/internal/ordering"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/seedhq/portal/internal/ordering"
 )
 
 // ledgerArgs returns the values of o's ordering_ledger row (paid_at,

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/jackc/pgx/v5"
-	"github.com/seedhq/portal/internal/ordering"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/seedhq/portal/internal/ordering"
 )
 
 const loginColumns = `hash, messenger_number, address, status, created_at, expires_at, coalesce(user_id, ''), verified_at`

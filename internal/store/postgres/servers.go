@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
 	"github.com/jackc/pgx/v5"
+
 	"github.com/seedhq/portal/internal/exam"
 )
 

@@ -1,8 +1,9 @@
 package storetest
 
 import (
-	"github.com/seedhq/portal/internal/links"
 	"testing"
+
+	"github.com/seedhq/portal/internal/links"
 )
 
 func testLinkPixels(t *testing.T, s links.Store) {

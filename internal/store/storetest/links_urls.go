@@ -2,9 +2,10 @@ package storetest
 
 import (
 	"fmt"
-	"github.com/seedhq/portal/internal/links"
 	"testing"
 	"time"
+
+	"github.com/seedhq/portal/internal/links"
 )
 
 func testShortLinks(t *testing.T, s links.Store) {

@@ -3,11 +3,12 @@ package storetest
 import (
 	"errors"
 	"fmt"
-	"github.com/seedhq/portal/internal/ordering"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/seedhq/portal/internal/ordering"
 )
 
 func testOrderingBans(t *testing.T, s ordering.Store) {

@@ -1,9 +1,10 @@
 package storetest
 
 import (
-	"github.com/seedhq/portal/internal/ordering"
 	"testing"
 	"time"
+
+	"github.com/seedhq/portal/internal/ordering"
 )
 
 func testOrderingConsents(t *testing.T, s ordering.Store) {

@@ -1,9 +1,10 @@
 package storetest
 
 import (
-	"github.com/seedhq/portal/internal/ordering"
 	"sync"
 	"testing"
+
+	"github.com/seedhq/portal/internal/ordering"
 )
 
 func testGate(t *testing.T, s ordering.Store) {

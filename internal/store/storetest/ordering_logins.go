@@ -3,10 +3,11 @@ package storetest
 import (
 	"errors"
 	"fmt"
-	"github.com/seedhq/portal/internal/ordering"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/seedhq/portal/internal/ordering"
 )
 
 // testOrderingPrune: expired login tokens and spent keys before the cut-off

@@ -2,9 +2,10 @@ package storetest
 
 import (
 	"errors"
-	"github.com/seedhq/portal/internal/ordering"
 	"testing"
 	"time"
+
+	"github.com/seedhq/portal/internal/ordering"
 )
 
 func testOrderingMenu(t *testing.T, s ordering.Store) {

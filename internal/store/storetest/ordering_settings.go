@@ -1,8 +1,9 @@
 package storetest
 
 import (
-	"github.com/seedhq/portal/internal/ordering"
 	"testing"
+
+	"github.com/seedhq/portal/internal/ordering"
 )
 
 func testOrderingSettings(t *testing.T, s ordering.Store) {

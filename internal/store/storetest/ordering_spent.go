@@ -1,11 +1,12 @@
 package storetest
 
 import (
-	"github.com/seedhq/portal/internal/ordering"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/seedhq/portal/internal/ordering"
 )
 
 func testOrderingSpent(t *testing.T, s ordering.Store) {

@@ -2,8 +2,9 @@ package storetest
 
 import (
 	"errors"
-	"github.com/seedhq/portal/internal/ordering"
 	"testing"
+
+	"github.com/seedhq/portal/internal/ordering"
 )
 
 func testOrderingUsers(t *testing.T, s ordering.Store) {

@@ -1,9 +1,10 @@
 package storetest
 
 import (
-	"github.com/seedhq/portal/internal/links"
 	"testing"
 	"time"
+
+	"github.com/seedhq/portal/internal/links"
 )
 
 func testLinkRateLimit(t *testing.T, s links.Store) {

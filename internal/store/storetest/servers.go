@@ -1,9 +1,10 @@
 package storetest
 
 import (
-	"github.com/seedhq/portal/internal/exam"
 	"testing"
 	"time"
+
+	"github.com/seedhq/portal/internal/exam"
 )
 
 func binding(code, npsn, hw, lic string, bound time.Time) exam.ServerBinding {
