@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"time"
 
 	"go.etcd.io/bbolt"
 
+	"github.com/seedhq/portal/internal/jsonx"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/visits"
 )
@@ -312,4 +314,111 @@ func (s *Store) VisitStats(ctx context.Context, owner int64, kind string, id int
 		return visits.Stats{}, err
 	}
 	return visits.StatsFromRollup(counts, links.VisitStatsTop), nil
+}
+
+// migrateVisits brings the visits of an older file to the current layout,
+// once (metaVisits). From before roll-ups: every visit of the old bucket is
+// moved to its time-ordered key and rolled up as SaveVisits would have, then
+// the old bucket is dropped. From layout 2: the stored visits are rolled up
+// by day and device (Unknown: raw visits do not keep it). It runs in Open's
+// transaction: all or nothing.
+func migrateVisits(tx *bbolt.Tx) error {
+	meta := tx.Bucket(bucketMeta)
+	switch string(meta.Get(metaVisits)) {
+	case visitsLayout:
+		return nil
+	case visitsLayoutV2:
+		if err := rollUpDaysAndDevices(tx); err != nil {
+			return fmt.Errorf("migrate visits: %w", err)
+		}
+		return meta.Put(metaVisits, []byte(visitsLayout))
+	}
+	if old := tx.Bucket(bucketLinkVisitsV1); old != nil {
+		rows, rollups := tx.Bucket(bucketLinkVisits), tx.Bucket(bucketLinkVisitRollups)
+		roll := visits.Rollup{}
+		var target []byte
+		var seen map[string]bool // the (day, visitor) pairs seen on the target
+		err := old.ForEach(func(k, v []byte) error {
+			if len(k) != 17 {
+				return fmt.Errorf("malformed visit key %x", k)
+			}
+			var rec visitRec
+			if err := jsonx.Unmarshal(v, &rec); err != nil {
+				return fmt.Errorf("decode visit %x: %w", k, err)
+			}
+			if !bytes.Equal(k[:9], target) {
+				target, seen = k[:9], map[string]bool{}
+			}
+			nk := make([]byte, 0, 25)
+			nk = append(append(append(nk, k[:9]...), id8(rec.At)...), k[9:]...)
+			if err := rows.Put(nk, bytes.Clone(v)); err != nil {
+				return err
+			}
+			kind := visitKindName(k[0])
+			if kind == "" {
+				return fmt.Errorf("visit key %x: unknown target kind", k)
+			}
+			id := readID(k[1:9])
+			roll.Add(visits.Visit{Kind: kind, ID: id, At: time.UnixMicro(rec.At), Referrer: rec.Referrer, Browser: rec.Browser, OS: rec.OS,
+				Country: rec.Country, Bot: rec.Bot, Visitor: rec.Visitor, Social: rec.Social})
+			if !rec.Bot && rec.Visitor != "" {
+				key := string(id8(visitDay(rec.At))) + rec.Visitor
+				if !seen[key] {
+					seen[key] = true
+					roll.AddUnique(kind, id)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("migrate visits: %w", err)
+		}
+		if err := addRollups(rollups, roll); err != nil {
+			return fmt.Errorf("migrate visits: %w", err)
+		}
+		if err := tx.DeleteBucket(bucketLinkVisitsV1); err != nil {
+			return fmt.Errorf("migrate visits: %w", err)
+		}
+	}
+	return meta.Put(metaVisits, []byte(visitsLayout))
+}
+
+// rollUpDaysAndDevices adds the day and device roll-ups (visits.DimDay,
+// DimDevice) of the stored visits, for a file of layout 2.
+func rollUpDaysAndDevices(tx *bbolt.Tx) error {
+	roll := visits.Rollup{}
+	err := tx.Bucket(bucketLinkVisits).ForEach(func(k, v []byte) error {
+		kind := visitKindName(k[0])
+		if len(k) < 9 || kind == "" {
+			return fmt.Errorf("malformed visit key %x", k)
+		}
+		var rec visitRec
+		if err := jsonx.Unmarshal(v, &rec); err != nil {
+			return fmt.Errorf("decode visit %x: %w", k, err)
+		}
+		if rec.Bot {
+			return nil
+		}
+		id := readID(k[1:9])
+		roll[visits.RollupKey{Kind: kind, ID: id, Dim: visits.DimDay, Label: time.UnixMicro(rec.At).UTC().Format(visits.DayLayout)}]++
+		roll[visits.RollupKey{Kind: kind, ID: id, Dim: visits.DimDevice, Label: visits.LabelUnknown}]++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return addRollups(tx.Bucket(bucketLinkVisitRollups), roll)
+}
+
+// visitKindName is the inverse of visitKindByte.
+func visitKindName(b byte) string {
+	switch b {
+	case 'l':
+		return visits.KindLink
+	case 'q':
+		return visits.KindQR
+	case 'c':
+		return visits.KindCampaign
+	}
+	return ""
 }

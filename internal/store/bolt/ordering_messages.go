@@ -12,24 +12,6 @@ import (
 	"github.com/seedhq/portal/internal/ordering"
 )
 
-// Buckets of the outbound messages and the gate.
-var (
-	// bucketOrdMessages: id -> ordering.OutboundMessage (UUIDv7 ids: key
-	// order is creation order).
-	bucketOrdMessages = []byte("ordering_messages")
-	// bucketOrdMsgQueue: NotBefore (8-byte Unix nanoseconds) + id -> nil,
-	// for the QUEUED messages.
-	bucketOrdMsgQueue = []byte("ordering_messages_queue")
-	// bucketOrdMsgSending: id -> nil, for the SENDING messages.
-	bucketOrdMsgSending = []byte("ordering_messages_sending")
-	// bucketOrdGates: channel -> ordering.GateState.
-	bucketOrdGates = []byte("ordering_gates")
-)
-
-func init() {
-	allBuckets = append(allBuckets, bucketOrdMessages, bucketOrdMsgQueue, bucketOrdMsgSending, bucketOrdGates)
-}
-
 func queueKey(m ordering.OutboundMessage) []byte {
 	return append(binary.BigEndian.AppendUint64(nil, uint64(m.NotBefore.UnixNano())), m.ID...)
 }
@@ -176,25 +158,6 @@ func (s *Store) ListMessages(ctx context.Context, limit int) ([]ordering.Outboun
 		return nil
 	})
 	return out, err
-}
-
-// UpdateGate loads (or starts) a channel's gate record, calls fn and saves it.
-func (s *Store) UpdateGate(ctx context.Context, channel string, fn func(*ordering.GateState) error) (ordering.GateState, error) {
-	var g ordering.GateState
-	err := s.update(ctx, "update gate", func(tx *bbolt.Tx) error {
-		ok, err := getJSON(tx.Bucket(bucketOrdGates), []byte(channel), &g)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			g = ordering.GateState{Channel: channel}
-		}
-		if err := fn(&g); err != nil {
-			return err
-		}
-		return putJSON(tx.Bucket(bucketOrdGates), []byte(channel), g)
-	})
-	return g, err
 }
 
 // PruneMessages removes the finished messages created before before.

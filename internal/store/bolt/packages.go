@@ -296,3 +296,14 @@ func (s *Store) removeStrayBlobs() error {
 	}
 	return nil
 }
+
+// ContentRevision returns a number that grows with every change to exams,
+// members or exam passwords.
+func (s *Store) ContentRevision(ctx context.Context) (int64, error) {
+	var rev int64
+	err := s.view(ctx, "content revision", func(tx *bbolt.Tx) error {
+		rev = readRevision(tx.Bucket(bucketMeta))
+		return nil
+	})
+	return rev, err
+}

@@ -11,8 +11,8 @@ import (
 	"github.com/seedhq/portal/internal/ordering"
 )
 
-// This file holds the outbound queue and the gate of ordering.Store: the
-// tables of migrations/0007_ordering_messages.sql.
+// This file holds the outbound queue of ordering.Store: the tables of
+// migrations/0007_ordering_messages.sql (the gate is in ordering_gate.go).
 
 const messageColumns = `id, channel, to_number, text, coalesce(order_id, ''), status, reason, attempts, created_at,
 	not_before, sent_at, coalesce(lease_owner, ''), lease_until`
@@ -120,30 +120,6 @@ func (s *Store) ListMessages(ctx context.Context, limit int) ([]ordering.Outboun
 		return nil, ordErr("list messages", err)
 	}
 	return out, nil
-}
-
-// UpdateGate loads (or starts) a channel's gate record, locked, calls fn
-// and saves it.
-func (s *Store) UpdateGate(ctx context.Context, channel string, fn func(*ordering.GateState) error) (ordering.GateState, error) {
-	var g ordering.GateState
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `INSERT INTO ordering_gates (channel, state) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
-			channel, ordering.GateState{Channel: channel}); err != nil {
-			return fmt.Errorf("create gate: %w", err)
-		}
-		if err := tx.QueryRow(ctx, `SELECT state FROM ordering_gates WHERE channel = $1 FOR UPDATE`, channel).Scan(&g); err != nil {
-			return fmt.Errorf("read gate: %w", err)
-		}
-		if err := fn(&g); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `UPDATE ordering_gates SET state = $2 WHERE channel = $1`, channel, g)
-		return err
-	})
-	if err != nil {
-		return g, ordErr("update gate", err)
-	}
-	return g, nil
 }
 
 // PruneMessages removes the finished messages created before before.

@@ -12,132 +12,10 @@ import (
 	"github.com/seedhq/portal/internal/ordering"
 )
 
-// This file holds the menu, settings, orders and ledger of ordering.Store:
-// the tables of migrations/0006_ordering_orders.sql and
-// migrations/0009_ordering_ledger.sql.
-
-// ListCategories returns the categories by position, then name.
-func (s *Store) ListCategories(ctx context.Context) ([]ordering.Category, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, name, position, created_at FROM ordering_categories
-		ORDER BY position, name, id`)
-	if err != nil {
-		return nil, ordErr("list categories", err)
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ordering.Category, error) {
-		var c ordering.Category
-		err := row.Scan(&c.ID, &c.Name, &c.Position, &c.CreatedAt)
-		c.CreatedAt = c.CreatedAt.UTC()
-		return c, err
-	})
-	if err != nil {
-		return nil, ordErr("list categories", err)
-	}
-	return out, nil
-}
-
-const putCategorySQL = `INSERT INTO ordering_categories (id, name, position, created_at) VALUES ($1, $2, $3, $4)
-	ON CONFLICT (id) DO UPDATE SET name = excluded.name, position = excluded.position`
-
-// PutCategory creates or replaces a category.
-func (s *Store) PutCategory(ctx context.Context, c ordering.Category) error {
-	if _, err := s.pool.Exec(ctx, putCategorySQL, c.ID, c.Name, c.Position, c.CreatedAt); err != nil {
-		return ordErr("put category", err)
-	}
-	return nil
-}
-
-// ImportMenu puts categories and items in one transaction.
-func (s *Store) ImportMenu(ctx context.Context, cats []ordering.Category, items []ordering.MenuItem) error {
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		for _, c := range cats {
-			if _, err := tx.Exec(ctx, putCategorySQL, c.ID, c.Name, c.Position, c.CreatedAt); err != nil {
-				return err
-			}
-		}
-		for _, m := range items {
-			if _, err := tx.Exec(ctx, putMenuItemSQL, m.ID, m.CategoryID, m.Name, m.Description, m.Price, m.Available,
-				m.ImageURL, m.Position, m.CreatedAt, m.UpdatedAt); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if _, ok := foreignKeyViolation(err); ok {
-		return ordErr("import menu", ordering.ErrCategoryNotFound)
-	}
-	if err != nil {
-		return ordErr("import menu", err)
-	}
-	return nil
-}
-
-// DeleteCategory removes an empty category.
-func (s *Store) DeleteCategory(ctx context.Context, id string) error {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM ordering_categories WHERE id = $1`, id)
-	if _, ok := foreignKeyViolation(err); ok {
-		return ordErr("delete category", ordering.ErrCategoryNotEmpty)
-	}
-	if err != nil {
-		return ordErr("delete category", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return ordErr("delete category", ordering.ErrCategoryNotFound)
-	}
-	return nil
-}
-
-// ListMenuItems returns the items by category position, item position, name.
-func (s *Store) ListMenuItems(ctx context.Context) ([]ordering.MenuItem, error) {
-	rows, err := s.pool.Query(ctx, `SELECT m.id, m.category_id, m.name, m.description, m.price, m.available,
-			m.image_url, m.position, m.created_at, m.updated_at
-		FROM ordering_menu_items m JOIN ordering_categories c ON c.id = m.category_id
-		ORDER BY c.position, m.category_id, m.position, m.name, m.id`)
-	if err != nil {
-		return nil, ordErr("list menu items", err)
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ordering.MenuItem, error) {
-		var m ordering.MenuItem
-		err := row.Scan(&m.ID, &m.CategoryID, &m.Name, &m.Description, &m.Price, &m.Available, &m.ImageURL,
-			&m.Position, &m.CreatedAt, &m.UpdatedAt)
-		m.CreatedAt, m.UpdatedAt = m.CreatedAt.UTC(), m.UpdatedAt.UTC()
-		return m, err
-	})
-	if err != nil {
-		return nil, ordErr("list menu items", err)
-	}
-	return out, nil
-}
-
-const putMenuItemSQL = `INSERT INTO ordering_menu_items (id, category_id, name, description, price, available,
-		image_url, position, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-	ON CONFLICT (id) DO UPDATE SET category_id = excluded.category_id, name = excluded.name,
-		description = excluded.description, price = excluded.price, available = excluded.available,
-		image_url = excluded.image_url, position = excluded.position, updated_at = excluded.updated_at`
-
-// PutMenuItem creates or replaces an item of an existing category.
-func (s *Store) PutMenuItem(ctx context.Context, m ordering.MenuItem) error {
-	_, err := s.pool.Exec(ctx, putMenuItemSQL,
-		m.ID, m.CategoryID, m.Name, m.Description, m.Price, m.Available, m.ImageURL, m.Position, m.CreatedAt, m.UpdatedAt)
-	if _, ok := foreignKeyViolation(err); ok {
-		return ordErr("put menu item", ordering.ErrCategoryNotFound)
-	}
-	if err != nil {
-		return ordErr("put menu item", err)
-	}
-	return nil
-}
-
-// DeleteMenuItem removes an item.
-func (s *Store) DeleteMenuItem(ctx context.Context, id string) error {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM ordering_menu_items WHERE id = $1`, id)
-	if err != nil {
-		return ordErr("delete menu item", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return ordErr("delete menu item", ordering.ErrMenuItemNotFound)
-	}
-	return nil
-}
+// This file holds the orders of ordering.Store: the tables of
+// migrations/0006_ordering_orders.sql (the menu and the settings are in
+// ordering_menu.go and ordering_settings.go, the ledger, of
+// migrations/0009_ordering_ledger.sql, in ordering_ledger.go).
 
 // OrderInputs returns the settings and the menu items with the ids given,
 // both statements sent in one round trip.
@@ -172,29 +50,6 @@ func (s *Store) OrderInputs(ctx context.Context, itemIDs []string) (ordering.Set
 	return st, ok, items, nil
 }
 
-// GetSettings returns the shop's settings.
-func (s *Store) GetSettings(ctx context.Context) (ordering.Settings, bool, error) {
-	var st ordering.Settings
-	err := s.pool.QueryRow(ctx, `SELECT settings FROM ordering_settings`).Scan(&st)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return st, false, nil
-	}
-	if err != nil {
-		return st, false, ordErr("get settings", err)
-	}
-	return st, true, nil
-}
-
-// PutSettings replaces the shop's settings.
-func (s *Store) PutSettings(ctx context.Context, st ordering.Settings) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO ordering_settings (id, settings) VALUES (true, $1)
-		ON CONFLICT (id) DO UPDATE SET settings = excluded.settings`, st)
-	if err != nil {
-		return ordErr("put settings", err)
-	}
-	return nil
-}
-
 // orderUTC returns o with its times in UTC.
 func orderUTC(o ordering.Order) ordering.Order {
 	o.CreatedAt, o.UpdatedAt, o.ExpiresAt = o.CreatedAt.UTC().Truncate(time.Microsecond), o.UpdatedAt.UTC().Truncate(time.Microsecond), utcPtr(o.ExpiresAt)
@@ -215,27 +70,6 @@ func invoiceArg(o ordering.Order) *string {
 	}
 	return &o.InvoiceID
 }
-
-// ledgerArgs returns the values of o's ordering_ledger row (paid_at,
-// method, items_total, shipping), paid_at NULL when o is not in the ledger.
-func ledgerArgs(o ordering.Order) (paidAt *time.Time, method string, itemsTotal, shipping int64) {
-	e, ok := o.LedgerEntry()
-	if !ok {
-		return nil, "", 0, 0
-	}
-	return &e.PaidAt, e.Method, e.ItemsTotal, e.Shipping
-}
-
-// putLedgerSQL keeps the ledger row of order $1: upserted when $2 (paid_at)
-// is set, deleted when it is NULL (not paid, or refunded).
-const putLedgerSQL = `
-WITH d AS (
-	DELETE FROM ordering_ledger WHERE order_id = $1 AND $2::timestamptz IS NULL
-)
-INSERT INTO ordering_ledger (order_id, paid_at, order_number, method, items_total, shipping, total, status)
-SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE $2::timestamptz IS NOT NULL
-ON CONFLICT (order_id) DO UPDATE SET paid_at = excluded.paid_at, method = excluded.method,
-	items_total = excluded.items_total, shipping = excluded.shipping, total = excluded.total, status = excluded.status`
 
 // writeOrder updates o's row and its ledger row, in one round trip.
 func writeOrder(ctx context.Context, tx pgx.Tx, o ordering.Order) error {
@@ -381,24 +215,4 @@ func (s *Store) UpdateOrder(ctx context.Context, id string, fn func(*ordering.Or
 		return o, ordErr("update order", err)
 	}
 	return o, nil
-}
-
-// LedgerEntries returns the ledger rows of the orders paid in [from, to),
-// by paid time, then order id.
-func (s *Store) LedgerEntries(ctx context.Context, from, to time.Time) ([]ordering.LedgerEntry, error) {
-	rows, err := s.pool.Query(ctx, `SELECT paid_at, order_number, method, items_total, shipping, total, status
-		FROM ordering_ledger WHERE paid_at >= $1 AND paid_at < $2 ORDER BY paid_at, order_id`, from, to)
-	if err != nil {
-		return nil, ordErr("ledger entries", err)
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ordering.LedgerEntry, error) {
-		var e ordering.LedgerEntry
-		err := row.Scan(&e.PaidAt, &e.OrderNumber, &e.Method, &e.ItemsTotal, &e.Shipping, &e.Total, &e.Status)
-		e.PaidAt = e.PaidAt.UTC()
-		return e, err
-	})
-	if err != nil {
-		return nil, ordErr("ledger entries", err)
-	}
-	return out, nil
 }

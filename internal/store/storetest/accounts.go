@@ -113,134 +113,20 @@ func testUsernameTaken(t *testing.T, s exam.Store) {
 	check(t, "GetUserByUsername after refused creations", got, admin)
 }
 
-func testLicenses(t *testing.T, s exam.Store) {
-	ctx := t.Context()
-	l1 := license("lic-1", npsnA, at(0))
-	l2 := license("lic-2", npsnB, at(time.Hour))
-	l3 := license("lic-3", npsnA, at(2*time.Hour))
-	for _, l := range []exam.License{l2, l1, l3} {
-		MustCreateLicense(t, s, l)
+func testListUsers(t *testing.T, s exam.Store) {
+	us, err := s.ListUsers(t.Context())
+	mustOK(t, "ListUsers", err)
+	if len(us) != 0 {
+		t.Fatalf("ListUsers of an empty store = %v", us)
 	}
-	for _, want := range []exam.License{l1, l2, l3} {
-		got, err := s.GetLicense(ctx, want.ID)
-		mustOK(t, "GetLicense", err)
-		check(t, "GetLicense", got, want)
+	b := user("u-2", "Budi", exam.RoleGrader, at(time.Hour))
+	b.Username = "budi"
+	a := user("u-1", "zaenal", exam.RoleSuperAdmin, at(0))
+	c := user("u-3", "ani_2", exam.RoleOperator, at(0))
+	for _, u := range []exam.User{a, b, c} {
+		MustCreateUser(t, s, u)
 	}
-	all, err := s.ListLicenses(ctx, exam.LicenseFilter{})
-	mustOK(t, "ListLicenses", err)
-	check(t, "ListLicenses (newest IssuedAt first)", all, []exam.License{l3, l2, l1})
-	a, err := s.ListLicenses(ctx, exam.LicenseFilter{NPSN: npsnA})
-	mustOK(t, "ListLicenses", err)
-	check(t, "ListLicenses of school A", a, []exam.License{l3, l1})
-	none, err := s.ListLicenses(ctx, exam.LicenseFilter{NPSN: "29999999"})
-	mustOK(t, "ListLicenses", err)
-	check(t, "ListLicenses of a school without licences", none, []exam.License{})
-	_, err = s.GetLicense(ctx, "lic-404")
-	wantErr(t, "GetLicense of an unknown id", err, exam.ErrNotFound)
-}
-
-func testRevokeLicense(t *testing.T, s exam.Store) {
-	ctx := t.Context()
-	l := license("lic-1", npsnA, at(0))
-	other := license("lic-2", npsnA, at(time.Minute))
-	MustCreateLicense(t, s, l)
-	MustCreateLicense(t, s, other)
-	want := l
-	want.RevokedAt = ptr(at(time.Hour))
-	got, err := s.RevokeLicense(ctx, l.ID, at(time.Hour))
-	mustOK(t, "RevokeLicense", err)
-	check(t, "RevokeLicense", got, want)
-	if !got.Revoked() {
-		t.Fatal("RevokeLicense returned a licence that is not revoked")
-	}
-	got, err = s.RevokeLicense(ctx, l.ID, at(2*time.Hour))
-	mustOK(t, "RevokeLicense again", err)
-	check(t, "RevokeLicense again (keeps the first time)", got, want)
-	got, err = s.GetLicense(ctx, l.ID)
-	mustOK(t, "GetLicense", err)
-	check(t, "GetLicense after revocation", got, want)
-	list, err := s.ListLicenses(ctx, exam.LicenseFilter{NPSN: npsnA})
-	mustOK(t, "ListLicenses", err)
-	check(t, "ListLicenses after revocation", list, []exam.License{other, want})
-	_, err = s.RevokeLicense(ctx, "lic-404", at(time.Hour))
-	wantErr(t, "RevokeLicense of an unknown id", err, exam.ErrNotFound)
-}
-
-func binding(code, npsn, hw, lic string, bound time.Time) exam.ServerBinding {
-	return exam.ServerBinding{ServerCode: code, NPSN: npsn, HardwareID: hw, LicenseID: lic, BoundAt: bound}
-}
-
-func testBindServer(t *testing.T, s exam.Store) {
-	ctx := t.Context()
-	first := binding("LAB-A", npsnA, "hw-1", "lic-1", at(0))
-	check(t, "first BindServer", MustBindServer(t, s, first), first)
-	got, err := s.GetServerBinding(ctx, "LAB-A")
-	mustOK(t, "GetServerBinding", err)
-	check(t, "GetServerBinding", got, first)
-
-	// Same machine and school with a new licence: LicenseID follows, BoundAt stays.
-	want := first
-	want.LicenseID = "lic-2"
-	check(t, "BindServer with a new licence", MustBindServer(t, s, binding("LAB-A", npsnA, "hw-1", "lic-2", at(time.Hour))), want)
-	got, err = s.GetServerBinding(ctx, "LAB-A")
-	mustOK(t, "GetServerBinding", err)
-	check(t, "GetServerBinding after rebinding", got, want)
-
-	// Same machine, same licence again.
-	check(t, "BindServer again", MustBindServer(t, s, binding("LAB-A", npsnA, "hw-1", "lic-2", at(2*time.Hour))), want)
-
-	_, err = s.GetServerBinding(ctx, "LAB-404")
-	wantErr(t, "GetServerBinding of an unknown code", err, exam.ErrNotFound)
-}
-
-func testBindServerMismatch(t *testing.T, s exam.Store) {
-	ctx := t.Context()
-	first := MustBindServer(t, s, binding("LAB-A", npsnA, "hw-1", "lic-1", at(0)))
-	_, err := s.BindServer(ctx, binding("LAB-A", npsnA, "hw-2", "lic-9", at(time.Hour)))
-	wantErr(t, "BindServer from another machine", err, exam.ErrHardwareMismatch)
-	_, err = s.BindServer(ctx, binding("LAB-A", npsnB, "hw-1", "lic-9", at(time.Hour)))
-	wantErr(t, "BindServer for another school", err, exam.ErrServerNPSNMismatch)
-	_, err = s.BindServer(ctx, binding("LAB-A", npsnB, "hw-2", "lic-9", at(time.Hour)))
-	wantErr(t, "BindServer from another machine of another school", err, exam.ErrHardwareMismatch)
-	got, err := s.GetServerBinding(ctx, "LAB-A")
-	mustOK(t, "GetServerBinding", err)
-	check(t, "binding after refused BindServer calls", got, first)
-}
-
-func testListServerBindings(t *testing.T, s exam.Store) {
-	ctx := t.Context()
-	b1 := binding("LAB-B", npsnA, "hw-1", "lic-1", at(0))
-	b2 := binding("LAB-A", npsnB, "hw-2", "lic-2", at(time.Minute))
-	b3 := binding("LAB-A2", npsnA, "hw-3", "lic-3", at(2*time.Minute))
-	b4 := binding("LAB-10", npsnA, "hw-4", "lic-4", at(3*time.Minute))
-	for _, b := range []exam.ServerBinding{b1, b2, b3, b4} {
-		MustBindServer(t, s, b)
-	}
-	all, err := s.ListServerBindings(ctx, "")
-	mustOK(t, "ListServerBindings", err)
-	check(t, "ListServerBindings (by server_code)", all, []exam.ServerBinding{b4, b2, b3, b1})
-	a, err := s.ListServerBindings(ctx, npsnA)
-	mustOK(t, "ListServerBindings", err)
-	check(t, "ListServerBindings of school A", a, []exam.ServerBinding{b4, b3, b1})
-	none, err := s.ListServerBindings(ctx, "29999999")
-	mustOK(t, "ListServerBindings", err)
-	check(t, "ListServerBindings of a school without servers", none, []exam.ServerBinding{})
-}
-
-func testDeleteServerBinding(t *testing.T, s exam.Store) {
-	ctx := t.Context()
-	MustBindServer(t, s, binding("LAB-A", npsnA, "hw-1", "lic-1", at(0)))
-	other := MustBindServer(t, s, binding("LAB-B", npsnA, "hw-2", "lic-1", at(0)))
-	mustOK(t, "DeleteServerBinding", s.DeleteServerBinding(ctx, "LAB-A"))
-	_, err := s.GetServerBinding(ctx, "LAB-A")
-	wantErr(t, "GetServerBinding after delete", err, exam.ErrNotFound)
-	wantErr(t, "DeleteServerBinding again", s.DeleteServerBinding(ctx, "LAB-A"), exam.ErrNotFound)
-	wantErr(t, "DeleteServerBinding of an unknown code", s.DeleteServerBinding(ctx, "LAB-404"), exam.ErrNotFound)
-
-	// The next handshake binds afresh, even from another machine.
-	fresh := binding("LAB-A", npsnA, "hw-9", "lic-2", at(time.Hour))
-	check(t, "BindServer after reset", MustBindServer(t, s, fresh), fresh)
-	all, err := s.ListServerBindings(ctx, "")
-	mustOK(t, "ListServerBindings", err)
-	check(t, "ListServerBindings after reset", all, []exam.ServerBinding{fresh, other})
+	us, err = s.ListUsers(t.Context())
+	mustOK(t, "ListUsers", err)
+	check(t, "ListUsers", us, []exam.User{c, b, a})
 }

@@ -24,24 +24,6 @@ func gradingFixture(t *testing.T, s exam.Store) {
 	MustCreateExam(t, s, newExam("exam-2", at(48*time.Hour), npsnA))
 }
 
-func testListUsers(t *testing.T, s exam.Store) {
-	us, err := s.ListUsers(t.Context())
-	mustOK(t, "ListUsers", err)
-	if len(us) != 0 {
-		t.Fatalf("ListUsers of an empty store = %v", us)
-	}
-	b := user("u-2", "Budi", exam.RoleGrader, at(time.Hour))
-	b.Username = "budi"
-	a := user("u-1", "zaenal", exam.RoleSuperAdmin, at(0))
-	c := user("u-3", "ani_2", exam.RoleOperator, at(0))
-	for _, u := range []exam.User{a, b, c} {
-		MustCreateUser(t, s, u)
-	}
-	us, err = s.ListUsers(t.Context())
-	mustOK(t, "ListUsers", err)
-	check(t, "ListUsers", us, []exam.User{c, b, a})
-}
-
 func testGrades(t *testing.T, s exam.Store) {
 	ctx := t.Context()
 	gradingFixture(t, s)
