@@ -96,9 +96,6 @@ func TestBrowserRichContent(t *testing.T) {
 					if got := p.eval("the fraction is drawn", `String(document.querySelector('#question-text mfrac').getBoundingClientRect().height > 20)`, false); got != "true" {
 						t.Error("the fraction is not drawn as a fraction (MathML not laid out)")
 					}
-					if width == 1280 {
-						p.shot("student-rich-math")
-					}
 				case strings.Contains(text, "Matriks"):
 					seen["matrix"] = true
 					if p.count("#question-text mtable mtr") != 2 || p.count("#question-text mover") < 1 {

@@ -52,7 +52,6 @@ func TestBrowserStimulus(t *testing.T) {
 				return s > 100 && window.__stillFor >= 4;
 			}())`)
 			p.eval("the page's top", `window.scrollTo(0, 0), ''`, false)
-			p.shot(map[int]string{1280: "student-stimulus", 390: "student-stimulus-phone"}[width])
 			scrolled := p.eval("the stimulus's scroll", `String(document.getElementById('stimulus-pane').scrollTop)`, false)
 			// The group's next question keeps the stimulus where it was.
 			p.do("next question", chromedp.Focus(chromedp.ID("next-question")), chromedp.KeyEvent(kb.Enter))
