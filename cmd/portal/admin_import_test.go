@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/pkg/client"
 	"github.com/seedhq/portal/pkg/labwire"
 )

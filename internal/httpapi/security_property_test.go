@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/pkg/labwire"
 )
 

@@ -276,18 +276,17 @@ func ReadAnswerExportHeader(r *bufio.Reader) (AnswerExportHeader, error) {
 // among them, is an *ExportError of ErrExportCorrupt; an I/O error of
 // plain, or an error of fn, is returned as it is.
 func ReadAnswerExportBody(plain io.Reader, h AnswerExportHeader, fn func(AnswerExportLine) error) error {
-	corrupt := exportCorrupt
 	src := &readErr{r: plain}
 	decodeErr := func(what string, err error) error {
 		switch {
 		case errors.Is(src.err, ErrPackageInvalid):
-			return corrupt("%s", ErrExportCorrupt)
+			return exportCorrupt("%s", ErrExportCorrupt)
 		case src.err != nil:
 			return src.err // an I/O error of the spooled file
 		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-			return corrupt("the encrypted body ends before %s", what)
+			return exportCorrupt("the encrypted body ends before %s", what)
 		default:
-			return corrupt("%s is not valid: %v", what, err)
+			return exportCorrupt("%s is not valid: %v", what, err)
 		}
 	}
 	dec := json.NewDecoder(src)
@@ -297,7 +296,7 @@ func ReadAnswerExportBody(plain io.Reader, h AnswerExportHeader, fn func(AnswerE
 		return decodeErr("the manifest", err)
 	}
 	if !m.equal(h.AnswerExportManifest) {
-		return corrupt("the header line does not match the manifest inside the encrypted body: the header was altered")
+		return exportCorrupt("the header line does not match the manifest inside the encrypted body: the header was altered")
 	}
 	batches, records := 0, 0
 	for {
@@ -311,7 +310,7 @@ func ReadAnswerExportBody(plain io.Reader, h AnswerExportHeader, fn func(AnswerE
 		}
 		batches++
 		if b.IdempotencyKey == "" {
-			return corrupt("batch %d has no idempotency_key", batches)
+			return exportCorrupt("batch %d has no idempotency_key", batches)
 		}
 		records += b.TotalRecords
 		if fn != nil {
@@ -321,7 +320,7 @@ func ReadAnswerExportBody(plain io.Reader, h AnswerExportHeader, fn func(AnswerE
 		}
 	}
 	if batches != m.Batches || records != m.Records {
-		return corrupt("the body holds %d batches of %d records; the manifest says %d of %d", batches, records, m.Batches, m.Records)
+		return exportCorrupt("the body holds %d batches of %d records; the manifest says %d of %d", batches, records, m.Batches, m.Records)
 	}
 	return nil
 }
