@@ -15,7 +15,7 @@ import (
 	"github.com/seedhq/portal/internal/agent"
 	"github.com/seedhq/portal/internal/agent/localdb"
 	"github.com/seedhq/portal/internal/config"
-	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // runExport runs "labagent export args..." under a root command shaped as
@@ -102,7 +102,7 @@ func TestExportCommand(t *testing.T) {
 	}
 	data, _ := os.ReadFile(out)
 	head, _, _ := bytes.Cut(data, []byte("\n"))
-	var h exam.AnswerExportHeader
+	var h labwire.AnswerExportHeader
 	if err := json.Unmarshal(head, &h); err != nil || h.Batches != 1 || h.Records != 3 || !strings.Contains(stdout, h.Checksum) {
 		t.Fatalf("header %s (%v)", head, err)
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/pkg/client"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // TestAdminImportAnswers drives "portal admin import-answers" against a
@@ -45,14 +45,14 @@ func TestAdminImportAnswers(t *testing.T) {
 	// id (one answer each) and returns its path.
 	writeExport := func(name string, questions ...string) string {
 		t.Helper()
-		e := exam.AnswerExport{ServerCode: e2eServerCode, NPSN: e2eNPSN, LicenseID: issued.Payload.LicenseID, ExportedAt: time.Now()}
+		e := labwire.AnswerExport{ServerCode: e2eServerCode, NPSN: e2eNPSN, LicenseID: issued.Payload.LicenseID, ExportedAt: time.Now()}
 		for i, q := range questions {
 			raw, _ := json.Marshal([]client.Answer{{ExamID: ex.ID, MemberID: name + "-m" + string(rune('1'+i)), QuestionID: q, Answer: "a",
 				AnsweredAt: time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)}})
-			e.Batches = append(e.Batches, exam.AnswerExportBatch{IdempotencyKey: name + "-" + q + "-" + string(rune('1'+i)), Answers: raw})
+			e.Batches = append(e.Batches, labwire.AnswerExportBatch{IdempotencyKey: name + "-" + q + "-" + string(rune('1'+i)), Answers: raw})
 		}
 		var buf bytes.Buffer
-		if _, err := exam.WriteAnswerExport(&buf, ver.PackageKey, e); err != nil {
+		if _, err := labwire.WriteAnswerExport(&buf, ver.PackageKey, e); err != nil {
 			t.Fatal(err)
 		}
 		path := filepath.Join(dir, name+".enc")

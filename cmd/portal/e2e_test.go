@@ -19,9 +19,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/store/pgtest"
 	"github.com/seedhq/portal/pkg/client"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // Fixture values of the end-to-end scenario.
@@ -393,7 +393,7 @@ func checkPackage(t *testing.T, ctx context.Context, op *client.Client, pkg *cli
 		passwords[c.Username] = c.ExamPassword
 	}
 	for _, st := range decoded.Students {
-		if !exam.CheckExamPassword(st.PasswordHash, passwords[st.Username]) {
+		if !labwire.CheckExamPassword(st.PasswordHash, passwords[st.Username]) {
 			t.Errorf("student %s: password hash does not match the login card's password", st.Username)
 		}
 	}

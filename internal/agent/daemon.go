@@ -21,8 +21,8 @@ import (
 	"github.com/seedhq/portal/internal/agent/localdb"
 	"github.com/seedhq/portal/internal/agent/mediastore"
 	"github.com/seedhq/portal/internal/agent/webui"
-	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/pkg/client"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // Files of the data directory written by Run.
@@ -230,7 +230,7 @@ func proctorPassword(dir, configured string) (string, error) {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("read the proctor password: %w", err)
 	}
-	pw, err := exam.RandomPassword(12)
+	pw, err := labwire.RandomPassword(12)
 	if err != nil {
 		return "", err
 	}

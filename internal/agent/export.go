@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/agent/localdb"
-	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/pkg/client"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // ExportBatchSize is the most answers Export seals into one batch.
@@ -57,18 +57,18 @@ func Export(ctx context.Context, db *localdb.DB, cfg *Config, w io.Writer, now t
 	if len(sealed) == 0 {
 		return ExportSummary{}, ErrNothingToExport
 	}
-	e := exam.AnswerExport{
+	e := labwire.AnswerExport{
 		ServerCode: cfg.ServerCode, NPSN: cfg.NPSN, LicenseID: cfg.LicenseID, ExportedAt: now.UTC(),
-		Batches: make([]exam.AnswerExportBatch, len(sealed)),
+		Batches: make([]labwire.AnswerExportBatch, len(sealed)),
 	}
 	for i, b := range sealed {
 		raw, err := answersJSON(b.Answers)
 		if err != nil {
 			return ExportSummary{}, fmt.Errorf("export: batch %s: %w", b.IdempotencyKey, err)
 		}
-		e.Batches[i] = exam.AnswerExportBatch{IdempotencyKey: b.IdempotencyKey, SealedAt: b.SealedAt, Answers: raw}
+		e.Batches[i] = labwire.AnswerExportBatch{IdempotencyKey: b.IdempotencyKey, SealedAt: b.SealedAt, Answers: raw}
 	}
-	h, err := exam.WriteAnswerExport(w, key, e)
+	h, err := labwire.WriteAnswerExport(w, key, e)
 	if err != nil {
 		return ExportSummary{}, fmt.Errorf("export: %w", err)
 	}

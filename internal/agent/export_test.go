@@ -22,6 +22,7 @@ import (
 	"github.com/seedhq/portal/internal/httpapi"
 	"github.com/seedhq/portal/internal/store/bolt"
 	"github.com/seedhq/portal/pkg/client"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // exportFixture is a portal with an exam assigned to the school and a lab
@@ -160,7 +161,7 @@ func TestExportImport(t *testing.T) {
 		t.Fatalf("summary = %+v", sum)
 	}
 	head, _, _ := bytes.Cut(file, []byte("\n"))
-	var h exam.AnswerExportHeader
+	var h labwire.AnswerExportHeader
 	if err := json.Unmarshal(head, &h); err != nil || h.Format != "labagent-answers/1" || h.ServerCode != "LAB-01" ||
 		h.NPSN != testNPSN || h.LicenseID != f.cfg.LicenseID || h.Checksum != sum.ChecksumSHA256 || h.Encryption != "AES-256-GCM-STREAM" {
 		t.Fatalf("header = %s (%v)", head, err)
@@ -309,8 +310,8 @@ func TestImportRefusesDamagedFiles(t *testing.T) {
 	head, body := file[:nl], file[nl+1:]
 
 	// withHeader returns the file with its header changed by mod.
-	withHeader := func(body []byte, mod func(*exam.AnswerExportHeader)) []byte {
-		var h exam.AnswerExportHeader
+	withHeader := func(body []byte, mod func(*labwire.AnswerExportHeader)) []byte {
+		var h labwire.AnswerExportHeader
 		if err := json.Unmarshal(head, &h); err != nil {
 			t.Fatal(err)
 		}
@@ -320,13 +321,13 @@ func TestImportRefusesDamagedFiles(t *testing.T) {
 	}
 	flipped := bytes.Clone(body)
 	flipped[len(flipped)/2] ^= 0x01
-	resummed := withHeader(flipped, func(h *exam.AnswerExportHeader) { h.Checksum = exam.ChecksumSHA256(flipped) })
+	resummed := withHeader(flipped, func(h *labwire.AnswerExportHeader) { h.Checksum = labwire.ChecksumSHA256(flipped) })
 
 	// Another portal's school key: the same header, a body under another key.
 	var foreign bytes.Buffer
-	if _, err := exam.WriteAnswerExport(&foreign, bytes.Repeat([]byte{7}, 32), exam.AnswerExport{
+	if _, err := labwire.WriteAnswerExport(&foreign, bytes.Repeat([]byte{7}, 32), labwire.AnswerExport{
 		ServerCode: "LAB-01", NPSN: testNPSN, LicenseID: f.cfg.LicenseID, ExportedAt: f.now,
-		Batches: []exam.AnswerExportBatch{{IdempotencyKey: "k1", Answers: json.RawMessage(`[{"exam_id":"` + f.examID + `","member_id":"m9","question_id":"q1","answer":"a","answered_at":"2026-01-01T00:00:00Z"}]`)}},
+		Batches: []labwire.AnswerExportBatch{{IdempotencyKey: "k1", Answers: json.RawMessage(`[{"exam_id":"` + f.examID + `","member_id":"m9","question_id":"q1","answer":"a","answered_at":"2026-01-01T00:00:00Z"}]`)}},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -341,12 +342,12 @@ func TestImportRefusesDamagedFiles(t *testing.T) {
 		{"truncated", file[:len(file)-10], 422, "CHECKSUM_MISMATCH"},
 		{"extended", append(bytes.Clone(file), 'x'), 422, "CHECKSUM_MISMATCH"},
 		{"flipped byte with its checksum recomputed", resummed, 422, "EXPORT_CORRUPT"},
-		{"header altered", withHeader(body, func(h *exam.AnswerExportHeader) { h.ExportedAt = h.ExportedAt.Add(time.Hour) }), 422, "EXPORT_CORRUPT"},
-		{"counts altered", withHeader(body, func(h *exam.AnswerExportHeader) { h.Records++ }), 422, "EXPORT_CORRUPT"},
+		{"header altered", withHeader(body, func(h *labwire.AnswerExportHeader) { h.ExportedAt = h.ExportedAt.Add(time.Hour) }), 422, "EXPORT_CORRUPT"},
+		{"counts altered", withHeader(body, func(h *labwire.AnswerExportHeader) { h.Records++ }), 422, "EXPORT_CORRUPT"},
 		{"encrypted under another key", foreign.Bytes(), 422, "EXPORT_CORRUPT"},
-		{"server of another school", withHeader(body, func(h *exam.AnswerExportHeader) { h.NPSN = "20100009" }), 422, "UNKNOWN_SERVER"},
-		{"unknown server", withHeader(body, func(h *exam.AnswerExportHeader) { h.ServerCode = "LAB-99" }), 422, "UNKNOWN_SERVER"},
-		{"another format", withHeader(body, func(h *exam.AnswerExportHeader) { h.Format = "labagent-answers/9" }), 400, "EXPORT_INVALID"},
+		{"server of another school", withHeader(body, func(h *labwire.AnswerExportHeader) { h.NPSN = "20100009" }), 422, "UNKNOWN_SERVER"},
+		{"unknown server", withHeader(body, func(h *labwire.AnswerExportHeader) { h.ServerCode = "LAB-99" }), 422, "UNKNOWN_SERVER"},
+		{"another format", withHeader(body, func(h *labwire.AnswerExportHeader) { h.Format = "labagent-answers/9" }), 400, "EXPORT_INVALID"},
 		{"a package, not an export", body, 400, "EXPORT_INVALID"},
 		{"empty", nil, 400, "EXPORT_INVALID"},
 	}

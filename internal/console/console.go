@@ -36,8 +36,8 @@ import (
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	"github.com/seedhq/portal/internal/httpapi/respond"
 	"github.com/seedhq/portal/internal/links"
+	"github.com/seedhq/portal/internal/mathfont"
 	"github.com/seedhq/portal/internal/qbank"
-	"github.com/seedhq/portal/internal/richtext/mathfont"
 )
 
 //go:embed templates/*.html

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // TestOperatorSignIn: the fleet needs a session; a wrong password is
@@ -252,7 +253,7 @@ func TestExamResultsPage(t *testing.T) {
 	answers := []byte(`[{"exam_id":"` + e.ID + `","member_id":"` + cards[0].MemberID + `","question_id":"q1","answer":"b","answered_at":"2026-12-01T07:30:00Z"},` +
 		`{"exam_id":"` + e.ID + `","member_id":"` + cards[0].MemberID + `","question_id":"q2","answer":"b","answered_at":"2026-12-01T07:31:00Z"},` +
 		`{"exam_id":"` + e.ID + `","member_id":"` + cards[0].MemberID + `","question_id":"q3","answer":"p1=r1,p2=r3","answered_at":"2026-12-01T07:32:00Z"}]`)
-	if _, err := p.exam.PushAnswers(ctx, id, exam.PushInput{ServerCode: "LAB-01", NPSN: "20100001", Checksum: exam.ChecksumSHA256(answers),
+	if _, err := p.exam.PushAnswers(ctx, id, exam.PushInput{ServerCode: "LAB-01", NPSN: "20100001", Checksum: labwire.ChecksumSHA256(answers),
 		TotalRecords: 3, Answers: answers}); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // graderPassword is the password of the graders the tests create.
@@ -63,7 +64,7 @@ func (p *portal) essayExam(t *testing.T, n int, essays ...string) (exam.Exam, []
 			fmt.Sprintf(`{"exam_id":%q,"member_id":%q,"question_id":"q2","answer":%q,"answered_at":"2026-12-01T07:40:00Z"}`, e.ID, r.MemberID, essay))
 	}
 	answers := []byte("[" + strings.Join(recs, ",") + "]")
-	if _, err := p.exam.PushAnswers(ctx, id, exam.PushInput{ServerCode: "LAB-01", NPSN: "20100001", Checksum: exam.ChecksumSHA256(answers),
+	if _, err := p.exam.PushAnswers(ctx, id, exam.PushInput{ServerCode: "LAB-01", NPSN: "20100001", Checksum: labwire.ChecksumSHA256(answers),
 		TotalRecords: len(recs), Answers: answers}); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/blobstore"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // Exam content encrypted once for every school. A media file is sealed, in
@@ -147,8 +148,8 @@ func (s *Service) sealContent(kind, sha string, plain []byte) ([]byte, error) {
 	var prefix [8]byte
 	copy(prefix[:], mac.Sum(nil))
 	var sealed bytes.Buffer
-	sealed.Grow(int(SealedSize(int64(len(plain)))))
-	enc, err := NewPackageEncrypter(&sealed, key, prefix)
+	sealed.Grow(int(labwire.SealedSize(int64(len(plain)))))
+	enc, err := labwire.NewPackageEncrypter(&sealed, key, prefix)
 	if err != nil {
 		return nil, err
 	}
@@ -206,15 +207,16 @@ func (s *Service) contentBlob(ctx context.Context, kind string, v any) (PackageB
 // which seals each chunk when it is read.
 func (s *Service) sealMedia(ctx context.Context, m Media) (PackageReader, error) {
 	key := s.ContentKey(m.SHA256)
-	aead, err := newPackageAEAD(key)
-	if err != nil {
-		return nil, err
-	}
 	plain, err := s.store.OpenMedia(ctx, m.SHA256)
 	if err != nil {
 		return nil, fmt.Errorf("open media: %w", err)
 	}
-	return newSealedReader(plain, m.Size, aead, mediaNoncePrefix(key, m.SHA256)), nil
+	r, err := labwire.NewSealedReader(plain, m.Size, key, mediaNoncePrefix(key, m.SHA256))
+	if err != nil {
+		plain.Close()
+		return nil, err
+	}
+	return r, nil
 }
 
 // mediaBlob returns m with its blob, sealing it once to name it when it
@@ -233,8 +235,8 @@ func (s *Service) mediaBlob(ctx context.Context, m Media) (Media, error) {
 	if err != nil {
 		return Media{}, fmt.Errorf("seal media %s: %w", m.SHA256, err)
 	}
-	if n != SealedSize(m.Size) {
-		return Media{}, fmt.Errorf("seal media %s: %d sealed bytes, want %d", m.SHA256, n, SealedSize(m.Size))
+	if n != labwire.SealedSize(m.Size) {
+		return Media{}, fmt.Errorf("seal media %s: %d sealed bytes, want %d", m.SHA256, n, labwire.SealedSize(m.Size))
 	}
 	name := hex.EncodeToString(h.Sum(nil))
 	if err := s.store.SetMediaBlob(ctx, m.SHA256, name, n); err != nil {

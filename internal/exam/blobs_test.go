@@ -17,6 +17,7 @@ import (
 	"github.com/seedhq/portal/internal/store/bolt"
 	"github.com/seedhq/portal/internal/testkit"
 	"github.com/seedhq/portal/pkg/client"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // blobBytes reads the whole blob name from svc.
@@ -117,7 +118,7 @@ func TestBlobsSealedOnce(t *testing.T) {
 	if ra.Name != rb.Name || ra.Size != rb.Size || !bytes.Equal(ra.Key, rb.Key) || ra.URL != rb.URL {
 		t.Fatalf("two schools got different blobs: %+v, %+v", ra, rb)
 	}
-	if ra.URL != "api/v1/blobs/"+ra.Name || ra.Size != exam.SealedSize(img.Size) || len(ra.Key) != 32 {
+	if ra.URL != "api/v1/blobs/"+ra.Name || ra.Size != labwire.SealedSize(img.Size) || len(ra.Key) != 32 {
 		t.Fatalf("blob reference = %+v", ra)
 	}
 	if ra.Name == img.SHA256 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/seedhq/portal/internal/richtext"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // maxBlanks is the most blanks a cloze question has.
@@ -65,7 +66,7 @@ func markedList(ids []string) string {
 func validateBlank(b *Blank) error {
 	b.ID = strings.TrimSpace(b.ID)
 	switch {
-	case !serverCodePattern.MatchString(b.ID):
+	case !labwire.ValidServerCode(b.ID):
 		return fmt.Errorf("id must be 1 to 64 letters, digits, dots, dashes or underscores")
 	case b.Points < 0 || b.Points > 1000:
 		return fmt.Errorf("points must be between 0 and 1000")
@@ -93,7 +94,7 @@ func validateBlank(b *Blank) error {
 		seen := map[string]bool{}
 		for _, o := range b.Options {
 			switch {
-			case !serverCodePattern.MatchString(o.ID):
+			case !labwire.ValidServerCode(o.ID):
 				return fmt.Errorf("option id %q must be 1 to 64 letters, digits, dots, dashes or underscores", o.ID)
 			case strings.TrimSpace(o.Text) == "":
 				return fmt.Errorf("option %q needs a text", o.ID)

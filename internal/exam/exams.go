@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/richtext"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // ExamInput is the body of POST /api/v1/admin/exams.
@@ -114,7 +115,7 @@ func ValidateExam(e *Exam) error {
 		return invalid("an exam needs 1 to %d questions", maxQuestions)
 	}
 	for _, n := range e.NPSNs {
-		if !ValidNPSN(n) {
+		if !labwire.ValidNPSN(n) {
 			return invalid("npsn %q must be 8 digits", n)
 		}
 	}
@@ -151,7 +152,7 @@ func validateQuestion(q *Question) error {
 		q.Format = "" // the default, as every exam written before the formats
 	}
 	switch {
-	case !serverCodePattern.MatchString(q.ID):
+	case !labwire.ValidServerCode(q.ID):
 		return fmt.Errorf("id must be 1 to 64 letters, digits, dots, dashes or underscores")
 	case q.Text == "" || len(q.Text) > maxQuestionBytes:
 		return fmt.Errorf("text is required (at most 8 MiB)")
@@ -178,7 +179,7 @@ func validateQuestion(q *Question) error {
 	}
 	optionIDs := map[string]bool{}
 	for _, o := range q.Options {
-		if !serverCodePattern.MatchString(o.ID) || strings.Contains(o.ID, ",") {
+		if !labwire.ValidServerCode(o.ID) || strings.Contains(o.ID, ",") {
 			return fmt.Errorf("option id %q must be 1 to 64 letters, digits, dots, dashes or underscores", o.ID)
 		}
 		if strings.TrimSpace(o.Text) == "" {

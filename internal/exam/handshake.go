@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -12,18 +11,21 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // Handshake refusals, each with a stable code.
 var (
+	// ErrLicenseInvalid is labwire.ErrLicenseInvalid with its code: a
+	// malformed token, a bad signature, or a licence the portal does not
+	// know.
+	ErrLicenseInvalid  = apperr.New(apperr.Unauthorized, "LICENSE_INVALID", labwire.ErrLicenseInvalid.Error())
 	ErrLicenseExpired  = apperr.New(apperr.Forbidden, "LICENSE_EXPIRED", "the licence has expired")
 	ErrLicenseRevoked  = apperr.New(apperr.Forbidden, "LICENSE_REVOKED", "the licence has been revoked")
 	ErrLicenseNPSN     = apperr.New(apperr.Forbidden, "NPSN_MISMATCH", "the licence was issued to another school (npsn)")
 	ErrLicenseHardware = apperr.New(apperr.Forbidden, "HARDWARE_MISMATCH", "the licence was issued for another machine (hardware_id)")
 	ErrServerMismatch  = apperr.New(apperr.Forbidden, "SERVER_MISMATCH", "the access token belongs to another server")
 )
-
-var serverCodePattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // VerifyInput is the body of POST /api/v1/sync/verify-server.
 type VerifyInput struct {
@@ -83,16 +85,19 @@ func (s *Service) verifyServer(ctx context.Context, in VerifyInput) (Verificatio
 	in.NPSN = strings.TrimSpace(in.NPSN)
 	in.HardwareID = strings.TrimSpace(in.HardwareID)
 	switch {
-	case !serverCodePattern.MatchString(in.ServerCode):
+	case !labwire.ValidServerCode(in.ServerCode):
 		return Verification{}, invalid("server_code must be 1 to 64 letters, digits, dots, dashes or underscores")
-	case !ValidNPSN(in.NPSN):
+	case !labwire.ValidNPSN(in.NPSN):
 		return Verification{}, invalid("npsn must be 8 digits")
 	case in.HardwareID == "" || len(in.HardwareID) > 200:
 		return Verification{}, invalid("hardware_id is required (at most 200 characters)")
 	case in.LicenseToken == "":
 		return Verification{}, invalid("license_token is required")
 	}
-	payload, err := ParseLicenseToken(s.PublicKey(), in.LicenseToken)
+	payload, err := labwire.ParseLicenseToken(s.PublicKey(), in.LicenseToken)
+	if errors.Is(err, labwire.ErrLicenseInvalid) {
+		return Verification{}, fmt.Errorf("%w (%v)", ErrLicenseInvalid, err)
+	}
 	if err != nil {
 		return Verification{}, err
 	}
@@ -152,7 +157,7 @@ func (s *Service) verifyServer(ctx context.Context, in VerifyInput) (Verificatio
 
 // PackageKey returns the AES-256 key of a school's packages, creating it on first use.
 func (s *Service) PackageKey(ctx context.Context, npsn string) ([]byte, error) {
-	key, err := s.secret(ctx, secretPackageKey+npsn, func() ([]byte, error) { return randomBytes(PackageKeySize) })
+	key, err := s.secret(ctx, secretPackageKey+npsn, func() ([]byte, error) { return randomBytes(labwire.PackageKeySize) })
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,31 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/pkg/labwire"
 )
+
+// Refusals of an answer export file as a whole (labwire's refusals, with
+// the portal's codes).
+var (
+	ErrExportInvalid = apperr.New(apperr.Invalid, "EXPORT_INVALID", labwire.ErrExportInvalid.Error())
+	ErrExportCorrupt = apperr.New(apperr.Unprocessable, "EXPORT_CORRUPT", labwire.ErrExportCorrupt.Error())
+	ErrUnknownServer = apperr.New(apperr.Unprocessable, "UNKNOWN_SERVER", "the file's server_code is not bound to the file's school")
+)
+
+// exportRefusal returns labwire's refusal of an answer export file as an
+// *apperr.Error of ErrExportInvalid's or ErrExportCorrupt's code and kind,
+// with its message; any other error as it is.
+func exportRefusal(err error) error {
+	var e *labwire.ExportError
+	switch {
+	case !errors.As(err, &e):
+		return err
+	case errors.Is(e.Err, labwire.ErrExportInvalid):
+		return apperr.New(ErrExportInvalid.Kind, ErrExportInvalid.Code, e.Message)
+	default:
+		return apperr.New(ErrExportCorrupt.Kind, ErrExportCorrupt.Code, e.Message)
+	}
+}
 
 // AnswerImport is the outcome of importing an answer export file.
 type AnswerImport struct {
@@ -40,10 +64,10 @@ type BatchImport struct {
 	Message        string // rejected: the push's error message
 }
 
-// ImportAnswers imports an answer export file (answerexport.go) read from r,
-// at most MaxAnswerExportSize bytes after the header line. It checks, in
-// order: the header (400 EXPORT_INVALID); the size and SHA-256 of the
-// encrypted body (422 CHECKSUM_MISMATCH: a damaged copy); that server_code is
+// ImportAnswers imports an answer export file (labwire.WriteAnswerExport)
+// read from r, at most labwire.MaxAnswerExportSize bytes after the header
+// line. It checks, in order: the header (400 EXPORT_INVALID); the size and
+// SHA-256 of the encrypted body (422 CHECKSUM_MISMATCH: a damaged copy); that server_code is
 // bound to the file's school (422 UNKNOWN_SERVER); that the body decrypts and
 // authenticates under the school's package key, to its end, and agrees with
 // the header (422 EXPORT_CORRUPT). Nothing is stored before these pass.
@@ -57,10 +81,10 @@ type BatchImport struct {
 // (store unavailable) stops the import; what was stored stays, and
 // importing the file again completes it.
 func (s *Service) ImportAnswers(ctx context.Context, r io.Reader) (AnswerImport, error) {
-	br := bufio.NewReaderSize(r, maxAnswerExportHeader)
-	h, err := readAnswerExportHeader(br)
+	br := bufio.NewReaderSize(r, labwire.MaxAnswerExportHeader)
+	h, err := labwire.ReadAnswerExportHeader(br)
 	if err != nil {
-		return AnswerImport{}, err
+		return AnswerImport{}, exportRefusal(err)
 	}
 	f, err := s.spoolExport(br, h)
 	if err != nil {
@@ -90,18 +114,15 @@ func (s *Service) ImportAnswers(ctx context.Context, r io.Reader) (AnswerImport,
 	// First pass: authenticate the whole body and check its structure, so
 	// that nothing is stored from a file that turns out to be corrupt.
 	// Second pass: store batch by batch. Memory holds one batch at a time.
-	read := func(fn func(exportBatchLine) error) error {
+	read := func(fn func(labwire.AnswerExportLine) error) error {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return fmt.Errorf("import answers: %w", err)
 		}
-		plain, err := NewPackageDecrypter(f, key)
+		plain, err := labwire.NewPackageDecrypter(f, key)
 		if err != nil {
-			if errors.Is(err, ErrPackageCorrupt) {
-				return ErrExportCorrupt
-			}
 			return fmt.Errorf("import answers: %w", err)
 		}
-		return readAnswerExportBody(plain, h, fn)
+		return exportRefusal(labwire.ReadAnswerExportBody(plain, h, fn))
 	}
 	if err := read(nil); err != nil {
 		return AnswerImport{}, err
@@ -112,7 +133,7 @@ func (s *Service) ImportAnswers(ctx context.Context, r io.Reader) (AnswerImport,
 		ServerCode: h.ServerCode, NPSN: h.NPSN, LicenseID: h.LicenseID, ExportedAt: h.ExportedAt,
 		Checksum: h.Checksum, Records: h.Records, Batches: make([]BatchImport, 0, h.Batches),
 	}
-	err = read(func(batch exportBatchLine) error {
+	err = read(func(batch labwire.AnswerExportLine) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -149,7 +170,7 @@ func (s *Service) ImportAnswers(ctx context.Context, r io.Reader) (AnswerImport,
 // spoolExport copies the encrypted body that follows the header into a
 // temporary file, checking its size and SHA-256 against the header. The
 // caller closes and removes the file.
-func (s *Service) spoolExport(r io.Reader, h AnswerExportHeader) (*os.File, error) {
+func (s *Service) spoolExport(r io.Reader, h labwire.AnswerExportHeader) (*os.File, error) {
 	f, err := os.CreateTemp(s.cfg.TempDir, "answer-import-*")
 	if err != nil {
 		return nil, fmt.Errorf("import answers: %w", err)
@@ -160,15 +181,15 @@ func (s *Service) spoolExport(r io.Reader, h AnswerExportHeader) (*os.File, erro
 		return nil, err
 	}
 	sum := sha256.New()
-	n, err := io.Copy(io.MultiWriter(f, sum), io.LimitReader(r, MaxAnswerExportSize+1))
+	n, err := io.Copy(io.MultiWriter(f, sum), io.LimitReader(r, labwire.MaxAnswerExportSize+1))
 	if err != nil {
 		// A read error of r (an over-limit request body among them) is
 		// returned as it is; the HTTP layer maps *http.MaxBytesError.
 		return fail(fmt.Errorf("import answers: read: %w", err))
 	}
 	switch {
-	case n > MaxAnswerExportSize:
-		return fail(apperr.Errorf(apperr.TooLarge, "EXPORT_TOO_LARGE", "the encrypted body is larger than %d bytes", MaxAnswerExportSize))
+	case n > labwire.MaxAnswerExportSize:
+		return fail(apperr.Errorf(apperr.TooLarge, "EXPORT_TOO_LARGE", "the encrypted body is larger than %d bytes", labwire.MaxAnswerExportSize))
 	case n != h.Size:
 		return fail(apperr.Errorf(apperr.Unprocessable, ErrChecksumMismatch.Code,
 			"the file holds %d encrypted bytes, its header says %d: it was truncated or altered (copy it again from the lab server)", n, h.Size))

@@ -3,18 +3,14 @@ package exam
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // Operating modes of a licence.
 var operatingModes = map[string]bool{"SEMI_OFFLINE": true, "OFFLINE": true, "ONLINE": true}
-
-var npsnPattern = regexp.MustCompile(`^[0-9]{8}$`)
-
-// ValidNPSN reports whether s is a national school number (8 digits).
-func ValidNPSN(s string) bool { return npsnPattern.MatchString(s) }
 
 // LicenseInput is the body of POST /api/v1/licenses/generate.
 type LicenseInput struct {
@@ -39,7 +35,7 @@ func (s *Service) GenerateLicense(ctx context.Context, in LicenseInput) (IssuedL
 	in.HardwareID = strings.TrimSpace(in.HardwareID)
 	in.OperatingMode = strings.ToUpper(strings.TrimSpace(in.OperatingMode))
 	switch {
-	case !ValidNPSN(in.NPSN):
+	case !labwire.ValidNPSN(in.NPSN):
 		return IssuedLicense{}, invalid("npsn must be 8 digits")
 	case in.SchoolName == "" || len(in.SchoolName) > 200:
 		return IssuedLicense{}, invalid("school_name is required (at most 200 characters)")
@@ -63,7 +59,7 @@ func (s *Service) GenerateLicense(ctx context.Context, in LicenseInput) (IssuedL
 		IssuedAt:      now,
 		ExpiresAt:     now.AddDate(0, 0, in.DurationDays),
 	}
-	token, sig, err := SignLicense(s.signingKey, LicensePayload{
+	token, sig, err := labwire.SignLicense(s.signingKey, labwire.LicensePayload{
 		V: 1, LicenseID: l.ID, NPSN: l.NPSN, SchoolName: l.SchoolName, HardwareID: l.HardwareID,
 		MaxStudents: l.MaxStudents, OperatingMode: l.OperatingMode, IssuedAt: l.IssuedAt, ExpiresAt: l.ExpiresAt,
 	})

@@ -19,7 +19,7 @@ import (
 	_ "golang.org/x/image/webp" // image.DecodeConfig of WebP uploads
 
 	"github.com/seedhq/portal/internal/apperr"
-	"github.com/seedhq/portal/internal/richtext/sanitize"
+	"github.com/seedhq/portal/pkg/labwire/sanitize"
 )
 
 // MediaKind says how a media file is shown: as an image or as an audio

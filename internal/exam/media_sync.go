@@ -2,14 +2,13 @@ package exam
 
 import (
 	"context"
-	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"sync"
+
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // Lab servers fetch each media file of their exams once, apart from the
@@ -57,17 +56,18 @@ func (s *Service) OpenSchoolMedia(ctx context.Context, npsn, sha string) (School
 	return SchoolMedia{
 		Media: m,
 		ETag:  `"` + sha[:32] + "-" + hex.EncodeToString(prefix[:]) + `"`,
-		Size:  SealedSize(m.Size),
+		Size:  labwire.SealedSize(m.Size),
 		Open: func() (PackageReader, error) {
-			aead, err := newPackageAEAD(key)
-			if err != nil {
-				return nil, err
-			}
 			plain, err := s.store.OpenMedia(ctx, sha)
 			if err != nil {
 				return nil, fmt.Errorf("open media: %w", err)
 			}
-			return newSealedReader(plain, m.Size, aead, prefix), nil
+			r, err := labwire.NewSealedReader(plain, m.Size, key, prefix)
+			if err != nil {
+				plain.Close()
+				return nil, err
+			}
+			return r, nil
 		},
 	}, nil
 }
@@ -81,14 +81,6 @@ func mediaNoncePrefix(key []byte, sha string) [8]byte {
 	var prefix [8]byte
 	copy(prefix[:], mac.Sum(nil))
 	return prefix
-}
-
-// SealedSize is the size in the AES-256-GCM-STREAM format of a plaintext of
-// n bytes: the header, and a tag per chunk (the final chunk holds what is
-// left after the full ones, possibly nothing).
-func SealedSize(n int64) int64 {
-	chunks := n/packageChunkSize + 1
-	return packageHeaderSize + n + chunks*packageTagSize
 }
 
 // schoolShowsMedia reports whether an exam assigned to npsn shows the media
@@ -131,99 +123,3 @@ type schoolMediaSet struct {
 	revision int64
 	media    map[string]bool
 }
-
-// sealedReader reads the AES-256-GCM-STREAM encryption of a plaintext of
-// plainSize bytes read from plain, sealing one chunk at a time as it is
-// read: the bytes are those NewPackageEncrypter writes for the same key
-// and prefix.
-type sealedReader struct {
-	plain     PackageReader
-	plainSize int64
-	size      int64
-	aead      cipher.AEAD
-	aad       [packageHeaderSize + 1]byte
-	nonce     [12]byte
-	chunks    int64
-
-	mu     sync.Mutex
-	off    int64
-	index  int64  // index of the chunk in sealed, -1 when none
-	sealed []byte // the sealed chunk index
-}
-
-func newSealedReader(plain PackageReader, plainSize int64, aead cipher.AEAD, prefix [8]byte) *sealedReader {
-	r := &sealedReader{plain: plain, plainSize: plainSize, size: SealedSize(plainSize), aead: aead,
-		chunks: plainSize/packageChunkSize + 1, index: -1}
-	copy(r.aad[0:4], packageMagic)
-	r.aad[4] = packageVersion
-	r.aad[5] = packageChunkLog2
-	copy(r.aad[8:16], prefix[:])
-	copy(r.nonce[:8], prefix[:])
-	return r
-}
-
-// Read implements io.Reader.
-func (r *sealedReader) Read(p []byte) (int, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.off >= r.size {
-		return 0, io.EOF
-	}
-	if r.off < packageHeaderSize {
-		n := copy(p, r.aad[r.off:packageHeaderSize])
-		r.off += int64(n)
-		return n, nil
-	}
-	i := (r.off - packageHeaderSize) / packageSealedChunk
-	if i != r.index {
-		if err := r.seal(i); err != nil {
-			return 0, err
-		}
-	}
-	n := copy(p, r.sealed[r.off-packageHeaderSize-i*packageSealedChunk:])
-	r.off += int64(n)
-	return n, nil
-}
-
-// seal reads plaintext chunk i and seals it into r.sealed.
-func (r *sealedReader) seal(i int64) error {
-	r.index = -1
-	start := i * packageChunkSize
-	n := min(r.plainSize-start, packageChunkSize)
-	if cap(r.sealed) < packageSealedChunk {
-		r.sealed = make([]byte, packageSealedChunk)
-	}
-	buf := r.sealed[:n]
-	if _, err := r.plain.Seek(start, io.SeekStart); err != nil {
-		return fmt.Errorf("seal media chunk %d: %w", i, err)
-	}
-	if _, err := io.ReadFull(r.plain, buf); err != nil {
-		return fmt.Errorf("seal media chunk %d: %w", i, err)
-	}
-	r.sealed = r.aead.Seal(buf[:0], chunkNonce(&r.nonce, uint32(i)), buf, packageAAD(&r.aad, i == r.chunks-1))
-	r.index = i
-	return nil
-}
-
-// Seek implements io.Seeker.
-func (r *sealedReader) Seek(offset int64, whence int) (int64, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	switch whence {
-	case io.SeekStart:
-	case io.SeekCurrent:
-		offset += r.off
-	case io.SeekEnd:
-		offset += r.size
-	default:
-		return 0, errors.New("sealed media: invalid whence")
-	}
-	if offset < 0 {
-		return 0, errors.New("sealed media: negative position")
-	}
-	r.off = offset
-	return offset, nil
-}
-
-// Close closes the plaintext reader.
-func (r *sealedReader) Close() error { return r.plain.Close() }

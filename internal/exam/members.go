@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // MaxImportRows bounds the rows of one member import.
@@ -62,7 +63,7 @@ func (s *Service) ImportMembers(ctx context.Context, rows []MemberInput, default
 			continue
 		}
 		m.ID, m.CreatedAt, m.UpdatedAt = NewID(), now, now
-		if m.ExamPasswordHash, err = HashExamPassword(ExamPassword(s.pwSecret, m.ID, 0)); err != nil {
+		if m.ExamPasswordHash, err = labwire.HashExamPassword(labwire.ExamPassword(s.pwSecret, m.ID, 0)); err != nil {
 			return ImportReport{}, err
 		}
 		valid = append(valid, m)
@@ -108,7 +109,7 @@ func normaliseMember(in MemberInput) (Member, error) {
 	switch {
 	case m.Nama == "" || len(m.Nama) > 200:
 		return Member{}, errors.New("nama is required (at most 200 characters)")
-	case !ValidNPSN(m.NPSN):
+	case !labwire.ValidNPSN(m.NPSN):
 		return Member{}, errors.New("npsn must be 8 digits")
 	case m.Username == "":
 		return Member{}, errors.New("one of username, nisn, nip, nik or email is required")
@@ -291,7 +292,7 @@ type LoginCard struct {
 
 // LoginCards returns the login cards of a school's students, ordered by kelas then nama.
 func (s *Service) LoginCards(ctx context.Context, npsn string) ([]LoginCard, error) {
-	if !ValidNPSN(npsn) {
+	if !labwire.ValidNPSN(npsn) {
 		return nil, invalid("npsn must be 8 digits")
 	}
 	ms, _, err := s.store.ListMembers(ctx, MemberFilter{NPSN: npsn, Role: RoleStudent})
@@ -308,7 +309,7 @@ func (s *Service) LoginCards(ctx context.Context, npsn string) ([]LoginCard, err
 
 func (s *Service) loginCard(m Member) LoginCard {
 	return LoginCard{MemberID: m.ID, NPSN: m.NPSN, Kelas: m.Kelas, Nama: m.Nama, Username: m.Username,
-		NISN: m.NISN, ExamPassword: ExamPassword(s.pwSecret, m.ID, m.ExamPasswordGen)}
+		NISN: m.NISN, ExamPassword: labwire.ExamPassword(s.pwSecret, m.ID, m.ExamPasswordGen)}
 }
 
 func sortCards(cards []LoginCard) {
@@ -325,7 +326,7 @@ func (s *Service) ResetExamPassword(ctx context.Context, memberID string) (Login
 		return LoginCard{}, fmt.Errorf("reset exam password: %w", err)
 	}
 	gen := m.ExamPasswordGen + 1
-	hash, err := HashExamPassword(ExamPassword(s.pwSecret, m.ID, gen))
+	hash, err := labwire.HashExamPassword(labwire.ExamPassword(s.pwSecret, m.ID, gen))
 	if err != nil {
 		return LoginCard{}, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // Token audiences: an operator token never authorises a lab server and back.
@@ -126,7 +127,7 @@ func (s *Service) EnsureAdmin(ctx context.Context, username, password string) (g
 		username = "admin"
 	}
 	if password == "" {
-		if password, err = RandomPassword(20); err != nil {
+		if password, err = labwire.RandomPassword(20); err != nil {
 			return "", false, err
 		}
 		generated = password
@@ -222,82 +223,4 @@ func (s *Service) parseToken(token, audience string) (jwt.MapClaims, error) {
 		return nil, ErrUnauthorized
 	}
 	return claims, nil
-}
-
-// LoginLimiter counts failed logins per key (a client address, a username)
-// in a fixed window, in the process's memory: for labagent, the only
-// process serving its students' sign-ins. The portal counts its own in the
-// store instead (package throttle), shared by every instance.
-type LoginLimiter struct {
-	max    int
-	window time.Duration
-	mu     sync.Mutex
-	fails  map[string]*failWindow
-}
-
-type failWindow struct {
-	count int
-	start time.Time
-}
-
-// NewLoginLimiter allows max failures per key in each window.
-func NewLoginLimiter(max int, window time.Duration) *LoginLimiter {
-	return &LoginLimiter{max: max, window: window, fails: map[string]*failWindow{}}
-}
-
-// Blocked returns how long key must wait, or 0 when it may try.
-func (l *LoginLimiter) Blocked(addr string, now time.Time) time.Duration {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	f, ok := l.fails[addr]
-	if !ok {
-		return 0
-	}
-	if now.Sub(f.start) >= l.window {
-		delete(l.fails, addr)
-		return 0
-	}
-	if f.count < l.max {
-		return 0
-	}
-	return f.start.Add(l.window).Sub(now)
-}
-
-// Fail counts one failure of addr.
-func (l *LoginLimiter) Fail(addr string, now time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	f, ok := l.fails[addr]
-	if !ok || now.Sub(f.start) >= l.window {
-		if len(l.fails) > 100_000 { // bound memory under a spray of addresses
-			for k, v := range l.fails {
-				if now.Sub(v.start) >= l.window {
-					delete(l.fails, k)
-				}
-			}
-		}
-		l.fails[addr] = &failWindow{count: 1, start: now}
-		return
-	}
-	f.count++
-}
-
-// Blocking returns every key blocked at now, with the time its block ends.
-func (l *LoginLimiter) Blocking(now time.Time) map[string]time.Time {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	out := map[string]time.Time{}
-	for k, f := range l.fails {
-		if f.count >= l.max && now.Sub(f.start) < l.window {
-			out[k] = f.start.Add(l.window)
-		}
-	}
-	return out
-}
-
-// Reset forgets the failures of addr, after a success.
-func (l *LoginLimiter) Reset(addr string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.fails, addr)
 }

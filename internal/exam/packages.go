@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // PackageFormat is the format of a package plaintext with rich content, for
@@ -231,7 +232,7 @@ func (s *Service) buildPackage(ctx context.Context, npsn, storeKey string, blobs
 	ch := sha256.New()
 	counter := &countingWriter{w: io.MultiWriter(f, ch)}
 	buf := bufio.NewWriterSize(counter, 256<<10)
-	enc, err := NewPackageEncrypter(buf, key, prefix)
+	enc, err := labwire.NewPackageEncrypter(buf, key, prefix)
 	if err != nil {
 		return PackageMeta{}, err
 	}

@@ -3,6 +3,8 @@ package exam
 import (
 	"fmt"
 	"strings"
+
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // A question answered in pairs (a statement grid, a matching question) has
@@ -95,7 +97,7 @@ func (ps pairSet) validateParts(q Question, maxRows, minChoices, maxChoices int)
 	}{{ps.row, ps.rows}, {ps.choice, ps.choices}} {
 		seen := map[string]bool{}
 		for _, o := range set.opts {
-			if !serverCodePattern.MatchString(o.ID) || strings.ContainsAny(o.ID, ",=") {
+			if !labwire.ValidServerCode(o.ID) || strings.ContainsAny(o.ID, ",=") {
 				return fmt.Errorf("%s id %q must be 1 to 64 letters, digits, dots, dashes or underscores", set.name, o.ID)
 			}
 			if strings.TrimSpace(o.Text) == "" {

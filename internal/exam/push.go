@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/apperr"
-	"github.com/seedhq/portal/internal/idempotency"
 	"github.com/seedhq/portal/internal/jsonx"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // Push refusals.
@@ -84,7 +84,7 @@ func (s *Service) PushAnswers(ctx context.Context, id ServerIdentity, in PushInp
 }
 
 func safeChecksum(c string) string {
-	if ValidChecksum(c) {
+	if labwire.ValidChecksum(c) {
 		return c
 	}
 	return ""
@@ -100,7 +100,7 @@ func (s *Service) checkPush(ctx context.Context, id ServerIdentity, in PushInput
 	if err := CheckServer(id, in.ServerCode, in.NPSN); err != nil {
 		return AnswerBatch{}, err
 	}
-	if in.IdempotencyKey != "" && !idempotency.ValidKey(in.IdempotencyKey) {
+	if in.IdempotencyKey != "" && !labwire.ValidIdempotencyKey(in.IdempotencyKey) {
 		return AnswerBatch{}, invalid("Idempotency-Key must be 1 to 200 printable ASCII characters")
 	}
 	recs, err := DecodeAnswers(in.Answers, in.Checksum, in.TotalRecords)
@@ -136,13 +136,13 @@ func (s *Service) checkPush(ctx context.Context, id ServerIdentity, in PushInput
 // against checksum and total, and decodes the answer records, each checked
 // for its required fields and bounds.
 func DecodeAnswers(raw []byte, checksum string, total int) ([]AnswerRecord, error) {
-	if !ValidChecksum(checksum) {
+	if !labwire.ValidChecksum(checksum) {
 		return nil, invalid("checksum_sha256 must be 64 lowercase hexadecimal characters")
 	}
 	if len(raw) == 0 {
 		return nil, invalid("answers is required")
 	}
-	if ChecksumSHA256(raw) != checksum {
+	if labwire.ChecksumSHA256(raw) != checksum {
 		return nil, ErrChecksumMismatch
 	}
 	var recs []AnswerRecord

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 func TestScore(t *testing.T) {
@@ -150,42 +152,9 @@ func TestNormaliseMemberRejects(t *testing.T) {
 	}
 }
 
-func TestLoginLimiter(t *testing.T) {
-	l := NewLoginLimiter(3, time.Minute)
-	now := time.Unix(1000, 0)
-	for i := 0; i < 3; i++ {
-		if l.Blocked("a", now) != 0 {
-			t.Fatalf("blocked after %d failures", i)
-		}
-		l.Fail("a", now)
-	}
-	if wait := l.Blocked("a", now.Add(10*time.Second)); wait != 50*time.Second {
-		t.Fatalf("wait = %v, want 50s", wait)
-	}
-	if l.Blocked("b", now) != 0 {
-		t.Fatal("another address is blocked")
-	}
-	l.Fail("b", now)
-	if got := l.Blocking(now.Add(10 * time.Second)); len(got) != 1 || !got["a"].Equal(now.Add(time.Minute)) {
-		t.Fatalf("Blocking = %v, want only a until the window's end", got)
-	}
-	if got := l.Blocking(now.Add(time.Minute)); len(got) != 0 {
-		t.Fatalf("Blocking after the window = %v", got)
-	}
-	if l.Blocked("a", now.Add(time.Minute)) != 0 {
-		t.Fatal("still blocked after the window")
-	}
-	l.Fail("c", now)
-	l.Reset("c")
-	l.Reset("b")
-	if len(l.fails) != 0 {
-		t.Fatalf("entries left: %d", len(l.fails))
-	}
-}
-
 func TestDecodeAnswers(t *testing.T) {
 	raw := []byte(`[{"exam_id":"e1","member_id":"m1","question_id":"q1","answer":"b","answered_at":"2026-12-01T08:00:00Z"}]`)
-	sum := ChecksumSHA256(raw)
+	sum := labwire.ChecksumSHA256(raw)
 	recs, err := DecodeAnswers(raw, sum, 1)
 	if err != nil || len(recs) != 1 || recs[0].Answer != "b" {
 		t.Fatalf("DecodeAnswers = %v, %v", recs, err)
@@ -201,7 +170,7 @@ func TestDecodeAnswers(t *testing.T) {
 		t.Errorf("checksum must cover the exact bytes: %v", err)
 	}
 	unknown := []byte(`[{"exam_id":"e1","member_id":"m1","question_id":"q1","answer":"b","answered_at":"2026-12-01T08:00:00Z","x":1}]`)
-	if _, err := DecodeAnswers(unknown, ChecksumSHA256(unknown), 1); err == nil {
+	if _, err := DecodeAnswers(unknown, labwire.ChecksumSHA256(unknown), 1); err == nil {
 		t.Error("unknown field accepted")
 	}
 }
@@ -212,7 +181,7 @@ func FuzzDecodeAnswers(f *testing.F) {
 	f.Add([]byte(`{"a":1}`), 1)
 	f.Add([]byte(`[{"answered_at":"x"}]`), 1)
 	f.Fuzz(func(t *testing.T, raw []byte, total int) {
-		recs, err := DecodeAnswers(raw, ChecksumSHA256(raw), total)
+		recs, err := DecodeAnswers(raw, labwire.ChecksumSHA256(raw), total)
 		if err != nil {
 			return
 		}

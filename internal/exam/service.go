@@ -16,6 +16,7 @@ import (
 	"github.com/seedhq/portal/internal/blobstore"
 	"github.com/seedhq/portal/internal/idempotency"
 	"github.com/seedhq/portal/internal/throttle"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // Config tunes a Service. Zero values take the defaults documented per field.
@@ -147,7 +148,7 @@ func NewService(ctx context.Context, store Store, cfg Config, logger *slog.Logge
 	}
 
 	seed, err := s.secret(ctx, secretSigningKey, func() ([]byte, error) {
-		k, err := GenerateSigningKey()
+		k, err := labwire.GenerateSigningKey()
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/seedhq/portal/internal/richtext"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // Stimulus is what several questions of an exam share: a passage, a table,
@@ -64,7 +65,7 @@ func validateStimulus(st *Stimulus) error {
 		st.Format = ""
 	}
 	switch {
-	case !serverCodePattern.MatchString(st.ID):
+	case !labwire.ValidServerCode(st.ID):
 		return fmt.Errorf("id must be 1 to 64 letters, digits, dots, dashes or underscores")
 	case len(st.Title) > maxStimulusTitle:
 		return fmt.Errorf("title must be at most %d characters", maxStimulusTitle)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 type answerImportJSON struct {
@@ -37,13 +37,13 @@ type answerImportJSON struct {
 // answers array (the exact bytes a push would send), keyed key-1, key-2...
 func exportFile(t *testing.T, lab labServer, answers ...string) []byte {
 	t.Helper()
-	e := exam.AnswerExport{ServerCode: lab.code, NPSN: lab.npsn, LicenseID: "lic", ExportedAt: time.Now()}
+	e := labwire.AnswerExport{ServerCode: lab.code, NPSN: lab.npsn, LicenseID: "lic", ExportedAt: time.Now()}
 	for i, raw := range answers {
-		e.Batches = append(e.Batches, exam.AnswerExportBatch{
+		e.Batches = append(e.Batches, labwire.AnswerExportBatch{
 			IdempotencyKey: fmt.Sprintf("key-%d", i+1), SealedAt: time.Now(), Answers: json.RawMessage(raw)})
 	}
 	var buf bytes.Buffer
-	if _, err := exam.WriteAnswerExport(&buf, lab.packageKey, e); err != nil {
+	if _, err := labwire.WriteAnswerExport(&buf, lab.packageKey, e); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/testkit"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // The fuzz targets of this file send any body to every route of the three
@@ -130,15 +130,15 @@ func FuzzExamAPI(f *testing.F) {
 		member = id
 	}
 	answers := fmt.Sprintf(`[{"exam_id":%q,"member_id":%q,"question_id":"q1","answer":"b","answered_at":"2026-12-01T08:00:00Z"}]`, examID, member)
-	push := encodePush(pushBody{ServerCode: lab.code, NPSN: lab.npsn, Checksum: exam.ChecksumSHA256([]byte(answers)), TotalRecords: 1,
+	push := encodePush(pushBody{ServerCode: lab.code, NPSN: lab.npsn, Checksum: labwire.ChecksumSHA256([]byte(answers)), TotalRecords: 1,
 		Answers: json.RawMessage(answers)})
 	key, err := h.svc.PackageKey(ctx, npsnA)
 	if err != nil {
 		f.Fatal(err)
 	}
 	var file bytes.Buffer
-	if _, err := exam.WriteAnswerExport(&file, key, exam.AnswerExport{ServerCode: lab.code, NPSN: npsnA, LicenseID: "x",
-		ExportedAt: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), Batches: []exam.AnswerExportBatch{
+	if _, err := labwire.WriteAnswerExport(&file, key, labwire.AnswerExport{ServerCode: lab.code, NPSN: npsnA, LicenseID: "x",
+		ExportedAt: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), Batches: []labwire.AnswerExportBatch{
 			{IdempotencyKey: "fuzz-batch-1", SealedAt: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), Answers: json.RawMessage(answers)}}}); err != nil {
 		f.Fatal(err)
 	}

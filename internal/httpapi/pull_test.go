@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 type pullJSON struct {
@@ -102,7 +103,7 @@ func TestPullQuestions(t *testing.T) {
 
 		// The package decrypts with the handshake's key into students and
 		// exams of this school, and no answer keys.
-		dec, err := exam.NewPackageDecrypter(bytes.NewReader(p.Package), lab.packageKey)
+		dec, err := labwire.NewPackageDecrypter(bytes.NewReader(p.Package), lab.packageKey)
 		if err != nil {
 			t.Fatalf("decrypter: %v", err)
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // TestSecurityMassAssignment (OWASP API3, broken object property-level
@@ -125,7 +125,7 @@ func TestSecurityNoSecretsInResponses(t *testing.T) {
 		// The package.
 		var p pullJSON
 		h.harness.as(lab, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-A", nil).expect(200).decode(&p)
-		dec, err := exam.NewPackageDecrypter(bytes.NewReader(p.Package), lab.packageKey)
+		dec, err := labwire.NewPackageDecrypter(bytes.NewReader(p.Package), lab.packageKey)
 		if err != nil {
 			t.Fatalf("decrypter: %v", err)
 		}

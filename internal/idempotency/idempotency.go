@@ -12,7 +12,6 @@ package idempotency
 
 import (
 	"context"
-	"strings"
 	"time"
 )
 
@@ -21,23 +20,6 @@ const Header = "Idempotency-Key"
 
 // ReplayedHeader is set to "true" on an answer that repeats the first one.
 const ReplayedHeader = "Idempotent-Replayed"
-
-// MaxKeyLen is the longest key accepted.
-const MaxKeyLen = 200
-
-// ValidKey reports whether k is an acceptable key: 1 to MaxKeyLen printable
-// ASCII characters, not only spaces. A UUID, as most clients send, is one.
-func ValidKey(k string) bool {
-	if len(k) > MaxKeyLen || strings.TrimSpace(k) == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] < 0x20 || k[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}
 
 // Receipt is what the store keeps of one key: a claim while its first
 // request runs, then that request's answer.

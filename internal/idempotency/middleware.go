@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // How long receipts are kept, and how long a claim holds.
@@ -92,7 +93,7 @@ func ParseKey(v string) (string, bool) {
 			return "", false
 		}
 	}
-	return v, ValidKey(v)
+	return v, labwire.ValidIdempotencyKey(v)
 }
 
 // Middleware returns the middleware that honours Idempotency-Key on the

@@ -28,6 +28,7 @@ import (
 	"github.com/seedhq/portal/internal/testkit"
 	"github.com/seedhq/portal/internal/testkit/s3server"
 	"github.com/seedhq/portal/pkg/client"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // The exam morning (docs/benchmarks.md, "Exam morning: 10,000 schools
@@ -263,7 +264,7 @@ func runMorning(t *testing.T, cfg morningConfig) {
 		// (the service's import derives and hashes each student's exam
 		// password, a slow hash: minutes of CPU for a million students,
 		// and no part of the morning).
-		hash, err := exam.HashExamPassword("morning")
+		hash, err := labwire.HashExamPassword("morning")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/seedhq/portal/internal/richtext/sanitize"
+	"github.com/seedhq/portal/pkg/labwire/sanitize"
 )
 
 func TestBlanksRenderAsPlaceholders(t *testing.T) {

@@ -23,7 +23,7 @@ import (
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
-	"github.com/seedhq/portal/internal/richtext/sanitize"
+	"github.com/seedhq/portal/pkg/labwire/sanitize"
 )
 
 // Format is how a text is written.

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seedhq/portal/internal/richtext/sanitize"
 	"github.com/seedhq/portal/internal/testkit"
+	"github.com/seedhq/portal/pkg/labwire/sanitize"
 )
 
 var (

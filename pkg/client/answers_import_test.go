@@ -10,6 +10,7 @@ import (
 
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/pkg/client"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 func TestImportAnswersRequest(t *testing.T) {
@@ -81,9 +82,9 @@ func TestImportAnswersRealPortal(t *testing.T) {
 			}
 			raw, _ := json.Marshal(answers)
 			var file bytes.Buffer
-			_, err = exam.WriteAnswerExport(&file, v.PackageKey, exam.AnswerExport{ServerCode: "LAB-1", NPSN: itNPSN,
+			_, err = labwire.WriteAnswerExport(&file, v.PackageKey, labwire.AnswerExport{ServerCode: "LAB-1", NPSN: itNPSN,
 				LicenseID: issued.Payload.LicenseID, ExportedAt: time.Now(),
-				Batches: []exam.AnswerExportBatch{{IdempotencyKey: "labagent-k1", SealedAt: time.Now(), Answers: raw}}})
+				Batches: []labwire.AnswerExportBatch{{IdempotencyKey: "labagent-k1", SealedAt: time.Now(), Answers: raw}}})
 			must(t, "write export", err)
 
 			res, _, err := op.Exam.Admin.ImportAnswers(ctx, bytes.NewReader(file.Bytes()))

@@ -43,11 +43,17 @@
 //		time.Sleep(e.RetryAfter)
 //	}
 //
-// A lab server also needs two things that work offline and are exported
-// here so that it does not import the portal's internal packages:
-// VerifyLicenseToken checks a licence token with the portal's Ed25519 public
-// key, and NewPackageDecrypter (or DecodePackage) opens an exam package
-// encrypted in the AES-256-GCM-STREAM format.
+// A lab server also needs two things that work offline: VerifyLicenseToken
+// checks a licence token with the portal's Ed25519 public key, and
+// NewPackageDecrypter (or DecodePackage) opens an exam package encrypted in
+// the AES-256-GCM-STREAM format. They come from package
+// github.com/seedhq/portal/pkg/labwire, which defines what crosses the wire
+// between the portal and a lab server once, for the portal, labagent and
+// this package: Package and its parts, Answer, LicensePayload,
+// PackageDecrypter, QuestionOption and Stimulus here are type aliases of
+// labwire's, and the package errors the same values, so code written
+// against this package compiles and behaves unchanged; new code may use
+// either name.
 //
 // A minimal operator session:
 //

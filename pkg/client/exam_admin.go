@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // ---- Monitors, sync logs, servers ----
@@ -199,14 +201,9 @@ type Blank struct {
 	Points float64 `json:"points"`
 }
 
-// QuestionOption is one choice of a choice question.
-type QuestionOption struct {
-	ID   string `json:"id"`
-	Text string `json:"text"`
-	// HTML is the option's text rendered, in a package's question of a rich
-	// format (see PackageQuestion.HTML); empty otherwise.
-	HTML string `json:"html,omitempty"`
-}
+// QuestionOption is one choice of a choice question; the same type as a
+// package's option (labwire.PackageOption).
+type QuestionOption = labwire.PackageOption
 
 // Question is one question of an exam, with its answer key as operators
 // send and read it.
@@ -274,16 +271,9 @@ type ExamRequest struct {
 
 // Stimulus is what several questions of an exam share: a passage, a table,
 // an image or an audio, written like a question's text (Format "" plain or
-// "markdown"). Questions name it by ID.
-type Stimulus struct {
-	ID     string `json:"id"`
-	Title  string `json:"title,omitempty"`
-	Format string `json:"format,omitempty"`
-	Text   string `json:"text"`
-	// HTML is Text rendered by the portal and sanitised, in a package's
-	// stimulus of a rich format; empty otherwise.
-	HTML string `json:"html,omitempty"`
-}
+// "markdown"). Questions name it by ID. It is the same type as a package's
+// stimulus (labwire.PackageStimulus), whose HTML the portal sets.
+type Stimulus = labwire.PackageStimulus
 
 // Exam is an exam as operators read it.
 type Exam struct {

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // VerifyServerRequest is the body of a lab server's handshake.
@@ -448,16 +450,9 @@ func parseContentRange(v string) (first, last, size int64, ok bool) {
 	return first, last, size, true
 }
 
-// Answer is one student's answer to one question.
-type Answer struct {
-	ExamID     string `json:"exam_id"`
-	MemberID   string `json:"member_id"`
-	QuestionID string `json:"question_id"`
-	// Answer is an option id, option ids joined by "," for
-	// multiple_choice, "true"/"false", or text.
-	Answer     string    `json:"answer"`
-	AnsweredAt time.Time `json:"answered_at"`
-}
+// Answer is one student's answer to one question, as a push sends it
+// (labwire.Answer).
+type Answer = labwire.Answer
 
 // PushAnswersRequest is a batch of answers to push. The client computes
 // checksum_sha256 and total_records.

@@ -3,39 +3,28 @@ package client
 import (
 	"crypto/ed25519"
 	"encoding/base64"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
-	"time"
+
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // ErrInvalidLicense is wrapped by every error of VerifyLicenseToken: a
-// malformed token, a bad signature or an unknown payload version.
-var ErrInvalidLicense = errors.New("client: invalid licence token")
+// malformed token, a bad signature or an unknown payload version. It is
+// labwire.ErrLicenseInvalid.
+var ErrInvalidLicense = labwire.ErrLicenseInvalid
 
-// LicensePayload is the signed content of a licence token.
-type LicensePayload struct {
-	// V is the payload format, 1.
-	V             int       `json:"v"`
-	LicenseID     string    `json:"license_id"`
-	NPSN          string    `json:"npsn"`
-	SchoolName    string    `json:"school_name"`
-	HardwareID    string    `json:"hardware_id"`
-	MaxStudents   int       `json:"max_students"`
-	OperatingMode string    `json:"operating_mode"`
-	IssuedAt      time.Time `json:"issued_at"`
-	ExpiresAt     time.Time `json:"expires_at"`
-}
-
-// Expired reports whether the licence has expired at now (its ExpiresAt is
-// not after now).
-func (p *LicensePayload) Expired(now time.Time) bool { return !now.Before(p.ExpiresAt) }
+// LicensePayload is the signed content of a licence token
+// (labwire.LicensePayload).
+type LicensePayload = labwire.LicensePayload
 
 // VerifyLicenseToken checks a licence token offline and returns its payload.
 // The token is base64url(payload JSON) "." base64url(signature), without
 // padding, the signature being Ed25519 over the exact payload bytes; the
 // key is the portal's (c.Exam.Licenses.PublicKey, or ParseLicensePublicKey).
+// Spaces around the token are ignored. It is labwire.ParseLicenseToken, the
+// portal's own check, and it also refuses a payload without npsn,
+// hardware_id or expires_at.
 //
 // It checks the format and the signature only: the caller decides what an
 // expired licence (Expired) or another machine's (HardwareID) means, and
@@ -45,33 +34,12 @@ func VerifyLicenseToken(token string, publicKey ed25519.PublicKey) (*LicensePayl
 	if len(publicKey) != ed25519.PublicKeySize {
 		return nil, fmt.Errorf("%w: public key has %d bytes, want %d", ErrInvalidLicense, len(publicKey), ed25519.PublicKeySize)
 	}
-	encPayload, encSig, ok := strings.Cut(strings.TrimSpace(token), ".")
-	if !ok || encPayload == "" || encSig == "" || strings.Contains(encSig, ".") {
-		return nil, fmt.Errorf("%w: want two base64url parts joined by a dot", ErrInvalidLicense)
-	}
-	payload, err := base64.RawURLEncoding.Strict().DecodeString(encPayload)
+	p, err := labwire.ParseLicenseToken(publicKey, strings.TrimSpace(token))
 	if err != nil {
-		return nil, fmt.Errorf("%w: payload is not base64url: %v", ErrInvalidLicense, err)
+		return nil, err
 	}
-	sig, err := base64.RawURLEncoding.Strict().DecodeString(encSig)
-	if err != nil {
-		return nil, fmt.Errorf("%w: signature is not base64url: %v", ErrInvalidLicense, err)
-	}
-	if len(sig) != ed25519.SignatureSize {
-		return nil, fmt.Errorf("%w: signature has %d bytes, want %d", ErrInvalidLicense, len(sig), ed25519.SignatureSize)
-	}
-	if !ed25519.Verify(publicKey, payload, sig) {
-		return nil, fmt.Errorf("%w: bad signature", ErrInvalidLicense)
-	}
-	var p LicensePayload
-	if err := json.Unmarshal(payload, &p); err != nil {
-		return nil, fmt.Errorf("%w: payload: %v", ErrInvalidLicense, err)
-	}
-	if p.V != 1 {
-		return nil, fmt.Errorf("%w: payload version %d, want 1", ErrInvalidLicense, p.V)
-	}
-	if p.LicenseID == "" || p.NPSN == "" || p.HardwareID == "" || p.ExpiresAt.IsZero() {
-		return nil, fmt.Errorf("%w: payload lacks license_id, npsn, hardware_id or expires_at", ErrInvalidLicense)
+	if p.NPSN == "" || p.HardwareID == "" || p.ExpiresAt.IsZero() {
+		return nil, fmt.Errorf("%w: payload lacks npsn, hardware_id or expires_at", ErrInvalidLicense)
 	}
 	return &p, nil
 }

@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/pkg/client"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // FuzzVerifyLicenseToken: over any signed payload, and any text around or
 // instead of the token, the client's offline check accepts only tokens the
-// portal's parser (exam.ParseLicenseToken) accepts too, with the same
+// portal's parser (labwire.ParseLicenseToken) accepts too, with the same
 // content and every field a lab server needs; every refusal wraps
 // ErrInvalidLicense.
 func FuzzVerifyLicenseToken(f *testing.F) {
@@ -44,7 +44,7 @@ func FuzzVerifyLicenseToken(f *testing.F) {
 		if p.V != 1 || p.LicenseID == "" || p.NPSN == "" || p.HardwareID == "" || p.ExpiresAt.IsZero() {
 			t.Fatalf("accepted an incomplete licence %+v", p)
 		}
-		q, err := exam.ParseLicenseToken(pub, strings.TrimSpace(token))
+		q, err := labwire.ParseLicenseToken(pub, strings.TrimSpace(token))
 		if err != nil {
 			t.Fatalf("the client accepts %q, the portal refuses it: %v", token, err)
 		}

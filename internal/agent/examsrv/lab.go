@@ -11,8 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/seedhq/portal/internal/apperr"
-	"github.com/seedhq/portal/internal/richtext/sanitize"
 	"github.com/seedhq/portal/pkg/client"
+	"github.com/seedhq/portal/pkg/labwire/sanitize"
 )
 
 // lab is an exam package indexed for serving.

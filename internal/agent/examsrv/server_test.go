@@ -18,9 +18,9 @@ import (
 
 	"github.com/seedhq/portal/internal/agent/examsrv"
 	"github.com/seedhq/portal/internal/agent/localdb"
-	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/testkit"
 	"github.com/seedhq/portal/pkg/client"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 var t0 = time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
@@ -31,7 +31,7 @@ func testPackage(t testing.TB, students int) *client.Package {
 	t.Helper()
 	p := &client.Package{Format: 1, NPSN: "20100001", SchoolName: "SMA 1"}
 	for i := 1; i <= students; i++ {
-		h, err := exam.HashExamPassword(fmt.Sprintf("PASS-%d", i))
+		h, err := labwire.HashExamPassword(fmt.Sprintf("PASS-%d", i))
 		if err != nil {
 			t.Fatal(err)
 		}

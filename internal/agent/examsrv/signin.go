@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/seedhq/portal/internal/exam"
 )
 
 // Wrong passwords are counted per computer, never per username alone: a
@@ -31,16 +29,16 @@ const (
 // signInLimits counts wrong passwords for the student and proctor
 // sign-ins. The proctor lifts any lock (lockView in the proctor's state).
 type signInLimits struct {
-	perUser *exam.LoginLimiter // key: address + "\x00" + username
-	perAddr *exam.LoginLimiter // key: address
-	proctor *exam.LoginLimiter // key: address
+	perUser *loginLimiter // key: address + "\x00" + username
+	perAddr *loginLimiter // key: address
+	proctor *loginLimiter // key: address
 }
 
 func newSignInLimits() signInLimits {
 	return signInLimits{
-		perUser: exam.NewLoginLimiter(userFailures, signInWindow),
-		perAddr: exam.NewLoginLimiter(addrFailures, signInWindow),
-		proctor: exam.NewLoginLimiter(proctorFailures, signInWindow),
+		perUser: newLoginLimiter(userFailures, signInWindow),
+		perAddr: newLoginLimiter(addrFailures, signInWindow),
+		proctor: newLoginLimiter(proctorFailures, signInWindow),
 	}
 }
 

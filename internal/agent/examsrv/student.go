@@ -12,8 +12,8 @@ import (
 
 	"github.com/seedhq/portal/internal/agent/localdb"
 	"github.com/seedhq/portal/internal/apperr"
-	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/pkg/client"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // Cookie names.
@@ -89,7 +89,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st, ok := l.byUsername[user]
-	if !ok || !exam.CheckExamPassword(st.PasswordHash, in.Password) {
+	if !ok || !labwire.CheckExamPassword(st.PasswordHash, in.Password) {
 		s.limits.fail(addr, user, now)
 		s.fail(w, r, errBadCredentials)
 		return

@@ -13,7 +13,7 @@ import (
 	"embed"
 	"io/fs"
 
-	"github.com/seedhq/portal/internal/richtext/mathfont"
+	"github.com/seedhq/portal/internal/mathfont"
 )
 
 //go:embed static

@@ -1,4 +1,4 @@
-package exam
+package labwire
 
 import (
 	"strings"

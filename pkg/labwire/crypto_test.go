@@ -1,4 +1,4 @@
-package exam
+package labwire
 
 import (
 	"bytes"
@@ -212,16 +212,16 @@ func TestPackageDecryptRejects(t *testing.T) {
 	for name, data := range cases {
 		t.Run(name, func(t *testing.T) {
 			got, err := decryptPackage(key, data)
-			if !errors.Is(err, ErrPackageCorrupt) {
-				t.Fatalf("err = %v (read %d bytes), want ErrPackageCorrupt", err, len(got))
+			if !errors.Is(err, ErrPackageInvalid) {
+				t.Fatalf("err = %v (read %d bytes), want ErrPackageInvalid", err, len(got))
 			}
 		})
 	}
 
 	t.Run("wrong key", func(t *testing.T) {
 		for _, s := range [][]byte{sealed, exact, empty} {
-			if _, err := decryptPackage(testPackageKey(6), s); !errors.Is(err, ErrPackageCorrupt) {
-				t.Fatalf("err = %v, want ErrPackageCorrupt", err)
+			if _, err := decryptPackage(testPackageKey(6), s); !errors.Is(err, ErrPackageInvalid) {
+				t.Fatalf("err = %v, want ErrPackageInvalid", err)
 			}
 		}
 	})
@@ -241,7 +241,7 @@ func TestPackageDecryptRejectsEveryTamperedByte(t *testing.T) {
 			for _, bit := range []byte{0x01, 0x80} {
 				bad := bytes.Clone(sealed)
 				bad[i] ^= bit
-				if _, err := decryptPackage(key, bad); !errors.Is(err, ErrPackageCorrupt) {
+				if _, err := decryptPackage(key, bad); !errors.Is(err, ErrPackageInvalid) {
 					t.Fatalf("size %d: flipping bit %#x of byte %d: err = %v", size, bit, i, err)
 				}
 			}
@@ -261,10 +261,10 @@ func TestPackageDecryptReleasesOnlyAuthenticatedChunks(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := io.ReadAll(dec)
-	if !errors.Is(err, ErrPackageCorrupt) || !bytes.Equal(got, plain[:2*65536]) {
+	if !errors.Is(err, ErrPackageInvalid) || !bytes.Equal(got, plain[:2*65536]) {
 		t.Fatalf("read %d bytes, err %v", len(got), err)
 	}
-	if n, err2 := dec.Read(make([]byte, 10)); n != 0 || !errors.Is(err2, ErrPackageCorrupt) {
+	if n, err2 := dec.Read(make([]byte, 10)); n != 0 || !errors.Is(err2, ErrPackageInvalid) {
 		t.Fatalf("after failure: %d, %v", n, err2)
 	}
 }
@@ -279,10 +279,14 @@ func TestPackageIOErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := io.ReadAll(dec); !errors.Is(err, boom) || errors.Is(err, ErrPackageCorrupt) {
+	if _, err := io.ReadAll(dec); !errors.Is(err, boom) || errors.Is(err, ErrPackageInvalid) {
 		t.Fatalf("err = %v, want boom", err)
 	}
-	if _, err := NewPackageDecrypter(iotest.ErrReader(boom), key); !errors.Is(err, boom) {
+	dec, err = NewPackageDecrypter(iotest.ErrReader(boom), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(dec); !errors.Is(err, boom) || errors.Is(err, ErrPackageInvalid) {
 		t.Fatalf("header read: err = %v, want boom", err)
 	}
 

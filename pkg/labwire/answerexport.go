@@ -1,4 +1,4 @@
-package exam
+package labwire
 
 import (
 	"bufio"
@@ -9,9 +9,6 @@ import (
 	"fmt"
 	"io"
 	"time"
-
-	"github.com/seedhq/portal/internal/apperr"
-	"github.com/seedhq/portal/internal/idempotency"
 )
 
 // The answer export file (docs/api/exam.md, "Answer export file") carries a
@@ -19,11 +16,11 @@ import (
 // lab stays offline:
 //
 //	line 1:  the header, one JSON object (AnswerExportHeader) and "\n"
-//	rest:    the encrypted body, AES-256-GCM-STREAM (pkgcrypto.go) under the
+//	rest:    the encrypted body, AES-256-GCM-STREAM (crypto.go) under the
 //	         school's package key with a random nonce prefix
 //
 // The header's checksum_sha256 and size cover the encrypted body, so that a
-// damaged copy is told apart (CHECKSUM_MISMATCH) before anything is
+// damaged copy is told apart before anything is
 // decrypted. The plaintext of the body is a sequence of JSON values, one per
 // line: the manifest (the header without encryption, checksum and size),
 // then one batch per line, each shaped like a push body:
@@ -36,19 +33,45 @@ const (
 	// AnswerExportFormat is the format of the answer export file.
 	AnswerExportFormat = "labagent-answers/1"
 	// AnswerExportEncryption names the encryption of the body.
-	AnswerExportEncryption = "AES-256-GCM-STREAM"
+	AnswerExportEncryption = PackageEncryption
 	// MaxAnswerExportSize bounds the encrypted body of an answer export file.
 	MaxAnswerExportSize = 256 << 20
-	// maxAnswerExportHeader bounds the header line.
-	maxAnswerExportHeader = 4 << 10
+	// MaxAnswerExportHeader bounds the header line: the size of the
+	// bufio.Reader that ReadAnswerExportHeader reads.
+	MaxAnswerExportHeader = 4 << 10
 )
 
-// Refusals of an answer export file as a whole.
+// Refusals of an answer export file as a whole, matched with errors.Is:
+// every refusal of ReadAnswerExportHeader wraps ErrExportInvalid, every one
+// of ReadAnswerExportBody ErrExportCorrupt, as an *ExportError.
 var (
-	ErrExportInvalid = apperr.New(apperr.Invalid, "EXPORT_INVALID", "not an answer export file (the file written by labagent export)")
-	ErrExportCorrupt = apperr.New(apperr.Unprocessable, "EXPORT_CORRUPT", "the answer export file does not decrypt under the school's package key: it was altered, or made for another portal")
-	ErrUnknownServer = apperr.New(apperr.Unprocessable, "UNKNOWN_SERVER", "the file's server_code is not bound to the file's school")
+	ErrExportInvalid = errors.New("not an answer export file (the file written by labagent export)")
+	ErrExportCorrupt = errors.New("the answer export file does not decrypt under the school's package key: it was altered, or made for another portal")
 )
+
+// ExportError is a refusal of an answer export file: Err is
+// ErrExportInvalid or ErrExportCorrupt, Message says what is wrong, for
+// the person who carried the file.
+type ExportError struct {
+	Err     error
+	Message string
+}
+
+// Error returns the message.
+func (e *ExportError) Error() string { return e.Message }
+
+// Unwrap returns Err.
+func (e *ExportError) Unwrap() error { return e.Err }
+
+// exportInvalid returns an *ExportError of ErrExportInvalid.
+func exportInvalid(format string, args ...any) error {
+	return &ExportError{Err: ErrExportInvalid, Message: fmt.Sprintf(format, args...)}
+}
+
+// exportCorrupt returns an *ExportError of ErrExportCorrupt.
+func exportCorrupt(format string, args ...any) error {
+	return &ExportError{Err: ErrExportCorrupt, Message: fmt.Sprintf(format, args...)}
+}
 
 // AnswerExportManifest describes an answer export file. It is the first
 // plaintext line of the encrypted body, and the header repeats it.
@@ -100,14 +123,15 @@ type AnswerExportBatch struct {
 	Answers json.RawMessage
 }
 
-// exportBatchLine is a batch as the body holds it: a push body without
+// AnswerExportLine is a batch as the body holds it: a push body without
 // server_code and npsn, which the manifest gives once.
-type exportBatchLine struct {
+type AnswerExportLine struct {
 	exportBatchHead
 	Answers json.RawMessage `json:"answers"`
 }
 
-// exportBatchHead is a batch line without its answers.
+// exportBatchHead is a batch line without its answers; its fields are
+// AnswerExportLine's.
 type exportBatchHead struct {
 	IdempotencyKey string    `json:"idempotency_key"`
 	SealedAt       time.Time `json:"sealed_at"`
@@ -122,7 +146,7 @@ type exportBatchHead struct {
 // answer.
 func WriteAnswerExport(w io.Writer, key []byte, e AnswerExport) (AnswerExportHeader, error) {
 	switch {
-	case !serverCodePattern.MatchString(e.ServerCode):
+	case !ValidServerCode(e.ServerCode):
 		return AnswerExportHeader{}, fmt.Errorf("answer export: server_code %q is not valid", e.ServerCode)
 	case !ValidNPSN(e.NPSN):
 		return AnswerExportHeader{}, fmt.Errorf("answer export: npsn %q is not valid", e.NPSN)
@@ -133,7 +157,7 @@ func WriteAnswerExport(w io.Writer, key []byte, e AnswerExport) (AnswerExportHea
 	}
 	lines := make([][]byte, 0, len(e.Batches)+1)
 	for i, b := range e.Batches {
-		if !idempotency.ValidKey(b.IdempotencyKey) {
+		if !ValidIdempotencyKey(b.IdempotencyKey) {
 			return AnswerExportHeader{}, fmt.Errorf("answer export: batch %d: idempotency key %q is not valid", i, b.IdempotencyKey)
 		}
 		var recs []json.RawMessage
@@ -202,16 +226,18 @@ func batchLine(b exportBatchHead, answers json.RawMessage) ([]byte, error) {
 	return append(line, '}', '\n'), nil
 }
 
-// readAnswerExportHeader reads the header line of an answer export file
-// from r and checks it.
-func readAnswerExportHeader(r *bufio.Reader) (AnswerExportHeader, error) {
+// ReadAnswerExportHeader reads the header line of an answer export file
+// from r, a bufio.Reader of MaxAnswerExportHeader bytes, and checks it. r is
+// then at the first byte of the encrypted body. A refusal is an
+// *ExportError of ErrExportInvalid; an error of r is returned as it is.
+func ReadAnswerExportHeader(r *bufio.Reader) (AnswerExportHeader, error) {
 	line, err := r.ReadSlice('\n')
 	switch {
 	case errors.Is(err, io.EOF) && len(line) == 0:
-		return AnswerExportHeader{}, apperr.Errorf(apperr.Invalid, ErrExportInvalid.Code, "the file is empty: %s", ErrExportInvalid.Message)
+		return AnswerExportHeader{}, exportInvalid("the file is empty: %s", ErrExportInvalid)
 	case errors.Is(err, io.EOF), errors.Is(err, bufio.ErrBufferFull):
-		return AnswerExportHeader{}, apperr.Errorf(apperr.Invalid, ErrExportInvalid.Code,
-			"the file does not start with a header line (at most %d bytes): %s", maxAnswerExportHeader, ErrExportInvalid.Message)
+		return AnswerExportHeader{}, exportInvalid(
+			"the file does not start with a header line (at most %d bytes): %s", MaxAnswerExportHeader, ErrExportInvalid)
 	case err != nil:
 		return AnswerExportHeader{}, err // an I/O error, or *http.MaxBytesError
 	}
@@ -219,17 +245,17 @@ func readAnswerExportHeader(r *bufio.Reader) (AnswerExportHeader, error) {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&h); err != nil {
-		return AnswerExportHeader{}, apperr.Errorf(apperr.Invalid, ErrExportInvalid.Code, "%s: its header line is not valid: %v", ErrExportInvalid.Message, err)
+		return AnswerExportHeader{}, exportInvalid("%s: its header line is not valid: %v", ErrExportInvalid, err)
 	}
 	bad := func(format string, args ...any) error {
-		return apperr.Errorf(apperr.Invalid, ErrExportInvalid.Code, "answer export header: "+format, args...)
+		return exportInvalid("answer export header: "+format, args...)
 	}
 	switch {
 	case h.Format != AnswerExportFormat:
 		return AnswerExportHeader{}, bad("format is %q; this portal reads %q (is the portal older than labagent?)", h.Format, AnswerExportFormat)
 	case h.Encryption != AnswerExportEncryption:
 		return AnswerExportHeader{}, bad("encryption is %q, not %q", h.Encryption, AnswerExportEncryption)
-	case !serverCodePattern.MatchString(h.ServerCode):
+	case !ValidServerCode(h.ServerCode):
 		return AnswerExportHeader{}, bad("server_code %q is not valid", h.ServerCode)
 	case !ValidNPSN(h.NPSN):
 		return AnswerExportHeader{}, bad("npsn %q is not 8 digits", h.NPSN)
@@ -243,25 +269,24 @@ func readAnswerExportHeader(r *bufio.Reader) (AnswerExportHeader, error) {
 	return h, nil
 }
 
-// readAnswerExportBody decodes the plaintext of an answer export body: it
-// checks the manifest against the header and calls fn for each batch in
-// order. fn may be nil (a dry pass). Errors of the body are EXPORT_CORRUPT;
-// an error of fn is returned as it is.
-func readAnswerExportBody(plain io.Reader, h AnswerExportHeader, fn func(exportBatchLine) error) error {
-	corrupt := func(format string, args ...any) error {
-		return apperr.Errorf(apperr.Unprocessable, ErrExportCorrupt.Code, format, args...)
-	}
+// ReadAnswerExportBody decodes the plaintext of an answer export body (the
+// reader of NewPackageDecrypter over the encrypted body): it checks the
+// manifest against the header and calls fn for each batch in order. fn may
+// be nil (a dry pass). A refusal of the body, a body that does not decrypt
+// among them, is an *ExportError of ErrExportCorrupt; an I/O error of
+// plain, or an error of fn, is returned as it is.
+func ReadAnswerExportBody(plain io.Reader, h AnswerExportHeader, fn func(AnswerExportLine) error) error {
 	src := &readErr{r: plain}
 	decodeErr := func(what string, err error) error {
 		switch {
-		case errors.Is(src.err, ErrPackageCorrupt):
-			return ErrExportCorrupt
+		case errors.Is(src.err, ErrPackageInvalid):
+			return exportCorrupt("%s", ErrExportCorrupt)
 		case src.err != nil:
 			return src.err // an I/O error of the spooled file
 		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-			return corrupt("the encrypted body ends before %s", what)
+			return exportCorrupt("the encrypted body ends before %s", what)
 		default:
-			return corrupt("%s is not valid: %v", what, err)
+			return exportCorrupt("%s is not valid: %v", what, err)
 		}
 	}
 	dec := json.NewDecoder(src)
@@ -271,11 +296,11 @@ func readAnswerExportBody(plain io.Reader, h AnswerExportHeader, fn func(exportB
 		return decodeErr("the manifest", err)
 	}
 	if !m.equal(h.AnswerExportManifest) {
-		return corrupt("the header line does not match the manifest inside the encrypted body: the header was altered")
+		return exportCorrupt("the header line does not match the manifest inside the encrypted body: the header was altered")
 	}
 	batches, records := 0, 0
 	for {
-		var b exportBatchLine
+		var b AnswerExportLine
 		err := dec.Decode(&b)
 		if errors.Is(err, io.EOF) {
 			break
@@ -285,7 +310,7 @@ func readAnswerExportBody(plain io.Reader, h AnswerExportHeader, fn func(exportB
 		}
 		batches++
 		if b.IdempotencyKey == "" {
-			return corrupt("batch %d has no idempotency_key", batches)
+			return exportCorrupt("batch %d has no idempotency_key", batches)
 		}
 		records += b.TotalRecords
 		if fn != nil {
@@ -295,7 +320,7 @@ func readAnswerExportBody(plain io.Reader, h AnswerExportHeader, fn func(exportB
 		}
 	}
 	if batches != m.Batches || records != m.Records {
-		return corrupt("the body holds %d batches of %d records; the manifest says %d of %d", batches, records, m.Batches, m.Records)
+		return exportCorrupt("the body holds %d batches of %d records; the manifest says %d of %d", batches, records, m.Batches, m.Records)
 	}
 	return nil
 }

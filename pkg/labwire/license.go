@@ -1,4 +1,4 @@
-package exam
+package labwire
 
 import (
 	"bytes"
@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/seedhq/portal/internal/apperr"
 )
 
 // LicenseVersion is the only payload version ("v") that SignLicense writes
@@ -22,12 +20,13 @@ const LicenseVersion = 1
 // ParseLicenseToken rejects longer tokens before decoding anything.
 const MaxLicenseTokenSize = 8 << 10
 
-// ErrLicenseInvalid is returned by ParseLicenseToken (possibly wrapped) for a
+// ErrLicenseInvalid is returned by ParseLicenseToken (wrapped) for a
 // malformed token or a signature that does not verify.
-var ErrLicenseInvalid = apperr.New(apperr.Unauthorized, "LICENSE_INVALID", "the licence token is malformed or its signature does not verify")
+var ErrLicenseInvalid = errors.New("the licence token is malformed or its signature does not verify")
 
 // LicensePayload is the signed content of a licence token.
 type LicensePayload struct {
+	// V is the payload format, LicenseVersion.
 	V             int       `json:"v"`
 	LicenseID     string    `json:"license_id"`
 	NPSN          string    `json:"npsn"`
@@ -38,6 +37,10 @@ type LicensePayload struct {
 	IssuedAt      time.Time `json:"issued_at"`
 	ExpiresAt     time.Time `json:"expires_at"`
 }
+
+// Expired reports whether the licence has expired at now (its ExpiresAt is
+// not after now).
+func (p *LicensePayload) Expired(now time.Time) bool { return !now.Before(p.ExpiresAt) }
 
 // tokenEncoding is base64url without padding; Strict rejects non-zero
 // trailing bits, so every byte string has exactly one encoding.
@@ -84,7 +87,8 @@ func SignLicense(key ed25519.PrivateKey, p LicensePayload) (token string, signat
 	return token, signature, nil
 }
 
-// ParseLicenseToken verifies the signature and decodes the payload; it does
+// ParseLicenseToken verifies the signature and decodes the payload, offline,
+// with the portal's public key (GET /api/v1/licenses/public-key). It does
 // NOT check expiry, revocation, npsn or hardware: callers do.
 //
 // Any malformed token (too long, not two base64url parts, a signature of the
@@ -147,8 +151,7 @@ func isTokenByte(c byte) bool {
 	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.'
 }
 
-// licenseInvalid wraps ErrLicenseInvalid with a reason for logs; users see
-// only the message of ErrLicenseInvalid.
+// licenseInvalid wraps ErrLicenseInvalid with a reason.
 func licenseInvalid(reason string) error {
 	return fmt.Errorf("%w (%s)", ErrLicenseInvalid, reason)
 }
