@@ -28,7 +28,8 @@ func TestMountRedirector(t *testing.T) {
 		redirHits = append(redirHits, r.URL.Path)
 		redirAddr = r.RemoteAddr
 	})
-	h := mountRedirector(api, httpapi.ClientAddr([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, redir))
+	serves := newTestRouter(t).Serves
+	h := mountRedirector(api, serves, httpapi.ClientAddr([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, redir))
 	toAPI := []string{"/api", "/api/", "/api/url/1", "/api/v1/auth/login", "/healthz", "/readyz", "/metrics"}
 	toRedir := []string{"/", "/abc", "/q/1", "/r/summer", "/c/2", "/apix", "/healthzz", "/metrics/x", "/favicon.ico"}
 	for _, p := range append(append([]string{}, toAPI...), toRedir...) {
@@ -46,6 +47,22 @@ func TestMountRedirector(t *testing.T) {
 	if redirAddr != "198.51.100.7:0" {
 		t.Errorf("redirector saw RemoteAddr %q, want the forwarded client", redirAddr)
 	}
+}
+
+// newTestRouter returns the API router with the exam and link-management
+// APIs over a fresh bbolt store.
+func newTestRouter(t *testing.T) *httpapi.Router {
+	t.Helper()
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	svc, err := exam.NewService(t.Context(), st, exam.Config{TempDir: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return httpapi.New(httpapi.Options{Exam: svc, Links: links.NewService(st, links.Config{})})
 }
 
 // TestMountRedirectorReal mounts the real API router and redirector on a
@@ -78,7 +95,7 @@ func TestMountRedirectorReal(t *testing.T) {
 	apiH := httpapi.New(httpapi.Options{Exam: svc, Links: links.NewService(st, links.Config{}), LinkBaseURL: base})
 	redir := redirect.New(redirect.Options{Store: st, Recorder: rec, ShortHost: "s.example.org",
 		PublicURL: func(*http.Request) string { return base }})
-	h := mountRedirector(apiH, redir)
+	h := mountRedirector(apiH, apiH.Serves, redir)
 
 	cases := []struct {
 		host, path string

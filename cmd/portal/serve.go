@@ -427,10 +427,10 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	handler := httpapi.New(httpapi.Options{
+	api := httpapi.New(httpapi.Options{
 		Exam: svc,
 		Console: console.New(console.Options{Exam: svc, Key: consoleKey, Links: linkSvc, LinkBaseURL: linkBase,
-			Ordering: ordOpts, Logger: logger}),
+			Ordering: consoleOrdering(ordOpts), Logger: logger}),
 		Links:          linkSvc,
 		Ordering:       ordOpts,
 		LinkBaseURL:    linkBase,
@@ -443,11 +443,22 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 		BlobGC:         blobGC,
 	})
 
+	var handler http.Handler = api
 	if redir != nil {
-		handler = mountRedirector(handler, httpapi.ClientAddr(o.TrustedProxies, redir))
+		handler = mountRedirector(api, api.Serves, httpapi.ClientAddr(o.TrustedProxies, redir))
 	}
 
 	return serveHTTP(ctx, ln, handler, baseURL, o, logger)
+}
+
+// consoleOrdering is what the console's shop shares with the ordering API
+// configured by o; nil (no shop pages) when o is nil.
+func consoleOrdering(o *ordhttp.Options) *console.Ordering {
+	if o == nil {
+		return nil
+	}
+	return &console.Ordering{Service: o.Service, PoW: o.PoW, Now: o.Now,
+		MessengerStandIn: o.Sandbox != nil && o.Sandbox.GatewaySecret != ""}
 }
 
 // cacheInvalidation returns what the link service calls after each write:
@@ -505,27 +516,18 @@ func newVisitRecorder(ctx context.Context, st store, ls links.Store, o serveOpti
 	return rec, nil
 }
 
-// mountRedirector returns the portal's root handler: /api and everything
-// under /api/, /healthz, /readyz and /metrics go to api; every other path
-// goes to redir, which decides by host (an unknown host gets its 404 page).
-func mountRedirector(api, redir http.Handler) http.Handler {
+// mountRedirector returns the portal's root handler: the paths api serves
+// (httpapi.Router.Serves: /api and everything under /api/, /healthz,
+// /readyz, /metrics, the console, ...) go to api; every other path goes to
+// redir, which decides by host (an unknown host gets its 404 page).
+func mountRedirector(api http.Handler, serves func(path string) bool, redir http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if isAPIPath(r.URL.Path) {
+		if serves(r.URL.Path) {
 			api.ServeHTTP(w, r)
 			return
 		}
 		redir.ServeHTTP(w, r)
 	})
-}
-
-// isAPIPath reports whether path belongs to the API router.
-func isAPIPath(path string) bool {
-	switch path {
-	case "/api", "/healthz", "/readyz", "/metrics":
-		return true
-	}
-	return strings.HasPrefix(path, "/api/") || strings.HasPrefix(path, "/sandbox/") || path == "/console" ||
-		strings.HasPrefix(path, "/console/")
 }
 
 // serveHTTP serves handler on ln until ctx is done, then stops accepting,

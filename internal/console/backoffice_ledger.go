@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	ord "github.com/seedhq/portal/internal/ordering"
+	"github.com/seedhq/portal/internal/ordering/orderweb"
 )
 
 // ledgerDays is the default period of the ledger page: the last two
@@ -149,7 +149,7 @@ func (c *console) ledgerCSV(w http.ResponseWriter, r *http.Request) {
 		c.officeRender(w, r, "office_ledger", http.StatusOK, ledgerView{office: c.newOffice(r.Context()), From: from, To: to}, err)
 		return
 	}
-	if err := ordhttp.WriteLedgerCSV(w, l); err != nil {
+	if err := orderweb.WriteLedgerCSV(w, l); err != nil {
 		c.log.Warn("console: ledger CSV", "err", err)
 	}
 }

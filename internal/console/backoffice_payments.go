@@ -7,9 +7,9 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/seedhq/portal/internal/apperr"
-	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	"github.com/seedhq/portal/internal/httpapi/respond"
 	ord "github.com/seedhq/portal/internal/ordering"
+	"github.com/seedhq/portal/internal/ordering/orderweb"
 )
 
 // officePaymentsView is the payments page's data: the orders whose receipt
@@ -61,7 +61,7 @@ func (c *console) officeProof(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer f.Close()
-	ordhttp.WriteProof(w, p, f)
+	orderweb.WriteProof(w, p, f)
 }
 
 // officeVerify serves POST /console/shop/payments/{id}/verify (decision

@@ -33,10 +33,11 @@ import (
 
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/exam"
-	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	"github.com/seedhq/portal/internal/httpapi/respond"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/mathfont"
+	"github.com/seedhq/portal/internal/ordering"
+	"github.com/seedhq/portal/internal/ordering/challenge"
 	"github.com/seedhq/portal/internal/qbank"
 )
 
@@ -59,11 +60,26 @@ type Options struct {
 	Links *links.Service
 	// LinkBaseURL is where short links are served (no trailing slash).
 	LinkBaseURL string
-	// Ordering is the ordering API's configuration (its service, login
-	// challenge and gateway stand-in); nil leaves the shop's pages out.
-	Ordering *ordhttp.Options
+	// Ordering is what the shop's pages share with the ordering API; nil
+	// leaves them out.
+	Ordering *Ordering
 	// Logger receives internal errors. Nil discards.
 	Logger *slog.Logger
+}
+
+// Ordering is what the console's shop and back office share with the
+// ordering API (internal/httpapi/ordering).
+type Ordering struct {
+	// Service is the ordering domain. Required.
+	Service *ordering.Service
+	// PoW issues the built-in proof-of-work challenges of the shop's login
+	// form; nil when logins are checked by another verifier.
+	PoW *challenge.PoW
+	// MessengerStandIn tells the login page that the built-in stand-in of
+	// the messaging gateway (/sandbox/messenger) is on.
+	MessengerStandIn bool
+	// Now returns the current time; tests fix it. Nil: time.Now.
+	Now func() time.Time
 }
 
 // langCookie keeps the language chosen with ?lang=.
@@ -90,7 +106,7 @@ type console struct {
 	exam     *exam.Service
 	links    *links.Service
 	linkBase string
-	ordering *ordhttp.Options
+	ordering *Ordering
 	log      *slog.Logger
 	pages    map[string]*template.Template
 	csrfKey  []byte

@@ -135,7 +135,8 @@ type portal struct {
 	anaKey, budiKey string
 
 	shop     *ordering.Service
-	ordering *ordhttp.Options // what the ordering API and the console's shop share
+	ordering *ordhttp.Options  // the ordering API's configuration
+	shopOpts *console.Ordering // what the console's shop shares with it
 	pow      *challenge.PoW
 	clock    *testkit.Clock
 	menu     []ordering.MenuItem // the items of withMenu, in its order
@@ -225,9 +226,10 @@ func newPortal(t *testing.T, opts ...portalOption) *portal {
 		}
 	}
 
+	p.shopOpts = &console.Ordering{Service: p.shop, PoW: p.pow, Now: p.clock.Now, MessengerStandIn: true}
 	p.srv.Config.Handler = httpapi.New(httpapi.Options{Exam: p.exam, Links: p.links, LinkBaseURL: linkBaseURL, Ordering: p.ordering,
 		Console: console.New(console.Options{Exam: p.exam, Key: []byte(consoleKey), Links: p.links, LinkBaseURL: linkBaseURL,
-			Ordering: p.ordering})})
+			Ordering: p.shopOpts})})
 	p.srv.Start()
 	t.Cleanup(p.srv.Close)
 	return p

@@ -8,9 +8,9 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	"github.com/seedhq/portal/internal/httpapi/respond"
 	ord "github.com/seedhq/portal/internal/ordering"
+	"github.com/seedhq/portal/internal/ordering/orderweb"
 )
 
 // kitchenCard is an order on the kitchen display with the moves its user
@@ -70,7 +70,7 @@ func (c *console) kitchenEvents(w http.ResponseWriter, r *http.Request) {
 	u := shopUserFrom(r)
 	v := c.shopView(r)
 	v.Lang = language(r)
-	err := ordhttp.StreamChanges(w, r, c.ordering.Service, c.log, "cards", func(ctx context.Context) ([]byte, error) {
+	err := orderweb.StreamChanges(w, r, c.ordering.Service, c.log, "cards", func(ctx context.Context) ([]byte, error) {
 		kv, err := c.kitchenData(ctx, r, u)
 		if err != nil {
 			return nil, err

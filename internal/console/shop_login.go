@@ -201,7 +201,7 @@ func (c *console) shopWaitPage(w http.ResponseWriter, r *http.Request) {
 	v := c.shopView(r)
 	v.Data = shopWaitView{Link: p.Link, Number: p.Number, Text: "VERIFY_" + p.Token, Next: p.Next,
 		ExpiresIn: max(0, int(time.Until(time.Unix(p.Expires, 0))/time.Second)),
-		StandIn:   c.ordering.Sandbox != nil && c.ordering.Sandbox.GatewaySecret != ""}
+		StandIn:   c.ordering.MessengerStandIn}
 	c.render(w, r, "shop_wait", http.StatusOK, v)
 }
 

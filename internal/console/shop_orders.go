@@ -10,8 +10,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/seedhq/portal/internal/apperr"
-	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	ord "github.com/seedhq/portal/internal/ordering"
+	"github.com/seedhq/portal/internal/ordering/orderweb"
 )
 
 // ordersView is the data of the list of the user's orders.
@@ -92,7 +92,7 @@ func (c *console) orderEvents(w http.ResponseWriter, r *http.Request) {
 		c.plainError(w, err)
 		return
 	}
-	err := ordhttp.StreamChanges(w, r, c.ordering.Service, c.log, "status", func(ctx context.Context) ([]byte, error) {
+	err := orderweb.StreamChanges(w, r, c.ordering.Service, c.log, "status", func(ctx context.Context) ([]byte, error) {
 		o, err := c.ordering.Service.OrderFor(ctx, u, id)
 		return []byte(o.Status), err
 	})

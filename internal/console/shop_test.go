@@ -159,7 +159,7 @@ func TestShopSignInRefusals(t *testing.T) {
 // their widget, and offers no form.
 func TestShopSignInWithoutPoW(t *testing.T) {
 	p := newPortal(t, storefrontMenu)
-	p.ordering.PoW = nil
+	p.shopOpts.PoW = nil
 	resp, body := get(t, browser(t), p.srv.URL+"/console/shop/login")
 	if resp.StatusCode != 200 || !strings.Contains(body, "Turnstile or hCaptcha") || strings.Contains(body, `id="shop-login"`) {
 		t.Fatalf("sign-in page without the proof of work: %d\n%s", resp.StatusCode, body)

@@ -39,7 +39,7 @@ func (s *server) createAcademicYear(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusCreated, newAcademicYearView(ay))
+	respond.Data(w, http.StatusCreated, newAcademicYearView(ay))
 }
 
 // listAcademicYears handles GET /api/v1/admin/academic-years: every year, newest first.
@@ -53,7 +53,7 @@ func (s *server) listAcademicYears(w http.ResponseWriter, r *http.Request) {
 	for i, ay := range ays {
 		views[i] = newAcademicYearView(ay)
 	}
-	writeData(w, http.StatusOK, views)
+	respond.Data(w, http.StatusOK, views)
 }
 
 // activateAcademicYear handles POST /api/v1/admin/academic-years/{id}/activate:
@@ -64,5 +64,5 @@ func (s *server) activateAcademicYear(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, newAcademicYearView(ay))
+	respond.Data(w, http.StatusOK, newAcademicYearView(ay))
 }

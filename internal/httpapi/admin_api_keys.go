@@ -22,7 +22,7 @@ type apiKeyView struct {
 
 func newAPIKeyView(k exam.APIKey) apiKeyView {
 	return apiKeyView{ID: k.ID, Name: k.Name, Prefix: k.Prefix, CreatedAt: k.CreatedAt.UTC(),
-		RevokedAt: utcPtr(k.RevokedAt), LastUsedAt: utcPtr(k.LastUsedAt)}
+		RevokedAt: respond.UTC(k.RevokedAt), LastUsedAt: respond.UTC(k.LastUsedAt)}
 }
 
 type createAPIKeyRequest struct {
@@ -42,7 +42,7 @@ func (s *server) createAPIKey(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeSecret(w, http.StatusCreated, withKey[apiKeyView]{true, newAPIKeyView(k), key})
+	respond.Secret(w, http.StatusCreated, respond.WithKey[apiKeyView]{Success: true, Data: newAPIKeyView(k), Key: key})
 }
 
 // listAPIKeys handles GET /api/v1/admin/api-keys: every key, newest first.
@@ -56,7 +56,7 @@ func (s *server) listAPIKeys(w http.ResponseWriter, r *http.Request) {
 	for i, k := range ks {
 		views[i] = newAPIKeyView(k)
 	}
-	writeData(w, http.StatusOK, views)
+	respond.Data(w, http.StatusOK, views)
 }
 
 // revokeAPIKey handles DELETE /api/v1/admin/api-keys/{id}: the key stops
@@ -67,5 +67,5 @@ func (s *server) revokeAPIKey(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, newAPIKeyView(k))
+	respond.Data(w, http.StatusOK, newAPIKeyView(k))
 }

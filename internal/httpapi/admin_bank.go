@@ -128,7 +128,7 @@ func (s *server) importExam(w http.ResponseWriter, r *http.Request) {
 			rep.Questions = append(rep.Questions, newQuestionJSON(q))
 		}
 		rep.Stimuli = bank.Stimuli
-		writeData(w, http.StatusOK, rep)
+		respond.Data(w, http.StatusOK, rep)
 		return
 	}
 	if rep.Refused > 0 && !onlyPassed {
@@ -147,7 +147,7 @@ func (s *server) importExam(w http.ResponseWriter, r *http.Request) {
 	}
 	v := newExamView(e, true)
 	rep.Exam = &v
-	writeData(w, http.StatusCreated, rep)
+	respond.Data(w, http.StatusCreated, rep)
 }
 
 // importInput reads the exam of a creation from the query.

@@ -161,7 +161,7 @@ func (s *server) answerSheet(w http.ResponseWriter, r *http.Request) {
 			rows[i].Answer = &v
 		}
 	}
-	writeData(w, http.StatusOK, struct {
+	respond.Data(w, http.StatusOK, struct {
 		ExamID    string         `json:"exam_id"`
 		ExamTitle string         `json:"exam_title"`
 		MemberID  string         `json:"member_id"`

@@ -198,7 +198,7 @@ func (s *server) createExam(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusCreated, newExamView(e, true))
+	respond.Data(w, http.StatusCreated, newExamView(e, true))
 }
 
 // updateExam handles PUT /api/v1/admin/exams/{id} (the body of POST): the
@@ -215,7 +215,7 @@ func (s *server) updateExam(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, newExamView(e, true))
+	respond.Data(w, http.StatusOK, newExamView(e, true))
 }
 
 // listExams handles GET /api/v1/admin/exams?npsn=: exams without their questions.
@@ -229,7 +229,7 @@ func (s *server) listExams(w http.ResponseWriter, r *http.Request) {
 	for i, e := range es {
 		views[i] = newExamView(e, false)
 	}
-	writeData(w, http.StatusOK, views)
+	respond.Data(w, http.StatusOK, views)
 }
 
 // getExam handles GET /api/v1/admin/exams/{id}: one exam with its questions
@@ -240,7 +240,7 @@ func (s *server) getExam(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, newExamView(e, true))
+	respond.Data(w, http.StatusOK, newExamView(e, true))
 }
 
 // deleteExam handles DELETE /api/v1/admin/exams/{id}: removes an exam that
@@ -250,7 +250,7 @@ func (s *server) deleteExam(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	respond.JSON(w, http.StatusOK, okBody{Success: true, Message: "exam deleted"})
+	respond.JSON(w, http.StatusOK, respond.OK{Success: true, Message: "exam deleted"})
 }
 
 type memberResultView struct {
@@ -283,7 +283,7 @@ func (s *server) examResults(w http.ResponseWriter, r *http.Request) {
 			Kelas: m.Kelas, Score: m.Score, Answered: m.Answered, Correct: m.Correct,
 			Graded: m.Pending == 0, Pending: m.Pending, PendingPoints: m.PendingPoints}
 	}
-	writeData(w, http.StatusOK, struct {
+	respond.Data(w, http.StatusOK, struct {
 		ExamID     string             `json:"exam_id"`
 		MaxScore   float64            `json:"max_score"`
 		AnswerRows int                `json:"answer_rows"`

@@ -47,7 +47,7 @@ func (s *server) loginCards(w http.ResponseWriter, r *http.Request) {
 			views[i] = loginCardView{MemberID: c.MemberID, NPSN: c.NPSN, Kelas: c.Kelas, Nama: c.Nama,
 				Username: c.Username, NISN: c.NISN, ExamPassword: c.ExamPassword}
 		}
-		writeData(w, http.StatusOK, views)
+		respond.Data(w, http.StatusOK, views)
 		return
 	}
 	var buf bytes.Buffer
@@ -78,7 +78,7 @@ func (s *server) resetExamPassword(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeSecret(w, http.StatusOK, dataBody{Success: true, Data: struct {
+	respond.Secret(w, http.StatusOK, respond.DataBody{Success: true, Data: struct {
 		MemberID     string `json:"member_id"`
 		Username     string `json:"username"`
 		ExamPassword string `json:"exam_password"`

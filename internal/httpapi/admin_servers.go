@@ -46,7 +46,7 @@ func (s *server) listMonitors(w http.ResponseWriter, r *http.Request) {
 			LastPingAt: m.LastPingAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
 		}
 	}
-	writeData(w, http.StatusOK, views)
+	respond.Data(w, http.StatusOK, views)
 }
 
 type syncLogView struct {
@@ -89,7 +89,7 @@ func (s *server) listSyncLogs(w http.ResponseWriter, r *http.Request) {
 			Outcome: string(l.Outcome), ErrorCode: l.ErrorCode, ReceivedAt: l.ReceivedAt.UTC(),
 		}
 	}
-	writeData(w, http.StatusOK, views)
+	respond.Data(w, http.StatusOK, views)
 }
 
 type serverBindingView struct {
@@ -113,7 +113,7 @@ func (s *server) listServers(w http.ResponseWriter, r *http.Request) {
 		views[i] = serverBindingView{ServerCode: b.ServerCode, NPSN: b.NPSN, HardwareID: b.HardwareID,
 			LicenseID: b.LicenseID, BoundAt: b.BoundAt.UTC()}
 	}
-	writeData(w, http.StatusOK, views)
+	respond.Data(w, http.StatusOK, views)
 }
 
 // resetServer handles DELETE /api/v1/admin/servers/{server_code}: removes the
@@ -124,5 +124,5 @@ func (s *server) resetServer(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	respond.JSON(w, http.StatusOK, okBody{Success: true, Message: "server binding reset"})
+	respond.JSON(w, http.StatusOK, respond.OK{Success: true, Message: "server binding reset"})
 }

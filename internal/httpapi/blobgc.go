@@ -11,6 +11,7 @@ import (
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/blobgc"
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/httpapi/respond"
 )
 
 // BlobGC runs one garbage collection of blobs (blobgc.Collector.Run).
@@ -99,5 +100,5 @@ func (s *server) blobGC(w http.ResponseWriter, r *http.Request) {
 	for _, m := range rep.Missing {
 		v.Missing = append(v.Missing, blobGCMissing{Key: m.Key, ReferredToBy: append([]string{}, m.Owners...)})
 	}
-	writeData(w, http.StatusOK, v)
+	respond.Data(w, http.StatusOK, v)
 }

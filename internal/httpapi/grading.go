@@ -47,7 +47,7 @@ func (s *server) createGrader(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.log.InfoContext(r.Context(), "grader created", "grader", u.ID, "by", operatorFrom(r.Context()).ID)
-	writeData(w, http.StatusCreated, newGraderView(exam.Grader{User: u}))
+	respond.Data(w, http.StatusCreated, newGraderView(exam.Grader{User: u}))
 }
 
 // listGraders handles GET /api/v1/admin/graders: every grader with its exams.
@@ -61,7 +61,7 @@ func (s *server) listGraders(w http.ResponseWriter, r *http.Request) {
 	for i, g := range gs {
 		views[i] = newGraderView(g)
 	}
-	writeData(w, http.StatusOK, views)
+	respond.Data(w, http.StatusOK, views)
 }
 
 type graderExamsRequest struct {
@@ -85,7 +85,7 @@ func (s *server) setGraderExams(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, newGraderView(g))
+	respond.Data(w, http.StatusOK, newGraderView(g))
 }
 
 // gradeView is one version of an answer's grade.
@@ -155,7 +155,7 @@ func (s *server) gradingExams(w http.ResponseWriter, r *http.Request) {
 	for i, e := range es {
 		views[i] = newExamView(e, false)
 	}
-	writeData(w, http.StatusOK, views)
+	respond.Data(w, http.StatusOK, views)
 }
 
 // gradingProgress handles GET /api/v1/grading/exams/{id}: the exam's essay
@@ -170,7 +170,7 @@ func (s *server) gradingProgress(w http.ResponseWriter, r *http.Request) {
 	for i, q := range p.Questions {
 		qs[i] = newGradingQuestionView(q)
 	}
-	writeData(w, http.StatusOK, struct {
+	respond.Data(w, http.StatusOK, struct {
 		ExamID    string                `json:"exam_id"`
 		Title     string                `json:"title"`
 		Answers   int                   `json:"answers"`
@@ -261,7 +261,7 @@ func (s *server) essayAnswer(w http.ResponseWriter, r *http.Request) {
 		version = a.Grade.Version
 	}
 	w.Header().Set("ETag", strconv.Quote(strconv.Itoa(version)))
-	writeData(w, http.StatusOK, struct {
+	respond.Data(w, http.StatusOK, struct {
 		essayAnswerView
 		History []*gradeView `json:"history"`
 	}{newEssayAnswerView(a), history})
@@ -313,7 +313,7 @@ func (s *server) saveGrade(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("ETag", strconv.Quote(strconv.Itoa(g.Version)))
-	writeData(w, http.StatusOK, newGradeView(&g))
+	respond.Data(w, http.StatusOK, newGradeView(&g))
 }
 
 // gradeVersion returns the version a save replaces: the body's version or

@@ -1,6 +1,7 @@
 // Package httpapi is the HTTP edge of the portal: one chi router serving the
-// exam synchronisation API under /api/v1, the link-management API and the
-// ordering API (its handlers in the subpackage ordering), with the middleware every request goes through (request id,
+// exam synchronisation API under /api/v1, the link-management API (its
+// handlers in the subpackage links) and the ordering API (in the subpackage
+// ordering), with the middleware every request goes through (request id,
 // panic recovery, one log line, Prometheus metrics, body limits, client
 // address resolution) and the authentication of operators, lab servers and
 // API-key clients.
@@ -33,19 +34,19 @@ type Options struct {
 	// Exam is the exam domain service behind the /api/v1 routes. Required.
 	Exam *exam.Service
 	// Links is the link-management service behind the /api link routes
-	// and the /api/v1/admin/link-* operator routes. Nil: those routes do
-	// not exist (404).
+	// and the /api/v1/admin/link-* operator routes (internal/httpapi/links).
+	// Nil: those routes do not exist (404).
 	Links *links.Service
 	// Console is the web console (internal/console), served at /console/.
 	// Nil: not served.
 	Console http.Handler
-	// Ordering configures the ordering API's routes (/api/auth/...,
-	// /api/bans, ...). Nil: those routes do not exist (404).
-	Ordering *ordhttp.Options
 	// LinkBaseURL is the base URL of the short host (short links, rotators,
 	// QR images), e.g. https://sho.rt. Empty: the scheme and host of each
 	// request.
 	LinkBaseURL string
+	// Ordering configures the ordering API's routes (/api/auth/...,
+	// /api/bans, ...). Nil: those routes do not exist (404).
+	Ordering *ordhttp.Options
 	// Logger receives the "request complete" line of every request and the
 	// details of internal errors and panics. Nil discards.
 	Logger *slog.Logger
@@ -73,12 +74,12 @@ type Options struct {
 
 // server holds what the handlers share. Handlers are its methods.
 type server struct {
-	exam     *exam.Service
-	links    *links.Service
-	ordering *ordhttp.Options
-	console  http.Handler
-	// linkBaseURL is Options.LinkBaseURL without a trailing slash.
+	exam  *exam.Service
+	links *links.Service
+	// linkBaseURL is Options.LinkBaseURL.
 	linkBaseURL string
+	ordering    *ordhttp.Options
+	console     http.Handler
 	log         *slog.Logger
 	proxies     []netip.Prefix
 	metrics     *metrics
@@ -89,10 +90,30 @@ type server struct {
 	blobGCFn    BlobGC
 }
 
+// Router is the portal's HTTP handler: one chi router with the routes of
+// every API it mounts.
+type Router struct {
+	*chi.Mux
+	// paths are the request paths of what is mounted (Serves).
+	paths []string
+}
+
+// Serves reports whether path belongs to one of the mounted APIs (or to
+// /healthz, /readyz and /metrics): the portal sends every other path to the
+// short-link redirector.
+func (rt *Router) Serves(path string) bool {
+	for _, p := range rt.paths {
+		if path == p || strings.HasSuffix(p, "/") && strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // New returns the portal's HTTP handler: one chi router with every route of
 // the exam API, /healthz, /readyz and /metrics, and, with Options.Links and
 // Options.Ordering, every route of the link-management and ordering APIs.
-func New(opts Options) http.Handler {
+func New(opts Options) *Router {
 	if opts.Exam == nil {
 		panic("httpapi: Options.Exam is required")
 	}
@@ -120,7 +141,7 @@ func New(opts Options) http.Handler {
 		links:       opts.Links,
 		ordering:    opts.Ordering,
 		console:     opts.Console,
-		linkBaseURL: strings.TrimSuffix(opts.LinkBaseURL, "/"),
+		linkBaseURL: opts.LinkBaseURL,
 		log:         logger,
 		proxies:     opts.TrustedProxies,
 		metrics:     newMetrics(reg),
@@ -130,6 +151,5 @@ func New(opts Options) http.Handler {
 		blobs:       opts.Blobs,
 		blobGCFn:    opts.BlobGC,
 	}
-	s.routes()
-	return s.mux
+	return &Router{Mux: s.mux, paths: s.routes()}
 }

@@ -39,7 +39,7 @@ func newLicenseView(l exam.License, now time.Time) licenseView {
 	return licenseView{
 		LicenseID: l.ID, NPSN: l.NPSN, SchoolName: l.SchoolName, HardwareID: l.HardwareID,
 		MaxStudents: l.MaxStudents, OperatingMode: l.OperatingMode,
-		IssuedAt: l.IssuedAt.UTC(), ExpiresAt: l.ExpiresAt.UTC(), RevokedAt: utcPtr(l.RevokedAt),
+		IssuedAt: l.IssuedAt.UTC(), ExpiresAt: l.ExpiresAt.UTC(), RevokedAt: respond.UTC(l.RevokedAt),
 		Status: exam.LicenseStatus(l, now), LicenseToken: l.Token,
 	}
 }
@@ -104,7 +104,7 @@ func (s *server) listLicenses(w http.ResponseWriter, r *http.Request) {
 	for i, l := range ls {
 		views[i] = newLicenseView(l, now)
 	}
-	writeData(w, http.StatusOK, views)
+	respond.Data(w, http.StatusOK, views)
 }
 
 // revokeLicense handles POST /api/v1/licenses/{id}/revoke: handshakes with
@@ -115,5 +115,5 @@ func (s *server) revokeLicense(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusOK, newLicenseView(l, s.exam.Now()))
+	respond.Data(w, http.StatusOK, newLicenseView(l, s.exam.Now()))
 }

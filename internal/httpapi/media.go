@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/httpapi/respond"
 )
 
 // mediaView is a media file as operators read it.
@@ -44,7 +45,7 @@ func (s *server) uploadMedia(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeData(w, http.StatusCreated, newMediaView(m))
+	respond.Data(w, http.StatusCreated, newMediaView(m))
 }
 
 // getMedia handles GET /api/v1/admin/media/{sha256}: the file's bytes, for

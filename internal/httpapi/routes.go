@@ -6,6 +6,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/seedhq/portal/internal/exam"
+	linkhttp "github.com/seedhq/portal/internal/httpapi/links"
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	"github.com/seedhq/portal/internal/httpapi/respond"
 	"github.com/seedhq/portal/internal/qbank"
@@ -22,9 +23,10 @@ const (
 const examBase = "/api/v1"
 
 // routes installs the middleware shared by every API and the routes of each
-// API. The link-management and ordering APIs add their own xxxRoutes
-// function, in their own route file, called from here.
-func (s *server) routes() {
+// API, and returns the request paths of what it mounted (Router.Serves).
+// The link-management and ordering APIs list theirs in their own packages
+// (links.Routes, ordering.Routes), mounted from here.
+func (s *server) routes() (paths []string) {
 	r := s.mux
 	r.Use(
 		s.requestID,
@@ -36,6 +38,7 @@ func (s *server) routes() {
 	r.NotFound(s.notFound)
 	r.MethodNotAllowed(s.methodNotAllowed)
 
+	paths = append(paths, "/healthz", "/readyz", "/metrics", "/api/openapi/", examBase+"/")
 	r.Get("/healthz", s.healthz)
 	r.Get("/readyz", s.readyz)
 	r.Get("/metrics", s.metricsHandler().ServeHTTP)
@@ -45,13 +48,16 @@ func (s *server) routes() {
 	s.backupRoutes(r)
 	s.blobGCRoutes(r)
 	if s.links != nil {
-		s.linkRoutes(r)
+		paths = append(paths, linkhttp.Paths()...)
+		linkhttp.Routes(r, linkhttp.Options{Service: s.links, BaseURL: s.linkBaseURL, Idempotency: s.exam.Idempotency(),
+			RequireOperator: s.requireOperator, OperatorOnce: s.operatorOnce, Logger: s.log})
 	}
 	if s.console != nil {
 		r.Get("/console", func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "/console/", http.StatusMovedPermanently)
 		})
 		r.Mount("/console", s.console)
+		paths = append(paths, "/console", "/console/")
 	}
 	if s.ordering != nil {
 		o := *s.ordering
@@ -61,9 +67,11 @@ func (s *server) routes() {
 		if o.Idempotency == nil {
 			o.Idempotency = s.exam.Idempotency()
 		}
+		o.RequireOperator, o.OperatorOnce = s.requireOperator, s.operatorOnce
 		ordhttp.Routes(r, o)
-		s.adminOrderingRoutes(r)
+		paths = append(paths, ordhttp.Paths()...)
 	}
+	return paths
 }
 
 // operatorOnce honours Idempotency-Key on an operator's creating call

@@ -85,7 +85,8 @@ func runConsole(t *testing.T, kind string, st consoleStore) {
 	}
 	ordOpts := &ordhttp.Options{Service: ord, PoW: pow, Gateway: gw, ProviderSecrets: []string{providerSecret}}
 	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: svc, Links: linkSvc, Ordering: ordOpts,
-		Console: console.New(console.Options{Exam: svc, Key: key, Links: linkSvc, Ordering: ordOpts})}))
+		Console: console.New(console.Options{Exam: svc, Key: key, Links: linkSvc,
+			Ordering: &console.Ordering{Service: ord, PoW: pow}})}))
 	t.Cleanup(srv.Close)
 
 	start := time.Now()

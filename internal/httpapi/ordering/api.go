@@ -1,6 +1,7 @@
 // Package ordering is the HTTP edge of the ordering API
 // (docs/api/ordering.md): messenger login, and the routes built on it. Its
-// routes are listed in routes.go and mounted by internal/httpapi on the
+// routes, and the operator's routes over the shop under
+// /api/v1/admin/ordering, are listed in routes.go and mounted by internal/httpapi on the
 // portal's one router, which runs the shared middleware (request id, client
 // address, log line, metrics, body limit) before them. Answers and errors
 // use the exam API's envelope, {"success": true, ...} and {"success":
@@ -39,6 +40,13 @@ type Options struct {
 	// Idempotency honours Idempotency-Key on the creating calls (orders,
 	// counter orders, menu categories and items). Required.
 	Idempotency *idempotency.Keeper
+	// RequireOperator admits the portal's operators on the
+	// /api/v1/admin/ordering/* routes, answering the others itself; set by
+	// internal/httpapi, which owns the operators' authentication. Required.
+	RequireOperator func(http.Handler) http.Handler
+	// OperatorOnce honours Idempotency-Key on an operator's creating call
+	// (after RequireOperator); set by internal/httpapi. Required.
+	OperatorOnce func(http.Handler) http.Handler
 	// Logger receives internal errors. Nil discards.
 	Logger *slog.Logger
 	// Now returns the current time; tests fix it. Default time.Now.
@@ -59,8 +67,9 @@ type api struct {
 }
 
 func newAPI(o Options) *api {
-	if o.Service == nil || o.Gateway == nil || len(o.ProviderSecrets) == 0 || o.Idempotency == nil {
-		panic("httpapi/ordering: Options.Service, Gateway, ProviderSecrets and Idempotency are required")
+	if o.Service == nil || o.Gateway == nil || len(o.ProviderSecrets) == 0 || o.Idempotency == nil ||
+		o.RequireOperator == nil || o.OperatorOnce == nil {
+		panic("httpapi/ordering: Options.Service, Gateway, ProviderSecrets, Idempotency, RequireOperator and OperatorOnce are required")
 	}
 	a := &api{svc: o.Service, pow: o.PoW, gateway: o.Gateway, providerSecrets: o.ProviderSecrets, sandbox: o.Sandbox,
 		idem: o.Idempotency, log: o.Logger, now: o.Now}

@@ -74,8 +74,8 @@ type UserBody struct {
 	AllowedMenus    []string `json:"allowedMenus"`
 }
 
-// NewUserBody returns the body of u.
-func NewUserBody(u ord.User) *UserBody {
+// newUserBody returns the body of u.
+func newUserBody(u ord.User) *UserBody {
 	menus := u.AllowedMenus
 	if menus == nil {
 		menus = []string{}
@@ -106,7 +106,7 @@ func (a *api) pollStatus(w http.ResponseWriter, r *http.Request) {
 	case ord.LoginPending:
 		body.ExpiresIn = &res.ExpiresIn
 	case ord.LoginVerified:
-		body.Token, body.User = res.JWT, NewUserBody(res.User)
+		body.Token, body.User = res.JWT, newUserBody(res.User)
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	respond.JSON(w, http.StatusOK, body)
@@ -166,7 +166,7 @@ type userResponse struct {
 
 // me serves GET /api/auth/me: the signed-in user.
 func (a *api) me(w http.ResponseWriter, r *http.Request) {
-	respond.JSON(w, http.StatusOK, userResponse{Success: true, User: NewUserBody(userFrom(r.Context()))})
+	respond.JSON(w, http.StatusOK, userResponse{Success: true, User: newUserBody(userFrom(r.Context()))})
 }
 
 type bansResponse struct {
@@ -195,7 +195,7 @@ func (a *api) listBans(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	respond.JSON(w, http.StatusOK, bansResponse{Success: true, Bans: NewBanBodies(bans)})
+	respond.JSON(w, http.StatusOK, bansResponse{Success: true, Bans: newBanBodies(bans)})
 }
 
 type okResponse struct {
@@ -212,8 +212,8 @@ func (a *api) liftBan(w http.ResponseWriter, r *http.Request) {
 	respond.JSON(w, http.StatusOK, okResponse{Success: true, Message: "The ban has been lifted."})
 }
 
-// NewBanBodies returns the bodies of bans.
-func NewBanBodies(bans []ord.Ban) []BanBody {
+// newBanBodies returns the bodies of bans.
+func newBanBodies(bans []ord.Ban) []BanBody {
 	out := make([]BanBody, len(bans))
 	for i, b := range bans {
 		out[i] = BanBody{ID: b.ID, Kind: string(b.Kind), Attempts: b.Attempts, BanLevel: b.Level,

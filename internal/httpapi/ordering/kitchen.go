@@ -1,18 +1,15 @@
 package ordering
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"log/slog"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/httpapi/respond"
 	ord "github.com/seedhq/portal/internal/ordering"
+	"github.com/seedhq/portal/internal/ordering/orderweb"
 )
 
 // kitchenOrders serves GET /api/kitchen/orders (kitchen menu): the paid and
@@ -26,22 +23,12 @@ func (a *api) kitchenOrders(w http.ResponseWriter, r *http.Request) {
 	respond.JSON(w, http.StatusOK, ordersAnswer(list))
 }
 
-// Live updates of the kitchen display.
-const (
-	// kitchenPoll is how often the stream reads the store again, so that
-	// changes made on other portal instances are seen.
-	kitchenPoll = 2 * time.Second
-	// kitchenKeepAlive is how often an idle stream sends a comment, so that
-	// proxies keep the connection.
-	kitchenKeepAlive = 15 * time.Second
-)
-
 // kitchenEvents serves GET /api/kitchen/events (kitchen menu): Server-Sent
 // Events. An "orders" event carries the kitchen's list (as GET
 // /api/kitchen/orders' "orders") on connection and whenever it changes: at
 // once for changes made through this instance, within 2 s for the others.
 func (a *api) kitchenEvents(w http.ResponseWriter, r *http.Request) {
-	err := StreamChanges(w, r, a.svc, a.log, "orders", func(ctx context.Context) ([]byte, error) {
+	err := orderweb.StreamChanges(w, r, a.svc, a.log, "orders", func(ctx context.Context) ([]byte, error) {
 		list, err := a.svc.KitchenOrders(ctx)
 		if err != nil {
 			return nil, err
@@ -50,76 +37,6 @@ func (a *api) kitchenEvents(w http.ResponseWriter, r *http.Request) {
 	})
 	if err != nil {
 		a.writeError(w, r, err)
-	}
-}
-
-// StreamChanges answers r with Server-Sent Events of the orders of svc: an
-// event named event whose data is what load returns, on connection and
-// whenever it changes (at once for changes made through this instance,
-// within 2 s for the others), until the client goes. A load that fails is
-// logged and tried again at the next change. It returns an error, before
-// anything is written, only when w cannot stream.
-func StreamChanges(w http.ResponseWriter, r *http.Request, svc *ord.Service, log *slog.Logger, event string,
-	load func(context.Context) ([]byte, error)) error {
-	flusher, ok := w.(http.Flusher)
-	if !ok {
-		return fmt.Errorf("%s events: the response cannot be streamed", event)
-	}
-	changes := svc.Changes()
-	defer svc.StopChanges(changes)
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	poll := time.NewTicker(kitchenPoll)
-	defer poll.Stop()
-	keepAlive := time.NewTicker(kitchenKeepAlive)
-	defer keepAlive.Stop()
-	var last []byte
-	send := func() bool {
-		data, err := load(r.Context())
-		if err != nil {
-			log.Warn("ordering: "+event+" events", "err", err)
-			return r.Context().Err() == nil
-		}
-		if bytes.Equal(data, last) {
-			return true
-		}
-		last = data
-		var b bytes.Buffer
-		b.WriteString("event: " + event + "\n")
-		for line := range bytes.SplitSeq(data, []byte("\n")) {
-			b.WriteString("data: ")
-			b.Write(line)
-			b.WriteByte('\n')
-		}
-		b.WriteByte('\n')
-		if _, err := w.Write(b.Bytes()); err != nil {
-			return false
-		}
-		flusher.Flush()
-		return true
-	}
-	if !send() {
-		return nil
-	}
-	for {
-		select {
-		case <-r.Context().Done():
-			return nil
-		case <-changes:
-		case <-poll.C:
-		case <-keepAlive.C:
-			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
-				return nil
-			}
-			flusher.Flush()
-			continue
-		}
-		if !send() {
-			return nil
-		}
 	}
 }
 
@@ -162,20 +79,12 @@ func (a *api) ledger(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if q.Get("format") == "csv" {
-		if err := WriteLedgerCSV(w, l); err != nil {
+		if err := orderweb.WriteLedgerCSV(w, l); err != nil {
 			a.log.Warn("ordering: ledger CSV", "err", err)
 		}
 		return
 	}
 	respond.JSON(w, http.StatusOK, ledgerResponse{Success: true, Ledger: l})
-}
-
-// WriteLedgerCSV answers the ledger l as a CSV download named after its
-// period (ord.Ledger.WriteCSV's columns). The console's export uses it too.
-func WriteLedgerCSV(w http.ResponseWriter, l ord.Ledger) error {
-	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="ledger-%s-%s.csv"`, l.From, l.To))
-	return l.WriteCSV(w)
 }
 
 type consentRequest struct {

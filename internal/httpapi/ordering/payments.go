@@ -4,13 +4,13 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strconv"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/httpapi/respond"
 	ord "github.com/seedhq/portal/internal/ordering"
+	"github.com/seedhq/portal/internal/ordering/orderweb"
 	"github.com/seedhq/portal/internal/webhook"
 )
 
@@ -88,21 +88,7 @@ func (a *api) proof(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer f.Close()
-	WriteProof(w, p, f)
-}
-
-// WriteProof answers the receipt image p read from f: its stored content
-// type (checked on upload), never sniffed, never cached, sandboxed. The
-// console serves receipts with it too.
-func WriteProof(w http.ResponseWriter, p ord.Proof, f io.Reader) {
-	h := w.Header()
-	h.Set("Content-Type", p.ContentType)
-	h.Set("Content-Length", strconv.FormatInt(p.Size, 10))
-	h.Set("Cache-Control", "private, no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
-	h.Set("Content-Disposition", `inline; filename="receipt"`)
-	io.Copy(w, f)
+	orderweb.WriteProof(w, p, f)
 }
 
 type verifyRequest struct {

@@ -10,7 +10,15 @@ import (
 	ord "github.com/seedhq/portal/internal/ordering"
 )
 
-// Routes installs every route of the ordering API on r.
+// Paths are the request paths of the ordering API: one ending in "/" stands
+// for every path below it, any other for itself.
+func Paths() []string { return []string{"/api", "/api/", "/sandbox/"} }
+
+// Routes installs every route of the ordering API on r, and the operator's
+// routes over the shop (portal admin ordering): its users and roles, its
+// login bans, its menu import and its ledger. The portal's operator
+// administers the shop as its OWNER does, with the exam API's operator JWT
+// and envelope.
 func Routes(r chi.Router, o Options) {
 	a := newAPI(o)
 
@@ -81,5 +89,16 @@ func Routes(r chi.Router, o Options) {
 			r.Get("/api/bans", a.listBans)
 			r.Post("/api/bans/{id}/lift", a.liftBan)
 		})
+	})
+
+	r.Group(func(r chi.Router) {
+		r.Use(o.RequireOperator)
+
+		r.Get("/api/v1/admin/ordering/users", a.adminUsers)
+		r.Put("/api/v1/admin/ordering/users/{id}/role", a.adminSetRole)
+		r.Get("/api/v1/admin/ordering/bans", a.adminBans)
+		r.Post("/api/v1/admin/ordering/bans/{id}/lift", a.adminLiftBan)
+		r.With(o.OperatorOnce).Post("/api/v1/admin/ordering/menu/import", a.adminImportMenu)
+		r.Get("/api/v1/admin/ordering/ledger", a.adminLedger)
 	})
 }

@@ -14,11 +14,11 @@ type usersResponse struct {
 	Users   []*UserBody `json:"users"`
 }
 
-// NewUserBodies returns the bodies of users.
-func NewUserBodies(users []ord.User) []*UserBody {
+// newUserBodies returns the bodies of users.
+func newUserBodies(users []ord.User) []*UserBody {
 	out := make([]*UserBody, len(users))
 	for i, u := range users {
-		out[i] = NewUserBody(u)
+		out[i] = newUserBody(u)
 	}
 	return out
 }
@@ -30,19 +30,19 @@ func (a *api) listUsers(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	respond.JSON(w, http.StatusOK, usersResponse{Success: true, Users: NewUserBodies(users)})
+	respond.JSON(w, http.StatusOK, usersResponse{Success: true, Users: newUserBodies(users)})
 }
 
-// RoleRequest is the body of a role change: the role and, for STAFF, the
+// roleRequest is the body of a role change: the role and, for STAFF, the
 // allowedMenus (absent: kept).
-type RoleRequest struct {
+type roleRequest struct {
 	Role         ord.Role `json:"role"`
 	AllowedMenus []string `json:"allowedMenus"`
 }
 
 // setRole serves PUT /api/users/{id}/role (OWNER): never the owner's own.
 func (a *api) setRole(w http.ResponseWriter, r *http.Request) {
-	var req RoleRequest
+	var req roleRequest
 	if err := respond.Decode(r, &req); err != nil {
 		a.writeError(w, r, err)
 		return
@@ -53,5 +53,5 @@ func (a *api) setRole(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	respond.JSON(w, http.StatusOK, userResponse{Success: true, User: NewUserBody(u)})
+	respond.JSON(w, http.StatusOK, userResponse{Success: true, User: newUserBody(u)})
 }
