@@ -124,6 +124,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		return err
 	}
 	syncer.SetLab(srv)
+	syncer.Restore(ctx) // the held package is served from the first request
 
 	lanLn, err := net.Listen("tcp", o.Listen)
 	if err != nil {

@@ -157,6 +157,8 @@ type Syncer struct {
 	pullMu    sync.Mutex // one pull at a time
 	persistMu sync.Mutex // orders the writes of the sync state
 
+	restoreOnce sync.Once // Restore's work, done once
+
 	mu           sync.Mutex
 	st           syncState
 	handshakeDue bool // Run started: handshake even though the token is valid
@@ -372,32 +374,42 @@ func drain(ch chan struct{}) {
 	}
 }
 
-// Run syncs until ctx ends, then returns nil. It hands the package held in
-// localdb to OnPackage, then handshakes, pulls, heartbeats and pushes, each
+// Restore hands the package held in localdb to OnPackage, once: call it
+// before serving students, so that a restart (a power cut, a kill) never
+// shows them "no exam package" while the one on disk is being read. A
+// package that cannot be opened is downloaded again at the first pull.
+// Run calls it when it was not called before.
+func (s *Syncer) Restore(ctx context.Context) {
+	s.restoreOnce.Do(func() {
+		p, meta, err := s.LoadLocalPackage()
+		switch {
+		case err == nil:
+			s.log.InfoContext(ctx, "exam package loaded", "version", meta.Version, "pulled_at", meta.PulledAt,
+				"exams", len(p.Exams), "students", len(p.Students))
+			if s.o.OnPackage != nil {
+				s.o.OnPackage(p, meta)
+			}
+		case errors.Is(err, localdb.ErrNoPackage):
+			s.log.InfoContext(ctx, "no exam package yet: it will be pulled from the portal")
+		default:
+			// Download it again rather than ask the portal whether it changed.
+			s.mu.Lock()
+			s.localBroken = true
+			s.mu.Unlock()
+			s.log.ErrorContext(ctx, "the exam package held cannot be opened; pulling it again", "err", err)
+		}
+	})
+}
+
+// Run syncs until ctx ends, then returns nil. It restores the package held
+// in localdb (Restore), then handshakes, pulls, heartbeats and pushes, each
 // on its own schedule; network failures and refusals are logged, recorded in
 // the status and retried, never returned. Call it once.
 func (s *Syncer) Run(ctx context.Context) error {
 	s.mu.Lock()
 	s.handshakeDue = true
 	s.mu.Unlock()
-
-	p, meta, err := s.LoadLocalPackage()
-	switch {
-	case err == nil:
-		s.log.InfoContext(ctx, "exam package loaded", "version", meta.Version, "pulled_at", meta.PulledAt,
-			"exams", len(p.Exams), "students", len(p.Students))
-		if s.o.OnPackage != nil {
-			s.o.OnPackage(p, meta)
-		}
-	case errors.Is(err, localdb.ErrNoPackage):
-		s.log.InfoContext(ctx, "no exam package yet: it will be pulled from the portal")
-	default:
-		// Download it again rather than ask the portal whether it changed.
-		s.mu.Lock()
-		s.localBroken = true
-		s.mu.Unlock()
-		s.log.ErrorContext(ctx, "the exam package held cannot be opened; pulling it again", "err", err)
-	}
+	s.Restore(ctx)
 
 	var wg sync.WaitGroup
 	wg.Go(func() { s.pullLoop(ctx) })
