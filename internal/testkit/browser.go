@@ -39,6 +39,9 @@ func NewBrowser(ctx context.Context, execPath string, width, height int) (contex
 		chromedp.NoSandbox, // CI runs as root
 		chromedp.DisableGPU,
 		chromedp.Flag("disable-dev-shm-usage", true),
+		// Scrolls (keys, scrollIntoView) land at once instead of animating
+		// over frames a loaded machine may not draw in time.
+		chromedp.Flag("disable-smooth-scrolling", true),
 		chromedp.WindowSize(width, height),
 	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
