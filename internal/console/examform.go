@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"errors"
+	"github.com/seedhq/portal/pkg/labwire"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -365,7 +366,7 @@ func (c *console) preview(ctx context.Context, f *examForm) error {
 		}
 		p := &questionPreview{Text: template.HTML(pq.HTML), Problems: ps} // sanitised by internal/richtext
 		for _, part := range []struct {
-			from []exam.PackageOption
+			from []labwire.PackageOption
 			to   *[]optionPreview
 		}{{pq.Options, &p.Options}, {pq.Statements, &p.Statements}, {pq.Columns, &p.Columns},
 			{pq.Premises, &p.Premises}, {pq.Responses, &p.Responses}} {

@@ -3,6 +3,7 @@ package console
 import (
 	"cmp"
 	"fmt"
+	"github.com/seedhq/portal/pkg/labwire"
 	"html/template"
 	"net/http"
 	"slices"
@@ -191,7 +192,7 @@ func (qf questionForm) numberFields(q *exam.Question, i int) error {
 }
 
 // blankPreviews are pq's blanks as the preview lists them.
-func blankPreviews(pq exam.PackageQuestion) []blankPreview {
+func blankPreviews(pq labwire.PackageQuestion) []blankPreview {
 	var out []blankPreview
 	for _, b := range pq.Blanks {
 		bp := blankPreview{ID: b.ID, Kind: string(b.Kind), Points: b.Points}

@@ -14,7 +14,7 @@ import (
 // are referenced; every other blob under ExamBlobKeyPrefix is not.
 
 // ExamBlobKeyPrefix starts the blob store key of every exam blob: a blob
-// named name (PackageBlob.Name) is kept under ExamBlobKey(name).
+// named name (labwire.PackageBlob.Name) is kept under ExamBlobKey(name).
 const ExamBlobKeyPrefix = "exam/"
 
 // ReferencedBlobs returns the blob store keys of the blobs that at least one

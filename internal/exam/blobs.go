@@ -33,24 +33,13 @@ import (
 // stay where every cache holds them.
 
 // BlobsPackageFormat is the package format whose media are blobs encrypted
-// once (PackageBlob), for labagents that name it in PackageFormatsHeader.
+// once (labwire.PackageBlob), for labagents that name it in PackageFormatsHeader.
 const BlobsPackageFormat = 3
 
 // BlobPath is the URL, relative to the portal's root URL (no leading slash,
 // so that a portal under a path prefix keeps it), at which the blob name is
 // served.
 func BlobPath(name string) string { return "api/v1/blobs/" + name }
-
-// PackageBlob says where a format-3 package's content is and how to open
-// it: the blob's name (the lowercase hex SHA-256 of its sealed bytes), its
-// size, the content key that seals it, and its URL (relative to the
-// portal's root URL, as BlobPath, or absolute).
-type PackageBlob struct {
-	Name string `json:"name"`
-	Size int64  `json:"size"`
-	Key  []byte `json:"key"`
-	URL  string `json:"url"`
-}
 
 // ContentKey returns the content key of the media of sha: HMAC-SHA256 of
 // "media:" + sha under the portal's content secret.
@@ -88,12 +77,12 @@ func CheckBlobPublicURL(s string) error {
 // blobRef returns the reference of the blob name of size bytes sealed under
 // key, at its URL: under Config.BlobPublicURL when set, else the portal's
 // blob route.
-func (s *Service) blobRef(name string, size int64, key []byte) PackageBlob {
+func (s *Service) blobRef(name string, size int64, key []byte) labwire.PackageBlob {
 	u := BlobPath(name)
 	if s.cfg.BlobPublicURL != "" {
 		u = s.cfg.BlobPublicURL + "/" + name
 	}
-	return PackageBlob{Name: name, Size: size, Key: key, URL: u}
+	return labwire.PackageBlob{Name: name, Size: size, Key: key, URL: u}
 }
 
 // blobCheckAge is how long the service trusts that a blob it put or found
@@ -164,20 +153,20 @@ func (s *Service) sealContent(kind, sha string, plain []byte) ([]byte, error) {
 // 3 ships it (its JSON), once under its content key, makes sure the blob
 // store holds the blob and returns its reference. The same content gives
 // the same blob, for every school and on every instance.
-func (s *Service) contentBlob(ctx context.Context, kind string, v any) (PackageBlob, error) {
+func (s *Service) contentBlob(ctx context.Context, kind string, v any) (labwire.PackageBlob, error) {
 	plain, err := json.Marshal(v)
 	if err != nil {
-		return PackageBlob{}, fmt.Errorf("%s blob: %w", kind, err)
+		return labwire.PackageBlob{}, fmt.Errorf("%s blob: %w", kind, err)
 	}
 	sum := sha256.Sum256(plain)
 	sha := hex.EncodeToString(sum[:])
 	var sealed []byte // when sealed already
-	ref, cached := PackageBlob{}, false
+	ref, cached := labwire.PackageBlob{}, false
 	if v, ok := s.contentRefs.Load(kind + ":" + sha); ok {
-		ref, cached = v.(PackageBlob), true
+		ref, cached = v.(labwire.PackageBlob), true
 	} else {
 		if sealed, err = s.sealContent(kind, sha, plain); err != nil {
-			return PackageBlob{}, fmt.Errorf("%s blob: %w", kind, err)
+			return labwire.PackageBlob{}, fmt.Errorf("%s blob: %w", kind, err)
 		}
 		nameSum := sha256.Sum256(sealed)
 		ref = s.blobRef(hex.EncodeToString(nameSum[:]), int64(len(sealed)), s.contentKey(kind, sha))
@@ -191,7 +180,7 @@ func (s *Service) contentBlob(ctx context.Context, kind string, v any) (PackageB
 		return io.NopCloser(bytes.NewReader(sealed)), nil
 	})
 	if err != nil {
-		return PackageBlob{}, err
+		return labwire.PackageBlob{}, err
 	}
 	if !cached {
 		if s.contentRefsCount.Add(1) > maxContentRefs {
@@ -250,7 +239,7 @@ func (s *Service) mediaBlob(ctx context.Context, m Media) (Media, error) {
 
 // packageBlob returns the blob reference of the media of sha, sealing it
 // first when it has no blob yet.
-func (s *Service) packageBlob(ctx context.Context, sha string) (*PackageBlob, error) {
+func (s *Service) packageBlob(ctx context.Context, sha string) (*labwire.PackageBlob, error) {
 	m, err := s.GetMedia(ctx, sha)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/seedhq/portal/pkg/labwire"
 	"sync"
 	"sync/atomic"
 
@@ -74,7 +75,7 @@ type renderCache struct {
 	mediaInfo     sync.Map // media sha256 -> Media, which never change
 	schoolMedia   sync.Map // npsn -> schoolMediaSet
 	// contentRefs caches the content blobs sealed and stored (contentBlob):
-	// kind and plaintext SHA-256 -> PackageBlob; emptied past
+	// kind and plaintext SHA-256 -> labwire.PackageBlob; emptied past
 	// maxContentRefs entries.
 	contentRefs      sync.Map
 	contentRefsCount atomic.Int64
@@ -176,10 +177,10 @@ func questionTexts(q Question) []questionText {
 // RenderQuestion renders q's texts as a student's page shows them, with
 // their problems: the console's preview, by the same renderer as the
 // packages. A plain question's HTML is its text as text.
-func (s *Service) RenderQuestion(ctx context.Context, q Question) (PackageQuestion, []ContentProblem, error) {
+func (s *Service) RenderQuestion(ctx context.Context, q Question) (labwire.PackageQuestion, []ContentProblem, error) {
 	pq, err := s.packageQuestion(ctx, q)
 	if err != nil {
-		return PackageQuestion{}, nil, err
+		return labwire.PackageQuestion{}, nil, err
 	}
 	if q.Format == "" {
 		plain := func(t string) string {
@@ -187,7 +188,7 @@ func (s *Service) RenderQuestion(ctx context.Context, q Question) (PackageQuesti
 			return res.HTML
 		}
 		pq.HTML = plain(q.Text)
-		for _, part := range [][]PackageOption{pq.Options, pq.Statements, pq.Columns, pq.Premises, pq.Responses} {
+		for _, part := range [][]labwire.PackageOption{pq.Options, pq.Statements, pq.Columns, pq.Premises, pq.Responses} {
 			for i := range part {
 				part[i].HTML = plain(part[i].Text)
 			}
@@ -195,7 +196,7 @@ func (s *Service) RenderQuestion(ctx context.Context, q Question) (PackageQuesti
 	}
 	rep, err := s.checkContent(ctx, []Question{q}, nil)
 	if err != nil {
-		return PackageQuestion{}, nil, err
+		return labwire.PackageQuestion{}, nil, err
 	}
 	return pq, rep.Problems, nil
 }

@@ -42,107 +42,6 @@ const TypesPackageFormat = 4
 // format 1.
 const PackageFormatsHeader = "X-Package-Formats"
 
-// PackageStudent is a student as shipped in a package: no plaintext password.
-type PackageStudent struct {
-	ID           string `json:"id"`
-	Username     string `json:"username"`
-	Nama         string `json:"nama"`
-	Kelas        string `json:"kelas"`
-	NISN         string `json:"nisn"`
-	PasswordHash string `json:"password_hash"`
-}
-
-// PackageQuestion is a question as shipped in a package: no answer key.
-type PackageQuestion struct {
-	ID   string       `json:"id"`
-	Type QuestionType `json:"type"`
-	// Format, HTML and the options' HTML are set for a question written in
-	// a rich format (format 2): HTML is the text rendered and sanitised by
-	// internal/richtext, what the student sees.
-	Format  string          `json:"format,omitempty"`
-	Text    string          `json:"text"`
-	HTML    string          `json:"html,omitempty"`
-	Options []PackageOption `json:"options,omitempty"`
-	// Statements and Columns are a statement grid's (format 2).
-	Statements []PackageOption `json:"statements,omitempty"`
-	Columns    []PackageOption `json:"columns,omitempty"`
-	// Premises and Responses are a matching question's (format 2);
-	// ReuseResponses lets one response go with several premises.
-	Premises       []PackageOption `json:"premises,omitempty"`
-	Responses      []PackageOption `json:"responses,omitempty"`
-	ReuseResponses bool            `json:"reuse_responses,omitempty"`
-	// Stimulus is the id of the exam's stimulus the question goes with
-	// (format 2).
-	Stimulus string `json:"stimulus,omitempty"`
-	// PlayLimit is how many times each student may play the question's
-	// audio (format 2); 0 is no limit.
-	PlayLimit int `json:"play_limit,omitempty"`
-	// Blanks are a cloze question's (format 4), without their keys.
-	Blanks []PackageBlank `json:"blanks,omitempty"`
-	Points float64        `json:"points"`
-}
-
-// PackageBlank is a blank of a cloze question as shipped in a package: no
-// key, no tolerance.
-type PackageBlank struct {
-	ID      string          `json:"id"`
-	Kind    BlankKind       `json:"kind"`
-	Options []PackageOption `json:"options,omitempty"`
-	Points  float64         `json:"points"`
-}
-
-// PackageMedia is a media file an exam shows (format 2). Its bytes are not
-// in the package: a lab server fetches each once, encrypted with the
-// school's package key, from the media route (docs/api/exam.md).
-//
-// In a package of format 3, Blob says where the file's blob is, encrypted
-// once for every school, and carries its content key; a lab server fetches
-// the blob instead.
-type PackageMedia struct {
-	SHA256 string       `json:"sha256"`
-	Type   string       `json:"type"`
-	Kind   MediaKind    `json:"kind"`
-	Size   int64        `json:"size"`
-	Blob   *PackageBlob `json:"blob,omitempty"`
-}
-
-// PackageOption is an option of a question as shipped in a package.
-type PackageOption struct {
-	ID   string `json:"id"`
-	Text string `json:"text"`
-	HTML string `json:"html,omitempty"`
-}
-
-// PackageExam is an exam as shipped in a package.
-type PackageExam struct {
-	ID              string            `json:"id"`
-	Title           string            `json:"title"`
-	Subject         string            `json:"subject"`
-	StartsAt        time.Time         `json:"starts_at"`
-	EndsAt          time.Time         `json:"ends_at"`
-	DurationMinutes int               `json:"duration_minutes"`
-	Questions       []PackageQuestion `json:"questions,omitempty"`
-	// Stimuli are what groups of the questions share (format 2).
-	Stimuli []PackageStimulus `json:"stimuli,omitempty"`
-	Media   []PackageMedia    `json:"media,omitempty"`
-	// QuestionBlobs and StimulusBlobs replace Questions and Stimuli in a
-	// package of format 3: each question and stimulus, in order, as a
-	// content blob whose plaintext is its JSON (a PackageQuestion, a
-	// PackageStimulus).
-	QuestionBlobs []PackageBlob `json:"question_blobs,omitempty"`
-	StimulusBlobs []PackageBlob `json:"stimulus_blobs,omitempty"`
-}
-
-// Package is the decrypted content of an exam package. The portal writes it
-// as a stream; labagent decodes it whole.
-type Package struct {
-	Format     int              `json:"format"`
-	NPSN       string           `json:"npsn"`
-	SchoolName string           `json:"school_name"`
-	Students   []PackageStudent `json:"students"`
-	Exams      []PackageExam    `json:"exams"`
-}
-
 // blobsPackageKey is the key under which the store keeps a school's
 // package of format 3 (PackageStore), beside its package of format 1 or 2
 // under its npsn, which labagents that do not read format 3 still pull.
@@ -304,7 +203,7 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string, bl
 				bw.WriteByte(',')
 			}
 			first = false
-			if err := enc.Encode(PackageStudent{ID: m.ID, Username: m.Username, Nama: m.Nama, Kelas: m.Kelas, NISN: m.NISN, PasswordHash: m.ExamPasswordHash}); err != nil {
+			if err := enc.Encode(labwire.PackageStudent{ID: m.ID, Username: m.Username, Nama: m.Nama, Kelas: m.Kelas, NISN: m.NISN, PasswordHash: m.ExamPasswordHash}); err != nil {
 				return 0, err
 			}
 		}
@@ -323,17 +222,17 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string, bl
 		if err != nil {
 			return 0, err
 		}
-		pe := PackageExam{ID: e.ID, Title: e.Title, Subject: e.Subject, StartsAt: e.StartsAt, EndsAt: e.EndsAt,
+		pe := labwire.PackageExam{ID: e.ID, Title: e.Title, Subject: e.Subject, StartsAt: e.StartsAt, EndsAt: e.EndsAt,
 			DurationMinutes: e.DurationMinutes}
 		for _, q := range e.Questions {
 			pq, err := s.packageQuestion(ctx, q)
 			if err != nil {
 				return 0, err
 			}
-			if pq.Format != "" || pq.Type == StatementGrid || pq.Type == Matching {
+			if pq.Format != "" || q.Type == StatementGrid || q.Type == Matching {
 				format = max(format, PackageFormat)
 			}
-			if pq.Type == Numeric || pq.Type == Cloze {
+			if q.Type == Numeric || q.Type == Cloze {
 				format = TypesPackageFormat
 			}
 			if !blobs {
@@ -369,7 +268,7 @@ func (s *Service) writePackage(ctx context.Context, w io.Writer, npsn string, bl
 			return 0, err
 		}
 		for _, m := range rep.Media {
-			pm := PackageMedia{SHA256: m.SHA256, Type: m.Type, Kind: m.Kind, Size: m.Size}
+			pm := labwire.PackageMedia{SHA256: m.SHA256, Type: m.Type, Kind: string(m.Kind), Size: m.Size}
 			if blobs {
 				if pm.Blob, err = s.packageBlob(ctx, m.SHA256); err != nil {
 					return 0, err
@@ -409,33 +308,33 @@ func sortedNames(names map[string]bool) []string {
 
 // packageQuestion is q as a package ships it: no answer key, and for a
 // rich format the rendered HTML of its texts.
-func (s *Service) packageQuestion(ctx context.Context, q Question) (PackageQuestion, error) {
-	pq := PackageQuestion{ID: q.ID, Type: q.Type, Format: q.Format, Text: q.Text, ReuseResponses: q.ReuseResponses,
+func (s *Service) packageQuestion(ctx context.Context, q Question) (labwire.PackageQuestion, error) {
+	pq := labwire.PackageQuestion{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, ReuseResponses: q.ReuseResponses,
 		Stimulus: q.Stimulus, PlayLimit: q.PlayLimit, Points: q.Points}
 	var err error
 	if pq.HTML, err = s.packageHTML(ctx, q.Format, q.Text); err != nil {
-		return PackageQuestion{}, err
+		return labwire.PackageQuestion{}, err
 	}
 	type optionPart struct {
 		from []Option
-		to   *[]PackageOption
+		to   *[]labwire.PackageOption
 	}
 	parts := []optionPart{{q.Options, &pq.Options}, {q.Statements, &pq.Statements}, {q.Columns, &pq.Columns},
 		{q.Premises, &pq.Premises}, {q.Responses, &pq.Responses}}
 	if len(q.Blanks) > 0 {
-		pq.Blanks = make([]PackageBlank, len(q.Blanks))
+		pq.Blanks = make([]labwire.PackageBlank, len(q.Blanks))
 	}
 	for i, b := range q.Blanks {
-		pq.Blanks[i] = PackageBlank{ID: b.ID, Kind: b.Kind, Points: b.Points}
+		pq.Blanks[i] = labwire.PackageBlank{ID: b.ID, Kind: string(b.Kind), Points: b.Points}
 		parts = append(parts, optionPart{b.Options, &pq.Blanks[i].Options})
 	}
 	for _, part := range parts {
 		for _, o := range part.from {
 			h, err := s.packageHTML(ctx, q.Format, o.Text)
 			if err != nil {
-				return PackageQuestion{}, err
+				return labwire.PackageQuestion{}, err
 			}
-			*part.to = append(*part.to, PackageOption{ID: o.ID, Text: o.Text, HTML: h})
+			*part.to = append(*part.to, labwire.PackageOption{ID: o.ID, Text: o.Text, HTML: h})
 		}
 	}
 	return pq, nil

@@ -77,32 +77,22 @@ func validateStimulus(st *Stimulus) error {
 	return nil
 }
 
-// PackageStimulus is a stimulus as shipped in a package (format 2): for a
-// rich format, HTML is its text rendered and sanitised.
-type PackageStimulus struct {
-	ID     string `json:"id"`
-	Title  string `json:"title,omitempty"`
-	Format string `json:"format,omitempty"`
-	Text   string `json:"text"`
-	HTML   string `json:"html,omitempty"`
-}
-
 // packageStimulus is st as a package ships it.
-func (s *Service) packageStimulus(ctx context.Context, st Stimulus) (PackageStimulus, error) {
+func (s *Service) packageStimulus(ctx context.Context, st Stimulus) (labwire.PackageStimulus, error) {
 	h, err := s.packageHTML(ctx, st.Format, st.Text)
 	if err != nil {
-		return PackageStimulus{}, err
+		return labwire.PackageStimulus{}, err
 	}
-	return PackageStimulus{ID: st.ID, Title: st.Title, Format: st.Format, Text: st.Text, HTML: h}, nil
+	return labwire.PackageStimulus{ID: st.ID, Title: st.Title, Format: st.Format, Text: st.Text, HTML: h}, nil
 }
 
 // RenderStimulus renders st as a student's page shows it, with its
 // problems: the console's preview. A plain stimulus's HTML is its text as
 // text.
-func (s *Service) RenderStimulus(ctx context.Context, st Stimulus) (PackageStimulus, []ContentProblem, error) {
+func (s *Service) RenderStimulus(ctx context.Context, st Stimulus) (labwire.PackageStimulus, []ContentProblem, error) {
 	ps, err := s.packageStimulus(ctx, st)
 	if err != nil {
-		return PackageStimulus{}, nil, err
+		return labwire.PackageStimulus{}, nil, err
 	}
 	if st.Format == "" {
 		res, _ := richtext.Render(richtext.Plain, st.Text, richtext.Options{})
@@ -110,7 +100,7 @@ func (s *Service) RenderStimulus(ctx context.Context, st Stimulus) (PackageStimu
 	}
 	rep, err := s.checkContent(ctx, nil, []Stimulus{st})
 	if err != nil {
-		return PackageStimulus{}, nil, err
+		return labwire.PackageStimulus{}, nil, err
 	}
 	return ps, rep.Problems, nil
 }

@@ -387,7 +387,7 @@ type PackageMeta struct {
 	// the package has rich content, which labagents before it cannot show.
 	Format int
 	// Blobs are the names of the blobs a package of format 3 names
-	// (PackageBlob.Name: its questions', stimuli's and media's), sorted and
+	// (labwire.PackageBlob.Name: its questions', stimuli's and media's), sorted and
 	// without repeats. SavePackage records them with the package, replacing
 	// those of the package it replaces; GetPackage does not return them
 	// (PackageBlobStore does). The garbage collection of blobs keeps every

@@ -51,7 +51,7 @@ type PackageExam struct {
 	StartsAt        time.Time         `json:"starts_at"`
 	EndsAt          time.Time         `json:"ends_at"`
 	DurationMinutes int               `json:"duration_minutes"`
-	Questions       []PackageQuestion `json:"questions"`
+	Questions       []PackageQuestion `json:"questions,omitempty"`
 	// Stimuli are what groups of the questions share (format 2), each
 	// with its HTML for a rich format.
 	Stimuli []PackageStimulus `json:"stimuli,omitempty"`
