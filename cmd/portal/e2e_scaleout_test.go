@@ -67,7 +67,8 @@ func (rr *roundRobin) route(t *testing.T, ps []*portalProc) {
 // token made on one portal and verified and polled on others). Then: the
 // same push sent to all three at once is stored once, orders taken by all
 // three at once are numbered without a gap or a repeat, and failed operator
-// sign-ins are counted across the three.
+// sign-ins are counted across the three. With -race, the portals are built
+// with it (raceBins).
 func TestThreePortals(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -79,7 +80,7 @@ func TestThreePortals(t *testing.T) {
 	env := []string{"PORTAL_ADMIN_PASSWORD=" + password}
 	var ps []*portalProc
 	for i := range 3 {
-		ps = append(ps, mustStartPortal(t, filepath.Join(t.TempDir(), fmt.Sprint("data", i)), env,
+		ps = append(ps, startPortalBin(t, raceBins.Path(t, "portal"), filepath.Join(t.TempDir(), fmt.Sprint("data", i)), env,
 			"--database-url", dbURL, "--base-url", lb.URL, "--ordering-owner-number", "0811-0000-001"))
 	}
 	lb.route(t, ps)

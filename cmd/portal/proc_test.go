@@ -13,11 +13,23 @@ import (
 )
 
 // bins is the portal binary that the end-to-end tests run, built once per
-// test process (with -race when the tests run with -race: TestMain adds it).
-var bins = &proc.Binaries{
-	Packages:   []string{"."},
-	BuildFlags: []string{"-ldflags", "-X main.version=e2e-test"},
-}
+// test process, without -race even when the tests run with -race: the
+// process is a black box here, and the race detector would make the tests
+// several times slower (the in-process tests of each package run with
+// -race). raceBins is the same binary built with -race when the tests run
+// with it, for the test that runs several portals under concurrent load
+// (TestThreePortals); a race report in any process's output fails its test
+// (internal/testkit/proc).
+var (
+	bins = &proc.Binaries{
+		Packages:   []string{"."},
+		BuildFlags: []string{"-ldflags", "-X main.version=e2e-test"},
+	}
+	raceBins = &proc.Binaries{
+		Packages:   []string{"."},
+		BuildFlags: []string{"-ldflags", "-X main.version=e2e-test"},
+	}
+)
 
 // dropEnv keeps a developer's own PORTAL_* settings away from the processes
 // under test.
@@ -25,10 +37,11 @@ var dropEnv = []string{"PORTAL_"}
 
 func TestMain(m *testing.M) {
 	if raceEnabled {
-		bins.BuildFlags = append(bins.BuildFlags, "-race")
+		raceBins.BuildFlags = append(raceBins.BuildFlags, "-race")
 	}
 	code := m.Run()
 	bins.Remove()
+	raceBins.Remove()
 	os.Exit(code)
 }
 
@@ -46,8 +59,14 @@ type portalProc struct {
 // (SIGKILL) at cleanup if the test has not stopped it.
 func mustStartPortal(t testing.TB, dataDir string, env []string, extra ...string) *portalProc {
 	t.Helper()
+	return startPortalBin(t, bins.Path(t, "portal"), dataDir, env, extra...)
+}
+
+// startPortalBin is mustStartPortal with the portal binary bin.
+func startPortalBin(t testing.TB, bin, dataDir string, env []string, extra ...string) *portalProc {
+	t.Helper()
 	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir, "--log-format", "json", "--log-level", "debug"}, extra...)
-	p := &portalProc{Proc: proc.Start(t, bins.Path(t, "portal"), proc.Options{Env: env, DropEnv: dropEnv}, args...), DataDir: dataDir}
+	p := &portalProc{Proc: proc.Start(t, bin, proc.Options{Env: env, DropEnv: dropEnv}, args...), DataDir: dataDir}
 	p.Addr = p.WaitListening(time.Minute)
 	p.URL = "http://" + p.Addr
 	proc.WaitReady(t, p.URL+"/readyz", 30*time.Second)

@@ -2,6 +2,6 @@
 
 package main
 
-// raceEnabled is true when the tests run with -race; the end-to-end tests
-// then build the portal binary with -race too.
+// raceEnabled is true when the tests run with -race; raceBins then builds
+// the portal binary with -race too.
 const raceEnabled = true

@@ -274,11 +274,26 @@ func Start(t testing.TB, bin string, o Options, args ...string) *Proc {
 			cmd.Process.Kill()
 			<-p.done
 		}
+		checkRace(t, p.Name, p.Output())
 		if t.Failed() {
 			t.Logf("%s (pid %d) output, last lines:\n%s", p.Name, cmd.Process.Pid, p.Tail(150))
 		}
 	})
 	return p
+}
+
+// raceReport is how the race detector begins a report, in a binary built
+// with -race.
+const raceReport = "WARNING: DATA RACE"
+
+// checkRace fails the test when the output of the process name holds a
+// report of the race detector: a process killed at the end of its test
+// never reaches the exit status (66) that would otherwise tell.
+func checkRace(t testing.TB, name, output string) {
+	t.Helper()
+	if i := strings.Index(output, raceReport); i >= 0 {
+		t.Errorf("%s: the race detector reported a data race:\n%s", name, output[i:min(len(output), i+8000)])
+	}
 }
 
 // Restart starts the binary again with the same options and arguments,
@@ -478,6 +493,7 @@ func Run(t testing.TB, bin string, o Options, args ...string) Result {
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
 	res := Result{Stdout: out.String(), Stderr: errOut.String()}
+	checkRace(t, o.name(bin), res.Stderr)
 	var ee *exec.ExitError
 	switch {
 	case ctx.Err() != nil:

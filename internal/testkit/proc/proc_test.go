@@ -30,6 +30,10 @@ func TestMain(m *testing.M) {
 		<-term
 		fmt.Println(`{"msg":"stopped"}`)
 		os.Exit(0)
+	case "racy":
+		// Prints what a binary built with -race prints when it finds a race.
+		fmt.Fprintln(os.Stderr, "==================\nWARNING: DATA RACE\nWrite at 0x00c000012345 by goroutine 7:\n  main.main()")
+		os.Exit(0)
 	case "command":
 		b := make([]byte, 64)
 		n, _ := os.Stdin.Read(b)
@@ -167,5 +171,46 @@ func TestBinariesShared(t *testing.T) {
 	own.Remove()
 	if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Remove left the process's own build: %v", err)
+	}
+}
+
+// errorRecorder is a testing.TB whose Errorf is recorded, not reported.
+type errorRecorder struct {
+	testing.TB
+	errors []string
+}
+
+func (r *errorRecorder) Helper() {}
+
+func (r *errorRecorder) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+
+// TestRaceReportFails: a race detector's report in a process's output fails
+// the test, whether the process ran to its end (Run) or was started
+// (Start) and left to its cleanup; clean output does not.
+func TestRaceReportFails(t *testing.T) {
+	ran := &errorRecorder{TB: t}
+	Run(ran, os.Args[0], Options{Name: "racy", Env: []string{"PROC_TEST_CHILD=racy"}})
+	clean := &errorRecorder{TB: t}
+	Run(clean, os.Args[0], Options{Env: []string{"PROC_TEST_CHILD=command"}})
+	started := &errorRecorder{}
+	t.Run("started", func(t *testing.T) {
+		started.TB = t
+		p := Start(started, os.Args[0], Options{Name: "racy", Env: []string{"PROC_TEST_CHILD=racy"}})
+		<-p.Done()
+	}) // its cleanup has run
+	for name, c := range map[string]struct {
+		r    *errorRecorder
+		want int
+	}{"Run": {ran, 1}, "Start": {started, 1}, "clean": {clean, 0}} {
+		if len(c.r.errors) != c.want {
+			t.Errorf("%s: %d errors, want %d: %q", name, len(c.r.errors), c.want, c.r.errors)
+		}
+		for _, e := range c.r.errors {
+			if !strings.Contains(e, "racy: the race detector reported a data race") || !strings.Contains(e, "by goroutine 7") {
+				t.Errorf("%s: error %q", name, e)
+			}
+		}
 	}
 }
