@@ -285,7 +285,10 @@ func (ps *packages) count() int {
 // wait waits for the n-th call and returns its arguments.
 func (ps *packages) wait(t *testing.T, n int) (*client.Package, localdb.PackageMeta) {
 	t.Helper()
-	testkit.Eventually(t, 30*time.Second, fmt.Sprintf("OnPackage call #%d", n), func() bool { return ps.count() >= n })
+	// A hang, not a speed target: a package of thousands of questions
+	// (TestSyncerResumesCutDownload) takes tens of seconds to build and
+	// fetch with -race on a loaded 2-core machine.
+	testkit.Eventually(t, 2*time.Minute, fmt.Sprintf("OnPackage call #%d", n), func() bool { return ps.count() >= n })
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	return ps.pkgs[n-1], ps.metas[n-1]
