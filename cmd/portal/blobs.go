@@ -89,24 +89,15 @@ func blobGCOptionsFrom(r *config.Reader) (retention, interval time.Duration) {
 }
 
 // newBlobCollector returns the garbage collection of blobs: the exam
-// blobs of the packages (exam.ExamBlobKeyPrefix), the payment receipts when the
-// ordering API runs, the QR logos when the link API runs. Nil, with a
-// warning, when st keeps no collection marks.
+// blobs of the packages (exam.ExamBlobKeyPrefix), the payment receipts and
+// the QR logos.
 func newBlobCollector(st store, blobs blobstore.Store, svc *exam.Service, linkSvc *links.Service, ord *ordering.Service,
 	retention time.Duration, logger *slog.Logger) (*blobgc.Collector, error) {
-	marks, ok := st.(blobgc.MarkStore)
-	if !ok {
-		logger.Warn("this store keeps no marks of the garbage collection of blobs: blobs are never collected")
-		return nil, nil
-	}
-	sources := []blobgc.Source{{Name: "exam", Prefix: exam.ExamBlobKeyPrefix, Refs: svc}}
-	if ord != nil {
-		sources = append(sources, blobgc.Source{Name: "receipts", Prefix: ordering.ReceiptKeyPrefix, Refs: ord})
-	}
-	if linkSvc != nil {
-		sources = append(sources, blobgc.Source{Name: "logos", Prefix: links.LogoKeyPrefix, Refs: linkSvc})
-	}
-	c, err := blobgc.New(blobgc.Config{Blobs: blobs, Marks: marks, Sources: sources, Retention: retention, Log: logger})
+	c, err := blobgc.New(blobgc.Config{Blobs: blobs, Marks: st, Retention: retention, Log: logger, Sources: []blobgc.Source{
+		{Name: "exam", Prefix: exam.ExamBlobKeyPrefix, Refs: svc},
+		{Name: "receipts", Prefix: ordering.ReceiptKeyPrefix, Refs: ord},
+		{Name: "logos", Prefix: links.LogoKeyPrefix, Refs: linkSvc},
+	}})
 	if err != nil {
 		return nil, fmt.Errorf("blob garbage collection: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/internal/ordering"
 	"github.com/seedhq/portal/internal/store/pgtest"
 	"github.com/seedhq/portal/internal/store/postgres"
@@ -52,7 +53,11 @@ func TestUpgradeFromPreviousReleasePostgres(t *testing.T) {
 	if err != nil {
 		t.Fatalf("exam service at the previous schema: %v", err)
 	}
-	if _, _, err := svc.EnsureAdmin(ctx, "admin", password); err != nil {
+	ids, err := identity.Open(ctx, st, nil, identity.Config{})
+	if err != nil {
+		t.Fatalf("identity service at the previous schema: %v", err)
+	}
+	if _, _, err := ids.EnsureAdmin(ctx, "admin", password); err != nil {
 		t.Fatalf("operator at the previous schema: %v", err)
 	}
 	if _, err := svc.GenerateLicense(ctx, exam.LicenseInput{NPSN: e2eNPSN, SchoolName: e2eSchool, HardwareID: e2eHardwareID,

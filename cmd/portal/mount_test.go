@@ -11,6 +11,8 @@ import (
 
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
+	"github.com/seedhq/portal/internal/idempotency"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/redirect"
 	"github.com/seedhq/portal/internal/links/visits"
@@ -58,11 +60,23 @@ func newTestRouter(t *testing.T) *httpapi.Router {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	svc, err := exam.NewService(t.Context(), st, exam.Config{TempDir: t.TempDir()}, nil)
+	return testAPI(t, st, "")
+}
+
+// testAPI returns the API router with the exam and link-management APIs
+// over st, whose short links are under linkBase.
+func testAPI(t *testing.T, st *bolt.Store, linkBase string) *httpapi.Router {
+	t.Helper()
+	ids, err := identity.Open(t.Context(), st, nil, identity.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return httpapi.New(httpapi.Options{Exam: svc, Links: links.NewService(st, links.Config{})})
+	svc, err := exam.NewService(t.Context(), st, exam.Config{Tokens: ids.Tokens(), TempDir: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return httpapi.New(httpapi.Options{Exam: svc, Identity: ids, Idempotency: idempotency.New(st, idempotency.Options{}),
+		Links: links.NewService(st, links.Config{}), LinkBaseURL: linkBase})
 }
 
 // TestMountRedirectorReal mounts the real API router and redirector on a
@@ -74,10 +88,6 @@ func TestMountRedirectorReal(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	svc, err := exam.NewService(ctx, st, exam.Config{TempDir: t.TempDir()}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	u, err := st.CreateLinkUser(ctx, links.User{Email: "ana@example.com", Username: "ana", Plan: "pro", RegisteredAt: time.Now()}, "hash")
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +102,7 @@ func TestMountRedirectorReal(t *testing.T) {
 	}
 	t.Cleanup(func() { rec.Close() })
 	const base = "http://s.example.org"
-	apiH := httpapi.New(httpapi.Options{Exam: svc, Links: links.NewService(st, links.Config{}), LinkBaseURL: base})
+	apiH := testAPI(t, st, base)
 	redir := redirect.New(redirect.Options{Store: st, Recorder: rec, ShortHost: "s.example.org",
 		PublicURL: func(*http.Request) string { return base }})
 	h := mountRedirector(apiH, apiH.Serves, redir)

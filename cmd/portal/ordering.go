@@ -146,12 +146,12 @@ func storedSecret(ctx context.Context, st secretStore, name string) ([]byte, err
 	return v, nil
 }
 
-// newOrdering builds the ordering service and its routes over ost, with
+// newOrdering builds the ordering service and its routes over st, with
 // the payment receipts in blobs. baseURL is the portal's public base URL,
 // for the built-in stand-ins' pages. The receipts of the legacy proof
 // directory (ordering-proof-dir, else <data-dir>/payment-proofs) are
 // copied into blobs (ordering.Service.MigrateProofDir).
-func newOrdering(ctx context.Context, st secretStore, ost ordering.Store, blobs blobstore.Store, o orderingOptions, baseURL, dataDir string, logger *slog.Logger) (*ordhttp.Options, error) {
+func newOrdering(ctx context.Context, st store, blobs blobstore.Store, o orderingOptions, baseURL, dataDir string, logger *slog.Logger) (*ordhttp.Options, error) {
 	jwtKey, err := storedSecret(ctx, st, orderingJWTSecretName)
 	if err != nil {
 		return nil, err
@@ -170,7 +170,7 @@ func newOrdering(ctx context.Context, st secretStore, ost ordering.Store, blobs 
 		if err != nil {
 			return nil, err
 		}
-		pow, err := challenge.NewPoW(powKey, challenge.WithSpentStore(ost))
+		pow, err := challenge.NewPoW(powKey, challenge.WithSpentStore(st))
 		if err != nil {
 			return nil, fmt.Errorf("ordering: %w", err)
 		}
@@ -226,7 +226,7 @@ func newOrdering(ctx context.Context, st secretStore, ost ordering.Store, blobs 
 	if _, err := os.Stat(proofDir); err != nil {
 		proofDir = "" // nothing to migrate
 	}
-	if out.Service, err = ordering.NewService(ost, ordering.Config{
+	if out.Service, err = ordering.NewService(st, ordering.Config{
 		JWTKey:            jwtKey,
 		Region:            o.Region,
 		MessengerLinkBase: link,

@@ -24,12 +24,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 
+	"github.com/seedhq/portal/internal/blobstore"
 	"github.com/seedhq/portal/internal/config"
 	"github.com/seedhq/portal/internal/console"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	"github.com/seedhq/portal/internal/idempotency"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/redirect"
 	"github.com/seedhq/portal/internal/links/visits"
@@ -255,185 +257,77 @@ func validHeaderName(s string) bool {
 	return s != ""
 }
 
-// runServe serves the portal until ctx is done, then shuts down gracefully.
+// runServe is "portal serve": it opens the store and the blob store, builds
+// the services on them, the APIs, the console and the redirector, starts
+// their background jobs and serves HTTP until ctx ends. Then it drains the
+// requests, stops the jobs and closes the store, in that order.
 func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 	logger.Info("starting portal", "version", version, "commit", commit)
-	// An error after the background jobs started (a port in use) cancels
-	// them before their deferred waits, so that the portal exits.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
-	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
-		return fmt.Errorf("create data directory: %w", err)
+	tempDir, err := prepareDataDir(o.DataDir, logger)
+	if err != nil {
+		return err
 	}
-	if st, err := os.Stat(o.DataDir); err == nil && st.Mode().Perm()&0o077 != 0 {
-		logger.Warn("the data directory holds the store and its secrets but others may read it: chmod 700 it",
-			"data_dir", o.DataDir, "mode", st.Mode().Perm().String())
-	}
-	tempDir := filepath.Join(o.DataDir, tempDirName)
-	if err := os.MkdirAll(tempDir, 0o700); err != nil {
-		return fmt.Errorf("create temporary directory: %w", err)
-	}
-
 	st, err := openStore(ctx, o, logger)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := st.Close(); err != nil {
-			logger.Error("closing the store", "err", err)
-		} else {
-			logger.Info("store closed")
-		}
-	}()
+	defer closeStore(st, logger)
+	// The background jobs run until runServe returns (an error after they
+	// started, such as a port in use, ends them too), then are waited for.
+	ctx, cancel := context.WithCancel(ctx)
+	var jobs sync.WaitGroup
+	defer jobs.Wait()
+	defer cancel()
 
 	blobs, err := openBlobStore(ctx, o, st, logger)
 	if err != nil {
 		return err
 	}
-
-	svc, err := exam.NewService(ctx, st, exam.Config{
-		JWTSecret:         []byte(o.JWTSecret),
-		HeartbeatInterval: o.HeartbeatInterval,
-		TempDir:           tempDir,
-		Blobs:             blobs,
-		BlobPublicURL:     o.BlobPublicURL,
-	}, logger)
+	ids, err := newIdentity(ctx, st, o, logger)
+	if err != nil {
+		return err
+	}
+	idem := idempotency.New(st, idempotency.Options{Logger: logger})
+	startPrune(ctx, &jobs, st, logger)
+	svc, err := exam.NewService(ctx, st, exam.Config{Tokens: ids.Tokens(), HeartbeatInterval: o.HeartbeatInterval,
+		TempDir: tempDir, Blobs: blobs, BlobPublicURL: o.BlobPublicURL}, logger)
 	if err != nil {
 		return fmt.Errorf("start exam service: %w", err)
 	}
-	if err := ensureAdmin(ctx, svc, o, logger); err != nil {
+	reg := newRegistry()
+	linkSvc, redir, closeRecorder, err := newLinks(ctx, &jobs, st, blobs, reg, o, logger)
+	if err != nil {
 		return err
 	}
-	// Failed sign-ins and Idempotency-Key receipts are kept in the store
-	// (shared by every instance); what expired is removed hourly.
-	var pruneJobs sync.WaitGroup
-	defer func() { cancel(); pruneJobs.Wait() }()
-	pruneJobs.Go(func() {
-		throttle.RunPrune(ctx, st, func(err error) { logger.Warn("prune failed sign-ins", "err", err) })
-	})
-	pruneJobs.Go(func() {
-		idempotency.RunPrune(ctx, st, func(err error) { logger.Warn("prune idempotency keys", "err", err) })
-	})
-
-	// The link-management API and the redirector run on every store that
-	// implements links.Store (bbolt and PostgreSQL).
-	var (
-		linkSvc *links.Service
-		redir   http.Handler
-	)
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		collectors.NewBuildInfoCollector(),
-	)
-	linkBase := o.linkBaseURL()
-	if ls, ok := st.(links.Store); ok {
-		rec, err := newVisitRecorder(ctx, st, ls, o, logger)
-		if err != nil {
-			return err
-		}
-		// The recorder outlives the signal: it is closed (saving what is
-		// queued) once the HTTP server has drained, before the store closes.
-		recDone := make(chan struct{})
-		go func() {
-			defer close(recDone)
-			if err := rec.Run(context.WithoutCancel(ctx)); err != nil {
-				logger.Error("visit recorder", "err", err)
-			}
-		}()
-		defer func() {
-			rec.Close()
-			<-recDone
-			logger.Info("visit recorder stopped", "saved", rec.Saved(), "dropped", rec.Dropped(), "failed", rec.Failed())
-		}()
-		pruneDone := make(chan struct{})
-		go func() {
-			defer close(pruneDone)
-			visits.RunRetention(ctx, ls, o.LinkVisitRetention, logger)
-		}()
-		defer func() { cancel(); <-pruneDone }()
-		ro := redirect.Options{
-			Store:     ls,
-			Recorder:  rec,
-			ShortHost: o.shortHost(),
-			Logger:    logger,
-			CacheTTL:  o.LinkCacheTTL,
-			HomeURL:   o.LinkHomeURL,
-			Blobs:     blobs,
-		}
-		if linkBase != "" {
-			ro.PublicURL = func(*http.Request) string { return linkBase }
-		}
-		registerClickMetrics(reg, rec)
-		rh := redirect.New(ro)
-		linkSvc = links.NewService(ls, links.Config{OnChange: cacheInvalidation(ctx, st, rh, logger), Blobs: blobs})
-		redir = countRedirects(reg, rh)
-	} else {
-		logger.Warn("this store does not implement the link-management API; its routes and the redirector are not served")
-	}
-
-	ln, err := net.Listen("tcp", o.Listen)
+	// The recorder saves what is queued once the requests have drained.
+	defer closeRecorder()
+	ln, baseURL, err := listen(o)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", o.Listen, err)
+		return err
 	}
 	defer ln.Close()
-	ln, scheme := listenTLS(ln, o.TLS)
-	baseURL := o.BaseURL
-	if baseURL == "" {
-		baseURL = withScheme(localURL(ln.Addr()), scheme)
-	}
-
-	// The ordering API runs on every store that implements ordering.Store.
-	var ordOpts *ordhttp.Options
-	if ost, ok := st.(ordering.Store); ok {
-		if ordOpts, err = newOrdering(ctx, st, ost, blobs, o.Ordering, baseURL, o.DataDir, logger); err != nil {
-			return err
-		}
-		jobs := sync.WaitGroup{}
-		jobs.Go(func() { ordOpts.Service.RunExpiry(ctx) })
-		jobs.Go(func() { ordOpts.Service.RunHousekeeping(ctx) })
-		owner := fmt.Sprintf("%s-%d-%s", hostname(), os.Getpid(), rand.Text()[:6])
-		jobs.Go(func() { ordOpts.Service.RunSender(ctx, o.Ordering.messenger(), owner) })
-		defer func() { cancel(); jobs.Wait() }()
-	} else {
-		logger.Warn("this store does not implement the ordering API; its routes are not served")
-	}
-
-	var ordSvc *ordering.Service
-	if ordOpts != nil {
-		ordSvc = ordOpts.Service
-	}
-	gc, err := newBlobCollector(st, blobs, svc, linkSvc, ordSvc, o.BlobRetention, logger)
+	ord, err := newOrdering(ctx, st, blobs, o.Ordering, baseURL, o.DataDir, logger)
 	if err != nil {
 		return err
 	}
-	var blobGC httpapi.BlobGC
-	if gc != nil {
-		blobGC = gc.Run
-		if o.BlobGCInterval > 0 {
-			gcDone := make(chan struct{})
-			go func() {
-				defer close(gcDone)
-				gc.Loop(ctx, o.BlobGCInterval)
-			}()
-			defer func() { cancel(); <-gcDone }()
-		}
-		logger.Info("blob garbage collection", "retention", gc.Retention().String(), "interval", o.BlobGCInterval.String())
+	startOrdering(ctx, &jobs, ord.Service, o)
+	blobGC, err := newBlobGC(ctx, &jobs, st, blobs, svc, linkSvc, ord.Service, o, logger)
+	if err != nil {
+		return err
 	}
-
 	consoleKey, err := storedSecret(ctx, st, consoleSecretName)
 	if err != nil {
 		return err
 	}
 	api := httpapi.New(httpapi.Options{
-		Exam: svc,
-		Console: console.New(console.Options{Exam: svc, Key: consoleKey, Links: linkSvc, LinkBaseURL: linkBase,
-			Ordering: consoleOrdering(ordOpts), Logger: logger}),
+		Exam:        svc,
+		Identity:    ids,
+		Idempotency: idem,
+		Console: console.New(console.Options{Exam: svc, Identity: ids, Key: consoleKey, Links: linkSvc,
+			LinkBaseURL: o.linkBaseURL(), Ordering: consoleOrdering(ord), Logger: logger}),
 		Links:          linkSvc,
-		Ordering:       ordOpts,
-		LinkBaseURL:    linkBase,
+		Ordering:       ord,
+		LinkBaseURL:    o.linkBaseURL(),
 		Logger:         logger,
 		TrustedProxies: o.TrustedProxies,
 		Registry:       reg,
@@ -442,13 +336,154 @@ func runServe(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 		Blobs:          blobs,
 		BlobGC:         blobGC,
 	})
-
-	var handler http.Handler = api
-	if redir != nil {
-		handler = mountRedirector(api, api.Serves, httpapi.ClientAddr(o.TrustedProxies, redir))
-	}
-
+	handler := mountRedirector(api, api.Serves, httpapi.ClientAddr(o.TrustedProxies, redir))
 	return serveHTTP(ctx, ln, handler, baseURL, o, logger)
+}
+
+// prepareDataDir creates the data directory and its temporary directory
+// (returned), warning when others may read the data directory.
+func prepareDataDir(dir string, logger *slog.Logger) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create data directory: %w", err)
+	}
+	if st, err := os.Stat(dir); err == nil && st.Mode().Perm()&0o077 != 0 {
+		logger.Warn("the data directory holds the store and its secrets but others may read it: chmod 700 it",
+			"data_dir", dir, "mode", st.Mode().Perm().String())
+	}
+	tempDir := filepath.Join(dir, tempDirName)
+	if err := os.MkdirAll(tempDir, 0o700); err != nil {
+		return "", fmt.Errorf("create temporary directory: %w", err)
+	}
+	return tempDir, nil
+}
+
+// closeStore closes the store, logging how it went.
+func closeStore(st store, logger *slog.Logger) {
+	if err := st.Close(); err != nil {
+		logger.Error("closing the store", "err", err)
+	} else {
+		logger.Info("store closed")
+	}
+}
+
+// newIdentity returns the operators' identity service, signing with
+// o.JWTSecret, else the store's secret, and creates the first operator
+// account when there is none.
+func newIdentity(ctx context.Context, st store, o serveOptions, logger *slog.Logger) (*identity.Service, error) {
+	ids, err := identity.Open(ctx, st, []byte(o.JWTSecret), identity.Config{})
+	if err != nil {
+		return nil, err
+	}
+	if err := ensureAdmin(ctx, ids, o, logger); err != nil {
+		return nil, err
+	}
+	return ids, nil
+}
+
+// startPrune starts the hourly removal of what expired of the failed
+// sign-ins and the Idempotency-Key receipts, kept in the store and shared
+// by every instance.
+func startPrune(ctx context.Context, jobs *sync.WaitGroup, st store, logger *slog.Logger) {
+	jobs.Go(func() {
+		throttle.RunPrune(ctx, st, func(err error) { logger.Warn("prune failed sign-ins", "err", err) })
+	})
+	jobs.Go(func() {
+		idempotency.RunPrune(ctx, st, func(err error) { logger.Warn("prune idempotency keys", "err", err) })
+	})
+}
+
+// newRegistry returns the registry of the portal's metrics, with the Go
+// runtime's, the process's and the build's.
+func newRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		collectors.NewBuildInfoCollector(),
+	)
+	return reg
+}
+
+// newLinks returns the link-management service and the redirector, with
+// the recorder of visits (closeRecorder saves what it has queued and stops
+// it) and the retention of old visits running in jobs.
+func newLinks(ctx context.Context, jobs *sync.WaitGroup, st store, blobs blobstore.Store, reg *prometheus.Registry, o serveOptions,
+	logger *slog.Logger) (svc *links.Service, redir http.Handler, closeRecorder func(), err error) {
+	rec, err := newVisitRecorder(ctx, st, o, logger)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	recDone := make(chan struct{})
+	go func() {
+		defer close(recDone)
+		// Not ctx: the recorder outlives the signal, to save the visits of
+		// the requests still draining.
+		if err := rec.Run(context.WithoutCancel(ctx)); err != nil {
+			logger.Error("visit recorder", "err", err)
+		}
+	}()
+	closeRecorder = func() {
+		rec.Close()
+		<-recDone
+		logger.Info("visit recorder stopped", "saved", rec.Saved(), "dropped", rec.Dropped(), "failed", rec.Failed())
+	}
+	jobs.Go(func() { visits.RunRetention(ctx, st, o.LinkVisitRetention, logger) })
+	ro := redirect.Options{
+		Store:     st,
+		Recorder:  rec,
+		ShortHost: o.shortHost(),
+		Logger:    logger,
+		CacheTTL:  o.LinkCacheTTL,
+		HomeURL:   o.LinkHomeURL,
+		Blobs:     blobs,
+	}
+	if base := o.linkBaseURL(); base != "" {
+		ro.PublicURL = func(*http.Request) string { return base }
+	}
+	registerClickMetrics(reg, rec)
+	rh := redirect.New(ro)
+	svc = links.NewService(st, links.Config{OnChange: cacheInvalidation(ctx, st, rh, logger), Blobs: blobs})
+	return svc, countRedirects(reg, rh), closeRecorder, nil
+}
+
+// listen opens the listener of o.Listen (TLS when configured) and returns
+// it with the portal's base URL: o.BaseURL, else the listener's.
+func listen(o serveOptions) (net.Listener, string, error) {
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return nil, "", fmt.Errorf("listen on %s: %w", o.Listen, err)
+	}
+	ln, scheme := listenTLS(ln, o.TLS)
+	baseURL := o.BaseURL
+	if baseURL == "" {
+		baseURL = withScheme(localURL(ln.Addr()), scheme)
+	}
+	return ln, baseURL, nil
+}
+
+// startOrdering starts the ordering service's jobs: expiring unpaid orders,
+// housekeeping and sending messages (as this instance's owner name).
+func startOrdering(ctx context.Context, jobs *sync.WaitGroup, svc *ordering.Service, o serveOptions) {
+	jobs.Go(func() { svc.RunExpiry(ctx) })
+	jobs.Go(func() { svc.RunHousekeeping(ctx) })
+	owner := fmt.Sprintf("%s-%d-%s", hostname(), os.Getpid(), rand.Text()[:6])
+	jobs.Go(func() { svc.RunSender(ctx, o.Ordering.messenger(), owner) })
+}
+
+// newBlobGC returns the garbage collection of blobs that
+// POST /api/v1/admin/blobs/gc runs, also every o.BlobGCInterval in jobs
+// when it is set.
+func newBlobGC(ctx context.Context, jobs *sync.WaitGroup, st store, blobs blobstore.Store, svc *exam.Service, linkSvc *links.Service,
+	ord *ordering.Service, o serveOptions, logger *slog.Logger) (httpapi.BlobGC, error) {
+	gc, err := newBlobCollector(st, blobs, svc, linkSvc, ord, o.BlobRetention, logger)
+	if err != nil {
+		return nil, err
+	}
+	if o.BlobGCInterval > 0 {
+		jobs.Go(func() { gc.Loop(ctx, o.BlobGCInterval) })
+	}
+	logger.Info("blob garbage collection", "retention", gc.Retention().String(), "interval", o.BlobGCInterval.String())
+	return gc.Run, nil
 }
 
 // consoleOrdering is what the console's shop shares with the ordering API
@@ -489,10 +524,10 @@ const consoleSecretName = "console-csrf"
 // visitSecretName is the name of the generated visit secret in the store.
 const visitSecretName = "visit-hmac"
 
-// newVisitRecorder returns the recorder of link visits, saving to ls. Its
+// newVisitRecorder returns the recorder of link visits, saving to st. Its
 // secret is o.VisitSecret, else one generated on first start and kept in
 // the store (shared by every instance on the same database).
-func newVisitRecorder(ctx context.Context, st store, ls links.Store, o serveOptions, logger *slog.Logger) (*visits.Recorder, error) {
+func newVisitRecorder(ctx context.Context, st store, o serveOptions, logger *slog.Logger) (*visits.Recorder, error) {
 	secret := []byte(o.VisitSecret)
 	if len(secret) == 0 {
 		fresh := make([]byte, 32)
@@ -504,7 +539,7 @@ func newVisitRecorder(ctx context.Context, st store, ls links.Store, o serveOpti
 			return nil, fmt.Errorf("load the visit secret: %w", err)
 		}
 	}
-	rec, err := visits.NewRecorder(ls, visits.Options{
+	rec, err := visits.NewRecorder(st, visits.Options{
 		Secret:        secret,
 		CountryHeader: o.CountryHeader,
 		GeoIPPath:     o.GeoIPDB,
@@ -591,8 +626,8 @@ func localURL(addr net.Addr) string {
 }
 
 // ensureAdmin creates the first operator account when there is none.
-func ensureAdmin(ctx context.Context, svc *exam.Service, o serveOptions, logger *slog.Logger) error {
-	generated, created, err := svc.EnsureAdmin(ctx, o.AdminUsername, o.AdminPassword)
+func ensureAdmin(ctx context.Context, ids *identity.Service, o serveOptions, logger *slog.Logger) error {
+	generated, created, err := ids.EnsureAdmin(ctx, o.AdminUsername, o.AdminPassword)
 	if err != nil {
 		return fmt.Errorf("create the first operator account %q: %w", o.AdminUsername, err)
 	}

@@ -9,15 +9,28 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/seedhq/portal/internal/blobgc"
 	"github.com/seedhq/portal/internal/config"
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/idempotency"
+	"github.com/seedhq/portal/internal/identity"
+	"github.com/seedhq/portal/internal/links"
+	"github.com/seedhq/portal/internal/ordering"
 	"github.com/seedhq/portal/internal/store/bolt"
 	"github.com/seedhq/portal/internal/store/postgres"
 )
 
-// store is what serve needs of a storage backend.
+// store is what serve needs of a storage backend: the stores of the three
+// APIs and of the operator accounts, the Idempotency-Key receipts and the
+// marks of the blobs' garbage collection, as bbolt and PostgreSQL both keep
+// them.
 type store interface {
 	exam.Store
+	identity.Store
+	idempotency.Store
+	links.Store
+	ordering.Store
+	blobgc.MarkStore
 	Close() error
 }
 

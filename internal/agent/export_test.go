@@ -20,6 +20,8 @@ import (
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
+	"github.com/seedhq/portal/internal/idempotency"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/internal/store/bolt"
 	"github.com/seedhq/portal/pkg/client"
 	"github.com/seedhq/portal/pkg/labwire"
@@ -52,7 +54,12 @@ func newExportFixture(t *testing.T) *exportFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: svc, Logger: logger, Registry: prometheus.NewRegistry()}))
+	ids, err := identity.Open(ctx, st, nil, identity.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: svc, Identity: ids, Idempotency: idempotency.New(st, idempotency.Options{}),
+		Logger: logger, Registry: prometheus.NewRegistry()}))
 	t.Cleanup(srv.Close)
 
 	lic := mustLicense(t, svc, "HW-LAB-1", 30)

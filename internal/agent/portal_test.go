@@ -15,6 +15,8 @@ import (
 
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
+	"github.com/seedhq/portal/internal/idempotency"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/internal/openapi/openapitest"
 	"github.com/seedhq/portal/internal/store/bolt"
 )
@@ -50,7 +52,12 @@ func startPortal(t *testing.T, cfg exam.Config) *testPortal {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &testPortal{t: t, Svc: svc, handler: openapitest.Wrap(t, httpapi.New(httpapi.Options{Exam: svc, Logger: logger, Registry: prometheus.NewRegistry()}))}
+	ids, err := identity.Open(context.Background(), st, nil, identity.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &testPortal{t: t, Svc: svc, handler: openapitest.Wrap(t, httpapi.New(httpapi.Options{Exam: svc, Identity: ids,
+		Idempotency: idempotency.New(st, idempotency.Options{}), Logger: logger, Registry: prometheus.NewRegistry()}))}
 	p.srv = httptest.NewServer(p.handler)
 	p.URL, p.addr = p.srv.URL, p.srv.Listener.Addr().String()
 	t.Cleanup(p.Stop)

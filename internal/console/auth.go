@@ -7,7 +7,7 @@ import (
 	"net/url"
 
 	"github.com/seedhq/portal/internal/apperr"
-	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/identity"
 )
 
 // loginPage serves GET /console/login.
@@ -19,7 +19,7 @@ func (c *console) loginPage(w http.ResponseWriter, r *http.Request) {
 // sign-in, through the same rules as POST /api/v1/auth/login (its
 // throttling included).
 func (c *console) login(w http.ResponseWriter, r *http.Request) {
-	res, err := c.exam.Login(r.Context(), exam.LoginInput{Username: r.PostFormValue("username"),
+	res, err := c.ids.Login(r.Context(), identity.LoginInput{Username: r.PostFormValue("username"),
 		Password: r.PostFormValue("password"), ClientAddr: clientAddr(r)})
 	if err != nil {
 		status, key := http.StatusUnauthorized, "login.failed"
@@ -71,7 +71,7 @@ func (c *console) account(next http.Handler) http.Handler {
 			http.Redirect(w, r, "/console/login?next="+url.QueryEscape(r.URL.Path), http.StatusSeeOther)
 			return
 		}
-		u, err := c.exam.AuthenticateOperator(r.Context(), token)
+		u, err := c.ids.Authenticate(r.Context(), token)
 		if err != nil {
 			clearSession(w, r, examArea)
 			http.Redirect(w, r, "/console/login", http.StatusSeeOther)
@@ -83,8 +83,8 @@ func (c *console) account(next http.Handler) http.Handler {
 
 // operatorFrom returns the signed-in account (an operator, or a grader on
 // the grading pages).
-func operatorFrom(r *http.Request) *exam.User {
-	u, _ := r.Context().Value(ctxOperator).(*exam.User)
+func operatorFrom(r *http.Request) *identity.User {
+	u, _ := r.Context().Value(ctxOperator).(*identity.User)
 	return u
 }
 

@@ -34,6 +34,7 @@ import (
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi/respond"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/mathfont"
 	"github.com/seedhq/portal/internal/ordering"
@@ -51,6 +52,8 @@ var staticFS embed.FS
 type Options struct {
 	// Exam is the exam domain service. Required.
 	Exam *exam.Service
+	// Identity signs operators in and checks their sessions. Required.
+	Identity *identity.Service
 	// Key signs the forms' CSRF tokens (at least 32 bytes). Every portal
 	// instance behind one address must share it, so that a form one of
 	// them rendered is accepted by the others. Required.
@@ -104,6 +107,7 @@ var (
 // console holds what the pages share.
 type console struct {
 	exam     *exam.Service
+	ids      *identity.Service
 	links    *links.Service
 	linkBase string
 	ordering *Ordering
@@ -114,10 +118,10 @@ type console struct {
 
 // New returns the console's handler, to mount at /console.
 func New(o Options) http.Handler {
-	if o.Exam == nil || len(o.Key) < 32 {
-		panic("console: Options.Exam and a Key of at least 32 bytes are required")
+	if o.Exam == nil || o.Identity == nil || len(o.Key) < 32 {
+		panic("console: Options.Exam, Identity and a Key of at least 32 bytes are required")
 	}
-	c := &console{exam: o.Exam, log: o.Logger, pages: map[string]*template.Template{}, csrfKey: o.Key,
+	c := &console{exam: o.Exam, ids: o.Identity, log: o.Logger, pages: map[string]*template.Template{}, csrfKey: o.Key,
 		links: o.Links, linkBase: o.LinkBaseURL, ordering: o.Ordering}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)

@@ -3,7 +3,6 @@ package console
 import (
 	"context"
 	"errors"
-	"github.com/seedhq/portal/pkg/labwire"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -17,6 +16,7 @@ import (
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/richtext"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // The editor's time zones: Indonesia's three and UTC. Times are entered in

@@ -3,7 +3,6 @@ package console
 import (
 	"cmp"
 	"fmt"
-	"github.com/seedhq/portal/pkg/labwire"
 	"html/template"
 	"net/http"
 	"slices"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/richtext"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // maxFormBlanks bounds the blanks the editor reads of one cloze question.

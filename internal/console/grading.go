@@ -11,6 +11,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/identity"
 )
 
 // The grading of essays (docs/console.md, "Grading essays"): graders and
@@ -265,8 +266,8 @@ func (c *console) renderGraders(w http.ResponseWriter, r *http.Request, status i
 
 // createGrader serves POST /console/graders (username, name, password).
 func (c *console) createGrader(w http.ResponseWriter, r *http.Request) {
-	u, err := c.exam.CreateGrader(r.Context(), exam.OperatorInput{Username: r.PostFormValue("username"),
-		Name: r.PostFormValue("name"), Password: r.PostFormValue("password")})
+	u, err := c.ids.CreateOperator(r.Context(), identity.OperatorInput{Username: r.PostFormValue("username"),
+		Name: r.PostFormValue("name"), Password: r.PostFormValue("password"), Role: identity.RoleGrader})
 	if err != nil {
 		c.renderGraders(w, r, http.StatusBadRequest, "", err)
 		return

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/pkg/labwire"
 )
 
@@ -74,7 +75,7 @@ func (p *portal) essayExam(t *testing.T, n int, essays ...string) (exam.Exam, []
 // newGrader creates a grader assigned to the exams and returns its id.
 func (p *portal) newGrader(t *testing.T, username string, examIDs ...string) string {
 	t.Helper()
-	u, err := p.exam.CreateGrader(t.Context(), exam.OperatorInput{Username: username, Password: graderPassword})
+	u, err := p.ids.CreateOperator(t.Context(), identity.OperatorInput{Username: username, Password: graderPassword, Role: identity.RoleGrader})
 	if err != nil {
 		t.Fatal(err)
 	}

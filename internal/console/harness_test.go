@@ -38,6 +38,8 @@ import (
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
+	"github.com/seedhq/portal/internal/idempotency"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/ordering"
 	"github.com/seedhq/portal/internal/ordering/challenge"
@@ -77,6 +79,8 @@ const (
 // console serves.
 type testStore interface {
 	exam.Store
+	identity.Store
+	idempotency.Store
 	links.Store
 	ordering.Store
 }
@@ -129,6 +133,7 @@ type portal struct {
 	store testStore
 
 	exam *exam.Service
+	ids  *identity.Service
 
 	links           *links.Service
 	ana, budi       links.User
@@ -172,7 +177,7 @@ func newPortal(t *testing.T, opts ...portalOption) *portal {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	exam.BcryptCost, links.BcryptCost = 4, 4
+	identity.BcryptCost, links.BcryptCost = 4, 4
 	ctx := context.Background()
 	p := &portal{store: openStore(t, cfg.kind), clock: testkit.NewClock(time.Now())}
 	// The server's address is needed before its handler: the stand-ins'
@@ -181,10 +186,13 @@ func newPortal(t *testing.T, opts ...portalOption) *portal {
 	base := "http://" + p.srv.Listener.Addr().String()
 	var err error
 
-	if p.exam, err = exam.NewService(ctx, p.store, exam.Config{TempDir: t.TempDir()}, slog.New(slog.DiscardHandler)); err != nil {
+	if p.ids, err = identity.Open(ctx, p.store, nil, identity.Config{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := p.exam.EnsureAdmin(ctx, "admin", password); err != nil {
+	if p.exam, err = exam.NewService(ctx, p.store, exam.Config{Tokens: p.ids.Tokens(), TempDir: t.TempDir()}, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := p.ids.EnsureAdmin(ctx, "admin", password); err != nil {
 		t.Fatal(err)
 	}
 
@@ -227,8 +235,8 @@ func newPortal(t *testing.T, opts ...portalOption) *portal {
 	}
 
 	p.shopOpts = &console.Ordering{Service: p.shop, PoW: p.pow, Now: p.clock.Now, MessengerStandIn: true}
-	p.srv.Config.Handler = httpapi.New(httpapi.Options{Exam: p.exam, Links: p.links, LinkBaseURL: linkBaseURL, Ordering: p.ordering,
-		Console: console.New(console.Options{Exam: p.exam, Key: []byte(consoleKey), Links: p.links, LinkBaseURL: linkBaseURL,
+	p.srv.Config.Handler = httpapi.New(httpapi.Options{Exam: p.exam, Identity: p.ids, Idempotency: idempotency.New(p.store, idempotency.Options{}), Links: p.links, LinkBaseURL: linkBaseURL, Ordering: p.ordering,
+		Console: console.New(console.Options{Exam: p.exam, Identity: p.ids, Key: []byte(consoleKey), Links: p.links, LinkBaseURL: linkBaseURL,
 			Ordering: p.shopOpts})})
 	p.srv.Start()
 	t.Cleanup(p.srv.Close)

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/seedhq/portal/internal/testkit"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/seedhq/portal/internal/testkit"
 )
 
 // slowMonitors is a MonitorStore whose writes wait for release, counting

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"github.com/seedhq/portal/pkg/labwire"
 	"sync"
 	"sync/atomic"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/richtext"
+	"github.com/seedhq/portal/pkg/labwire"
 )
 
 // ContentProblem is something in a question's texts that renders otherwise

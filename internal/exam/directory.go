@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/sortid"
 )
 
 // Directory errors.
@@ -36,7 +37,7 @@ func (s *Service) CreateAcademicYear(ctx context.Context, name string, active bo
 	if !validYearName(name) {
 		return AcademicYear{}, invalid("name must be <YYYY>/<YYYY> with consecutive years, e.g. 2025/2026")
 	}
-	ay := AcademicYear{ID: NewID(), Name: name, IsActive: active, CreatedAt: s.now()}
+	ay := AcademicYear{ID: sortid.New(), Name: name, IsActive: active, CreatedAt: s.now()}
 	if err := s.store.CreateAcademicYear(ctx, ay); err != nil {
 		return AcademicYear{}, fmt.Errorf("create academic year: %w", err)
 	}
@@ -88,7 +89,7 @@ func (s *Service) CreateAPIKey(ctx context.Context, name string) (APIKey, string
 		return APIKey{}, "", err
 	}
 	key := apiKeyPrefix + base64.RawURLEncoding.EncodeToString(raw)
-	k := APIKey{ID: NewID(), Name: name, Prefix: key[:10], Hash: hashAPIKey(key), CreatedAt: s.now()}
+	k := APIKey{ID: sortid.New(), Name: name, Prefix: key[:10], Hash: hashAPIKey(key), CreatedAt: s.now()}
 	if err := s.store.CreateAPIKey(ctx, k); err != nil {
 		return APIKey{}, "", fmt.Errorf("create api key: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/richtext"
+	"github.com/seedhq/portal/internal/sortid"
 	"github.com/seedhq/portal/pkg/labwire"
 )
 
@@ -34,7 +35,7 @@ const (
 
 // CreateExam validates in and stores a new exam.
 func (s *Service) CreateExam(ctx context.Context, in ExamInput) (Exam, error) {
-	e := in.exam(NewID())
+	e := in.exam(sortid.New())
 	e.CreatedAt = s.now()
 	if err := ValidateExam(&e); err != nil {
 		return Exam{}, err

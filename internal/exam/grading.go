@@ -14,11 +14,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/identity"
 )
 
 // Essays are graded by teachers (docs/api/exam.md, "Grading essays"):
 //
-//   - A grader (RoleGrader) grades the essays of the exams an operator
+//   - A grader (identity.RoleGrader) grades the essays of the exams an operator
 //     assigned to it and nothing else; operators grade any exam's.
 //   - Graders see each student as a code, stable per exam (an HMAC of the
 //     exam and member under a secret of the portal), never the name; an
@@ -88,16 +89,9 @@ func (s *Service) answerCode(examID, memberID string) string {
 	return c[:4] + "-" + c[4:]
 }
 
-// CreateGrader creates a grader account (RoleGrader) from in, whose Role is
-// ignored.
-func (s *Service) CreateGrader(ctx context.Context, in OperatorInput) (User, error) {
-	in.Role = RoleGrader
-	return s.CreateOperator(ctx, in)
-}
-
 // Grader is a grader account with the exams assigned to it.
 type Grader struct {
-	User
+	identity.User
 	ExamIDs []string
 }
 
@@ -109,7 +103,7 @@ func (s *Service) Graders(ctx context.Context) ([]Grader, error) {
 	}
 	var out []Grader
 	for _, u := range us {
-		if u.Role != RoleGrader {
+		if u.Role != identity.RoleGrader {
 			continue
 		}
 		ids, err := s.store.GraderExams(ctx, u.ID)
@@ -126,7 +120,7 @@ func (s *Service) Graders(ctx context.Context) ([]Grader, error) {
 // VALIDATION_FAILED, writing nothing, when an exam does not exist.
 func (s *Service) AssignGraderExams(ctx context.Context, graderID string, examIDs []string) (Grader, error) {
 	u, err := s.store.GetUser(ctx, graderID)
-	if errors.Is(err, ErrNotFound) || err == nil && u.Role != RoleGrader {
+	if errors.Is(err, ErrNotFound) || err == nil && u.Role != identity.RoleGrader {
 		return Grader{}, apperr.New(apperr.NotFound, "NOT_FOUND", "no grader account with this id")
 	}
 	if err != nil {
@@ -155,7 +149,7 @@ func (s *Service) AssignGraderExams(ctx context.Context, graderID string, examID
 // gradableExam returns examID when u may grade it: an operator any exam, a
 // grader the exams assigned to it. Another exam is ErrNotFound for a
 // grader, as one that does not exist.
-func (s *Service) gradableExam(ctx context.Context, u User, examID string) (Exam, scorer, error) {
+func (s *Service) gradableExam(ctx context.Context, u identity.User, examID string) (Exam, scorer, error) {
 	if !u.Role.Operates() {
 		ids, err := s.store.GraderExams(ctx, u.ID)
 		if err != nil {
@@ -170,7 +164,7 @@ func (s *Service) gradableExam(ctx context.Context, u User, examID string) (Exam
 
 // GradingExams returns the exams u may grade (without questions): every
 // exam for an operator, the assigned ones for a grader.
-func (s *Service) GradingExams(ctx context.Context, u User) ([]Exam, error) {
+func (s *Service) GradingExams(ctx context.Context, u identity.User) ([]Exam, error) {
 	es, err := s.store.ListExams(ctx, ExamFilter{})
 	if err != nil {
 		return nil, fmt.Errorf("grading exams: %w", err)
@@ -215,7 +209,7 @@ type GradingProgress struct {
 func (p GradingProgress) ToGrade() int { return p.Answers - p.Graded }
 
 // GradingProgress returns the progress of the grading of examID's essays.
-func (s *Service) GradingProgress(ctx context.Context, u User, examID string) (GradingProgress, error) {
+func (s *Service) GradingProgress(ctx context.Context, u identity.User, examID string) (GradingProgress, error) {
 	e, sc, err := s.gradableExam(ctx, u, examID)
 	if err != nil {
 		return GradingProgress{}, fmt.Errorf("grading progress: %w", err)
@@ -276,7 +270,7 @@ type EssayQuery struct {
 
 // EssayAnswers returns the non-blank answers to q's essay, ordered by code
 // (an order that says nothing of the students), with their grades.
-func (s *Service) EssayAnswers(ctx context.Context, u User, q EssayQuery) ([]EssayAnswer, error) {
+func (s *Service) EssayAnswers(ctx context.Context, u identity.User, q EssayQuery) ([]EssayAnswer, error) {
 	_, sc, err := s.essay(ctx, u, q)
 	if err != nil {
 		return nil, fmt.Errorf("essay answers: %w", err)
@@ -309,7 +303,7 @@ func (s *Service) EssayAnswers(ctx context.Context, u User, q EssayQuery) ([]Ess
 
 // EssayAnswer returns the answer of code to q's essay with its grade's
 // history, oldest first.
-func (s *Service) EssayAnswer(ctx context.Context, u User, q EssayQuery, code string) (EssayAnswer, []Grade, error) {
+func (s *Service) EssayAnswer(ctx context.Context, u identity.User, q EssayQuery, code string) (EssayAnswer, []Grade, error) {
 	_, sc, err := s.essay(ctx, u, q)
 	if err != nil {
 		return EssayAnswer{}, nil, fmt.Errorf("essay answer: %w", err)
@@ -352,7 +346,7 @@ type GradeInput struct {
 // is the latest (GradeConflictError otherwise, with the current grade).
 // Bad input (points outside 0 to the question's points or finer than
 // hundredths, a comment too long) is VALIDATION_FAILED and writes nothing.
-func (s *Service) SaveGrade(ctx context.Context, u User, in GradeInput) (Grade, error) {
+func (s *Service) SaveGrade(ctx context.Context, u identity.User, in GradeInput) (Grade, error) {
 	q := EssayQuery{ExamID: in.ExamID, QuestionID: in.QuestionID}
 	question, sc, err := s.essay(ctx, u, q)
 	if err != nil {
@@ -396,7 +390,7 @@ func (s *Service) SaveGrade(ctx context.Context, u User, in GradeInput) (Grade, 
 // essay checks that u may grade q's exam and that q.QuestionID is one of
 // its essays (NOT_FOUND, NOT_AN_ESSAY), and that only an operator asks for
 // names.
-func (s *Service) essay(ctx context.Context, u User, q EssayQuery) (Question, scorer, error) {
+func (s *Service) essay(ctx context.Context, u identity.User, q EssayQuery) (Question, scorer, error) {
 	if q.Names && !u.Role.Operates() {
 		return Question{}, scorer{}, ErrNamesForbidden
 	}

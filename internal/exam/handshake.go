@@ -11,8 +11,15 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/identity"
+	"github.com/seedhq/portal/internal/sortid"
 	"github.com/seedhq/portal/pkg/labwire"
 )
+
+// AudienceServer is the audience of the lab servers' access tokens, signed
+// with the portal's identity.Tokens: such a token never authorises an
+// operator and back.
+const AudienceServer = "portal-server"
 
 // Handshake refusals, each with a stable code.
 var (
@@ -63,7 +70,7 @@ type ServerIdentity struct {
 func (s *Service) VerifyServer(ctx context.Context, in VerifyInput) (Verification, error) {
 	v, err := s.verifyServer(ctx, in)
 	entry := SyncLog{
-		ID: NewID(), Action: ActionVerifyServer, ServerCode: in.ServerCode, NPSN: in.NPSN,
+		ID: sortid.New(), Action: ActionVerifyServer, ServerCode: in.ServerCode, NPSN: in.NPSN,
 		Outcome: OutcomeAccepted, ReceivedAt: s.now(),
 	}
 	if err != nil {
@@ -132,7 +139,7 @@ func (s *Service) verifyServer(ctx context.Context, in VerifyInput) (Verificatio
 	if exp.After(lic.ExpiresAt) {
 		exp = lic.ExpiresAt
 	}
-	tok, err := s.signToken(jwt.MapClaims{
+	tok, err := s.tokens.Sign(jwt.MapClaims{
 		"sub":    in.ServerCode,
 		"aud":    AudienceServer,
 		"npsn":   lic.NPSN,
@@ -169,14 +176,14 @@ func (s *Service) AuthenticateServer(_ context.Context, token string) (ServerIde
 	if id, ok := s.serverTokens.get(token, s.cfg.Now()); ok {
 		return id, nil
 	}
-	claims, err := s.parseToken(token, AudienceServer)
+	claims, err := s.tokens.Parse(token, AudienceServer)
 	if err != nil {
 		return ServerIdentity{}, err
 	}
 	str := func(k string) string { v, _ := claims[k].(string); return v }
 	id := ServerIdentity{ServerCode: str("sub"), NPSN: str("npsn"), SchoolName: str("school"), HardwareID: str("hw"), LicenseID: str("lid")}
 	if id.ServerCode == "" || id.NPSN == "" {
-		return ServerIdentity{}, ErrUnauthorized
+		return ServerIdentity{}, identity.ErrUnauthorized
 	}
 	if exp, err := claims.GetExpirationTime(); err == nil && exp != nil {
 		s.serverTokens.put(token, id, exp.Time)

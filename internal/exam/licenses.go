@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seedhq/portal/internal/sortid"
 	"github.com/seedhq/portal/pkg/labwire"
 )
 
@@ -50,7 +51,7 @@ func (s *Service) GenerateLicense(ctx context.Context, in LicenseInput) (IssuedL
 	}
 	now := s.now().Truncate(time.Second)
 	l := License{
-		ID:            NewID(),
+		ID:            sortid.New(),
 		NPSN:          in.NPSN,
 		SchoolName:    in.SchoolName,
 		HardwareID:    in.HardwareID,

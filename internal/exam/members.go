@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/identity"
+	"github.com/seedhq/portal/internal/sortid"
 	"github.com/seedhq/portal/pkg/labwire"
 )
 
@@ -62,7 +64,7 @@ func (s *Service) ImportMembers(ctx context.Context, rows []MemberInput, default
 			report.Rows[i] = ImportResult{Row: i + 1, Action: ImportRejected, Code: "VALIDATION_FAILED", Message: err.Error()}
 			continue
 		}
-		m.ID, m.CreatedAt, m.UpdatedAt = NewID(), now, now
+		m.ID, m.CreatedAt, m.UpdatedAt = sortid.New(), now, now
 		if m.ExamPasswordHash, err = labwire.HashExamPassword(labwire.ExamPassword(s.pwSecret, m.ID, 0)); err != nil {
 			return ImportReport{}, err
 		}
@@ -113,7 +115,7 @@ func normaliseMember(in MemberInput) (Member, error) {
 		return Member{}, errors.New("npsn must be 8 digits")
 	case m.Username == "":
 		return Member{}, errors.New("one of username, nisn, nip, nik or email is required")
-	case !validUsername(m.Username):
+	case !identity.ValidUsername(m.Username):
 		return Member{}, errors.New("username must be 3 to 64 letters, digits, dots, dashes, underscores or @")
 	case len(m.Role) > 32 || len(m.Kelas) > 64 || len(m.AcademicYearName) > 16:
 		return Member{}, errors.New("role (32), kelas (64) or academic_year_name (16) too long")

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/seedhq/portal/internal/sortid"
 )
 
 // HeartbeatInput is the body of POST /api/v1/sync/heartbeat plus the client
@@ -47,7 +49,7 @@ func (s *Service) Heartbeat(ctx context.Context, id ServerIdentity, in Heartbeat
 	}
 	now := s.now()
 	err := s.beats.write(ctx, Monitor{
-		ID: NewID(), ServerCode: id.ServerCode, NPSN: id.NPSN, SchoolName: id.SchoolName, HardwareID: id.HardwareID,
+		ID: sortid.New(), ServerCode: id.ServerCode, NPSN: id.NPSN, SchoolName: id.SchoolName, HardwareID: id.HardwareID,
 		Status: in.Status, ActiveExamsCount: in.ActiveExamsCount, ConnectedStudents: in.ConnectedStudents,
 		PendingAnswers: in.PendingAnswers, ClientIP: in.ClientIP, ClientVersion: in.ClientVersion, LastPingAt: now, UpdatedAt: now,
 	})

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/sortid"
 	"github.com/seedhq/portal/pkg/labwire"
 )
 
@@ -381,6 +382,6 @@ func (s *Service) OpenPackage(ctx context.Context, meta PackageMeta) (PackageRea
 
 // LogPull writes a pull_data record to the sync log.
 func (s *Service) LogPull(ctx context.Context, id ServerIdentity, meta PackageMeta) {
-	s.logSync(ctx, SyncLog{ID: NewID(), Action: ActionPullData, ServerCode: id.ServerCode, NPSN: id.NPSN,
+	s.logSync(ctx, SyncLog{ID: sortid.New(), Action: ActionPullData, ServerCode: id.ServerCode, NPSN: id.NPSN,
 		Checksum: meta.Checksum, Outcome: OutcomeAccepted, ReceivedAt: s.now()})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/jsonx"
+	"github.com/seedhq/portal/internal/sortid"
 	"github.com/seedhq/portal/pkg/labwire"
 )
 
@@ -60,14 +61,14 @@ func (s *Service) PushAnswers(ctx context.Context, id ServerIdentity, in PushInp
 	if err != nil {
 		if e := apperr.From(err); e != nil && in.ServerCode == id.ServerCode {
 			s.logSync(ctx, SyncLog{
-				ID: NewID(), Action: ActionPushResults, ServerCode: id.ServerCode, NPSN: id.NPSN,
+				ID: sortid.New(), Action: ActionPushResults, ServerCode: id.ServerCode, NPSN: id.NPSN,
 				RecordCount: in.TotalRecords, Checksum: safeChecksum(in.Checksum), IdempotencyKey: in.IdempotencyKey,
 				Outcome: OutcomeRejected, ErrorCode: e.Code, ReceivedAt: now,
 			})
 		}
 		return PushReceipt{}, err
 	}
-	batch.SyncID = NewID()
+	batch.SyncID = sortid.New()
 	batch.ReceivedAt = now
 	r, err := s.store.SaveAnswers(ctx, batch)
 	if err != nil {
@@ -75,7 +76,7 @@ func (s *Service) PushAnswers(ctx context.Context, id ServerIdentity, in PushInp
 	}
 	if r.Duplicate {
 		s.logSync(ctx, SyncLog{
-			ID: NewID(), Action: ActionPushResults, ServerCode: id.ServerCode, NPSN: id.NPSN,
+			ID: sortid.New(), Action: ActionPushResults, ServerCode: id.ServerCode, NPSN: id.NPSN,
 			RecordCount: len(batch.Answers), Checksum: in.Checksum, IdempotencyKey: in.IdempotencyKey,
 			Outcome: OutcomeDuplicate, ReceivedAt: now,
 		})

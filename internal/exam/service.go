@@ -14,8 +14,7 @@ import (
 
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/blobstore"
-	"github.com/seedhq/portal/internal/idempotency"
-	"github.com/seedhq/portal/internal/throttle"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/pkg/labwire"
 )
 
@@ -23,19 +22,14 @@ import (
 type Config struct {
 	// AppName is returned in the meta of directory responses. Default "Exam Portal".
 	AppName string
-	// JWTSecret signs operator and server tokens. When empty, a secret is
-	// generated once and kept in the store, shared by every instance.
-	JWTSecret []byte
-	// OperatorTokenTTL is the lifetime of operator tokens. Default 12h.
-	OperatorTokenTTL time.Duration
+	// Tokens signs the lab servers' access tokens. Default: the portal's
+	// token signer over the store's secret (identity.NewTokens with no
+	// configured secret).
+	Tokens *identity.Tokens
 	// ServerTokenTTL is the lifetime of lab-server access tokens. Default 1h.
 	ServerTokenTTL time.Duration
 	// HeartbeatInterval is the interval lab servers are asked to ping at. Default 60s.
 	HeartbeatInterval time.Duration
-	// LoginMaxFailures and LoginWindow bound failed logins per client address.
-	// Defaults 5 and 15m.
-	LoginMaxFailures int
-	LoginWindow      time.Duration
 	// TempDir holds packages while they are built. Default os.TempDir().
 	TempDir string
 	// Now returns the current time; tests may fix it. Default time.Now.
@@ -56,20 +50,11 @@ func (c *Config) setDefaults() {
 	if c.AppName == "" {
 		c.AppName = "Exam Portal"
 	}
-	if c.OperatorTokenTTL == 0 {
-		c.OperatorTokenTTL = 12 * time.Hour
-	}
 	if c.ServerTokenTTL == 0 {
 		c.ServerTokenTTL = time.Hour
 	}
 	if c.HeartbeatInterval == 0 {
 		c.HeartbeatInterval = 60 * time.Second
-	}
-	if c.LoginMaxFailures == 0 {
-		c.LoginMaxFailures = 5
-	}
-	if c.LoginWindow == 0 {
-		c.LoginWindow = 15 * time.Minute
 	}
 	if c.TempDir == "" {
 		c.TempDir = os.TempDir()
@@ -81,7 +66,6 @@ func (c *Config) setDefaults() {
 
 // Names of the secrets the service keeps in the store.
 const (
-	secretJWT          = "jwt-hs256"
 	secretSigningKey   = "license-ed25519"
 	secretExamPassword = "exam-password-hmac"
 	secretGradingCode  = "grading-code-hmac"
@@ -95,22 +79,18 @@ type Service struct {
 	store      Store
 	cfg        Config
 	log        *slog.Logger
-	jwtSecret  []byte
+	tokens     *identity.Tokens
 	signingKey ed25519.PrivateKey
 	pwSecret   []byte
 	codeSecret []byte // keys the students' codes in grading (answerCode)
 	// contentSecret derives the content keys of blobs (ContentKey): the
 	// same on every instance sharing the store.
 	contentSecret []byte
-	logins        *throttle.Limiter
 	beats         *beatWriter
 	// serverTokens caches verified lab-server tokens (AuthenticateServer).
 	serverTokens serverTokenCache
 	builds       sync.Map // npsn -> *sync.Mutex, serialises package builds per school
 	renderCache
-	// idem keeps the answers of creating calls made with an
-	// Idempotency-Key, for every API of the portal.
-	idem     *idempotency.Keeper
 	examKeys sync.Map // exam id -> examShape, see examQuestions
 }
 
@@ -132,19 +112,13 @@ func NewService(ctx context.Context, store Store, cfg Config, logger *slog.Logge
 		cfg.BlobPublicURL = strings.TrimSuffix(cfg.BlobPublicURL, "/")
 	}
 	s := &Service{store: store, cfg: cfg, log: logger}
-	s.logins = throttle.NewLimiter(store, "operator-login", cfg.LoginMaxFailures, cfg.LoginWindow)
 	s.beats = &beatWriter{store: store}
-	s.idem = idempotency.New(store, idempotency.Options{Now: s.now, Logger: logger})
-
-	s.jwtSecret = cfg.JWTSecret
-	if len(s.jwtSecret) == 0 {
-		secret, err := s.secret(ctx, secretJWT, func() ([]byte, error) { return randomBytes(32) })
-		if err != nil {
+	s.tokens = cfg.Tokens
+	if s.tokens == nil {
+		var err error
+		if s.tokens, err = identity.NewTokens(ctx, store, nil, cfg.Now); err != nil {
 			return nil, err
 		}
-		s.jwtSecret = secret
-	} else if len(s.jwtSecret) < 32 {
-		return nil, fmt.Errorf("exam: JWT secret must be at least 32 bytes, got %d", len(s.jwtSecret))
 	}
 
 	seed, err := s.secret(ctx, secretSigningKey, func() ([]byte, error) {
@@ -189,11 +163,6 @@ func (s *Service) secret(ctx context.Context, name string, gen func() ([]byte, e
 	}
 	return v, nil
 }
-
-// Idempotency returns the keeper of Idempotency-Key receipts, in the
-// service's store, that the HTTP edge of every API wraps its creating
-// calls with.
-func (s *Service) Idempotency() *idempotency.Keeper { return s.idem }
 
 // PublicKey returns the Ed25519 public key that verifies licence tokens.
 func (s *Service) PublicKey() ed25519.PublicKey { return s.signingKey.Public().(ed25519.PublicKey) }

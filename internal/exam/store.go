@@ -5,16 +5,13 @@ import (
 	"io"
 	"time"
 
-	"github.com/seedhq/portal/internal/idempotency"
-	"github.com/seedhq/portal/internal/throttle"
-
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/identity"
 )
 
 // Errors that Store implementations return for the conditions named in the
 // method comments. Callers compare with errors.Is.
 var (
-	ErrUsernameTaken        = apperr.New(apperr.Conflict, "USERNAME_TAKEN", "username is already taken")
 	ErrHardwareMismatch     = apperr.New(apperr.Forbidden, "HARDWARE_MISMATCH", "this server_code is bound to another machine; an operator must reset the binding")
 	ErrServerNPSNMismatch   = apperr.New(apperr.Forbidden, "NPSN_MISMATCH", "this server_code is bound to another school")
 	ErrAcademicYearExists   = apperr.New(apperr.Conflict, "ACADEMIC_YEAR_EXISTS", "an academic year with this name already exists")
@@ -32,7 +29,8 @@ type Store interface {
 	Ping(ctx context.Context) error
 
 	SecretStore
-	UserStore
+	// The operator accounts, for the graders of essays.
+	identity.UserStore
 	LicenseStore
 	ServerStore
 	ExamStore
@@ -45,12 +43,6 @@ type Store interface {
 	PackageBlobStore
 	MediaStore
 	GradeStore
-	// Failed sign-ins, counted in the store so that every instance counts
-	// the same ones.
-	throttle.Store
-	// Receipts of creating calls made with an Idempotency-Key, kept in the
-	// store so that a retry through any instance gets the first answer.
-	idempotency.Store
 }
 
 // SecretStore keeps the portal's own secrets (JWT secret, signing key, package
@@ -60,20 +52,6 @@ type SecretStore interface {
 	// none it stores value and returns it. Concurrent callers, in this process
 	// or another instance, all get the one value that was stored first.
 	GetOrCreateSecret(ctx context.Context, name string, value []byte) ([]byte, error)
-}
-
-// UserStore keeps operator accounts.
-type UserStore interface {
-	// CreateUser stores u; ErrUsernameTaken when the username exists.
-	CreateUser(ctx context.Context, u User) error
-	// GetUser returns the user with the id.
-	GetUser(ctx context.Context, id string) (User, error)
-	// GetUserByUsername returns the user with the (lower-case) username.
-	GetUserByUsername(ctx context.Context, username string) (User, error)
-	// CountUsers returns the number of operator accounts.
-	CountUsers(ctx context.Context) (int, error)
-	// ListUsers returns every account, ordered by username.
-	ListUsers(ctx context.Context) ([]User, error)
 }
 
 // LicenseFilter narrows ListLicenses; empty fields match everything.

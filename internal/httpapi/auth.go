@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi/respond"
+	"github.com/seedhq/portal/internal/identity"
 )
 
 type loginRequest struct {
@@ -20,7 +20,7 @@ type userView struct {
 	Role     string `json:"role"`
 }
 
-func newUserView(u exam.User) userView {
+func newUserView(u identity.User) userView {
 	return userView{ID: u.ID, Username: u.Username, Name: u.Name, Role: string(u.Role)}
 }
 
@@ -33,7 +33,7 @@ func (s *server) login(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	res, err := s.exam.Login(r.Context(), exam.LoginInput{
+	res, err := s.ids.Login(r.Context(), identity.LoginInput{
 		Username: req.Username, Password: req.Password, ClientAddr: respond.ClientIP(r.Context()),
 	})
 	if err != nil {

@@ -7,10 +7,11 @@ import (
 
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi/respond"
+	"github.com/seedhq/portal/internal/identity"
 )
 
 // requireOperator admits requests with a valid operator JWT of an account
-// that operates (SUPER_ADMIN, OPERATOR) and stores the operator (exam.User)
+// that operates (SUPER_ADMIN, OPERATOR) and stores the operator (identity.User)
 // in the context. A grader's token is refused 403 GRADER_FORBIDDEN: graders
 // only reach the routes of requireAccount.
 func (s *server) requireOperator(next http.Handler) http.Handler {
@@ -24,11 +25,11 @@ func (s *server) requireOperator(next http.Handler) http.Handler {
 }
 
 // requireAccount admits requests with a valid operator JWT of any account,
-// graders included, and stores the account (exam.User) in the context: the
+// graders included, and stores the account (identity.User) in the context: the
 // routes a grader may use (who am I, grading) check the rest themselves.
 func (s *server) requireAccount(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u, err := s.exam.AuthenticateOperator(r.Context(), respond.BearerToken(r))
+		u, err := s.ids.Authenticate(r.Context(), respond.BearerToken(r))
 		if err != nil {
 			s.unauthorized(w, r, err)
 			return
@@ -74,8 +75,8 @@ func (s *server) unauthorized(w http.ResponseWriter, r *http.Request, err error)
 
 // operatorFrom returns the account stored by requireOperator or
 // requireAccount.
-func operatorFrom(ctx context.Context) exam.User {
-	u, _ := ctx.Value(ctxOperator).(exam.User)
+func operatorFrom(ctx context.Context) identity.User {
+	u, _ := ctx.Value(ctxOperator).(identity.User)
 	return u
 }
 

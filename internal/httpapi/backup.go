@@ -13,7 +13,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/seedhq/portal/internal/apperr"
-	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/identity"
 )
 
 // Backup writes a consistent snapshot of the store to w, calling start with
@@ -44,7 +44,7 @@ func (s *server) backupRoutes(r chi.Router) {
 // trailer. SUPER_ADMIN only: the copy holds every secret of the portal.
 func (s *server) backup(w http.ResponseWriter, r *http.Request) {
 	op := operatorFrom(r.Context())
-	if op.Role != exam.RoleSuperAdmin {
+	if op.Role != identity.RoleSuperAdmin {
 		s.writeError(w, r, apperr.New(apperr.Forbidden, "FORBIDDEN", "only a SUPER_ADMIN may take a backup: it holds every secret of the portal"))
 		return
 	}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -41,7 +41,7 @@ func TestBackup(t *testing.T) {
 
 	// An OPERATOR may not: the copy holds every secret.
 	h.operator()
-	if _, err := h.svc.CreateOperator(ctx, exam.OperatorInput{Username: "ops", Name: "Ops", Password: "ops-Password-1", Role: exam.RoleOperator}); err != nil {
+	if _, err := h.ids.CreateOperator(ctx, identity.OperatorInput{Username: "ops", Name: "Ops", Password: "ops-Password-1", Role: identity.RoleOperator}); err != nil {
 		t.Fatal(err)
 	}
 	c, err := client.NewClient(h.srv.URL)

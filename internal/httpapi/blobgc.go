@@ -10,8 +10,8 @@ import (
 
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/blobgc"
-	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi/respond"
+	"github.com/seedhq/portal/internal/identity"
 )
 
 // BlobGC runs one garbage collection of blobs (blobgc.Collector.Run).
@@ -64,7 +64,7 @@ type blobGCView struct {
 // it would mark and delete and changes nothing. SUPER_ADMIN only.
 func (s *server) blobGC(w http.ResponseWriter, r *http.Request) {
 	op := operatorFrom(r.Context())
-	if op.Role != exam.RoleSuperAdmin {
+	if op.Role != identity.RoleSuperAdmin {
 		s.writeError(w, r, apperr.New(apperr.Forbidden, "FORBIDDEN", "only a SUPER_ADMIN may collect blobs"))
 		return
 	}

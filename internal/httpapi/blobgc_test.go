@@ -9,6 +9,7 @@ import (
 	"github.com/seedhq/portal/internal/blobstore"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -39,7 +40,7 @@ func TestBlobGCRoute(t *testing.T) {
 
 	h.req("POST", "/api/v1/admin/blobs/gc", nil).expectError(401, "UNAUTHORIZED")
 	h.operator()
-	if _, err := h.svc.CreateOperator(ctx, exam.OperatorInput{Username: "ops", Name: "Ops", Password: "ops-Password-1", Role: exam.RoleOperator}); err != nil {
+	if _, err := h.ids.CreateOperator(ctx, identity.OperatorInput{Username: "ops", Name: "Ops", Password: "ops-Password-1", Role: identity.RoleOperator}); err != nil {
 		t.Fatal(err)
 	}
 	cl, err := client.NewClient(h.srv.URL)

@@ -12,6 +12,7 @@ import (
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi/respond"
+	"github.com/seedhq/portal/internal/identity"
 )
 
 // Graders and the grading of essays (docs/api/exam.md, "Grading essays").
@@ -41,7 +42,7 @@ func (s *server) createGrader(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	u, err := s.exam.CreateGrader(r.Context(), exam.OperatorInput{Username: req.Username, Name: req.Name, Password: req.Password})
+	u, err := s.ids.CreateOperator(r.Context(), identity.OperatorInput{Username: req.Username, Name: req.Name, Password: req.Password, Role: identity.RoleGrader})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

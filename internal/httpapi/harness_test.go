@@ -25,12 +25,14 @@ import (
 	"github.com/seedhq/portal/internal/blobstore"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
+	"github.com/seedhq/portal/internal/idempotency"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/internal/openapi/openapitest"
 	"github.com/seedhq/portal/internal/store/bolt"
 )
 
 func TestMain(m *testing.M) {
-	exam.BcryptCost = 4 // the minimum: operator logins in tests need not be slow
+	identity.BcryptCost = 4 // the minimum: operator logins in tests need not be slow
 	os.Exit(m.Run())
 }
 
@@ -74,6 +76,8 @@ func openBoltWith(t testing.TB, opts ...bolt.Option) exam.Store {
 type harness struct {
 	t      testing.TB
 	svc    *exam.Service
+	ids    *identity.Service
+	idem   *idempotency.Keeper
 	clock  *testkit.Clock
 	srv    *httptest.Server
 	api    *openapitest.Handler // the router, validated against the OpenAPI documents
@@ -121,22 +125,29 @@ func newHarness(t testing.TB, open func(testing.TB) exam.Store, options ...harne
 	}
 	st := open(t)
 	own, _ := st.(interface{ Blobs() blobstore.Store })
+	accounts, receipts := st.(identity.Store), st.(idempotency.Store) // both stores keep them
 	if cfg.wrapStore != nil {
 		st = cfg.wrapStore(st)
 	}
 	clk := testkit.NewClock(time.Now().UTC().Truncate(time.Second))
 	logs := &testkit.Buffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: cfg.logLevel}))
+	ids, err := identity.Open(context.Background(), accounts, []byte("test-secret-of-at-least-32-bytes!!"), identity.Config{Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
 	svc, err := exam.NewService(context.Background(), st, exam.Config{
-		JWTSecret: []byte("test-secret-of-at-least-32-bytes!!"),
-		TempDir:   t.TempDir(),
-		Now:       clk.Now,
-		Blobs:     own.Blobs(),
+		Tokens:  ids.Tokens(),
+		TempDir: t.TempDir(),
+		Now:     clk.Now,
+		Blobs:   own.Blobs(),
 	}, logger)
 	if err != nil {
 		t.Fatalf("new service: %v", err)
 	}
 	cfg.opts.Exam = svc
+	cfg.opts.Identity = ids
+	cfg.opts.Idempotency = idempotency.New(receipts, idempotency.Options{Now: clk.Now, Logger: logger})
 	cfg.opts.Logger = logger
 	cfg.opts.Registry = prometheus.NewRegistry()
 	mux := httpapi.New(cfg.opts)
@@ -148,7 +159,7 @@ func newHarness(t testing.TB, open func(testing.TB) exam.Store, options ...harne
 			t.Logf("portal log:\n%s", logs.String())
 		}
 	})
-	return &harness{t: t, svc: svc, clock: clk, srv: srv, api: api, mux: mux, logs: logs, client: srv.Client()}
+	return &harness{t: t, svc: svc, ids: cfg.opts.Identity, idem: cfg.opts.Idempotency, clock: clk, srv: srv, api: api, mux: mux, logs: logs, client: srv.Client()}
 }
 
 // router returns the router's routes, to walk them.
@@ -324,7 +335,7 @@ func (h *harness) operator() string {
 	if h.operatorToken != "" {
 		return h.operatorToken
 	}
-	if _, _, err := h.svc.EnsureAdmin(context.Background(), adminUser, adminPassword); err != nil {
+	if _, _, err := h.ids.EnsureAdmin(context.Background(), adminUser, adminPassword); err != nil {
 		h.t.Fatalf("ensure admin: %v", err)
 	}
 	var res struct {

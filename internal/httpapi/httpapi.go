@@ -26,6 +26,8 @@ import (
 	"github.com/seedhq/portal/internal/blobstore"
 	"github.com/seedhq/portal/internal/exam"
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
+	"github.com/seedhq/portal/internal/idempotency"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/internal/links"
 )
 
@@ -33,6 +35,12 @@ import (
 type Options struct {
 	// Exam is the exam domain service behind the /api/v1 routes. Required.
 	Exam *exam.Service
+	// Identity signs operators in and checks their tokens, for every API
+	// and the console. Required.
+	Identity *identity.Service
+	// Idempotency keeps the answers of creating calls made with an
+	// Idempotency-Key, for every API. Required.
+	Idempotency *idempotency.Keeper
 	// Links is the link-management service behind the /api link routes
 	// and the /api/v1/admin/link-* operator routes (internal/httpapi/links).
 	// Nil: those routes do not exist (404).
@@ -75,6 +83,8 @@ type Options struct {
 // server holds what the handlers share. Handlers are its methods.
 type server struct {
 	exam  *exam.Service
+	ids   *identity.Service
+	idem  *idempotency.Keeper
 	links *links.Service
 	// linkBaseURL is Options.LinkBaseURL.
 	linkBaseURL string
@@ -114,8 +124,8 @@ func (rt *Router) Serves(path string) bool {
 // the exam API, /healthz, /readyz and /metrics, and, with Options.Links and
 // Options.Ordering, every route of the link-management and ordering APIs.
 func New(opts Options) *Router {
-	if opts.Exam == nil {
-		panic("httpapi: Options.Exam is required")
+	if opts.Exam == nil || opts.Identity == nil || opts.Idempotency == nil {
+		panic("httpapi: Options.Exam, Identity and Idempotency are required")
 	}
 	logger := opts.Logger
 	if logger == nil {
@@ -138,6 +148,8 @@ func New(opts Options) *Router {
 	}
 	s := &server{
 		exam:        opts.Exam,
+		ids:         opts.Identity,
+		idem:        opts.Idempotency,
 		links:       opts.Links,
 		ordering:    opts.Ordering,
 		console:     opts.Console,

@@ -199,8 +199,8 @@ func TestMetricsGatherer(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	extra := prometheus.NewCounter(prometheus.CounterOpts{Name: "portal_test_extra_total", Help: "x"})
 	reg.MustRegister(extra)
-	svc := newHarness(t, openBolt).svc
-	opts := httpapi.Options{Exam: svc, Registry: reg, Gatherer: reg, Logger: slog.New(slog.DiscardHandler)}
+	hh := newHarness(t, openBolt)
+	opts := httpapi.Options{Exam: hh.svc, Identity: hh.ids, Idempotency: hh.idem, Registry: reg, Gatherer: reg, Logger: slog.New(slog.DiscardHandler)}
 	h1, h2 := httpapi.New(opts), httpapi.New(opts)
 	for _, h := range []http.Handler{h1, h2} {
 		rec := httptest.NewRecorder()

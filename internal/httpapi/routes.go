@@ -49,7 +49,7 @@ func (s *server) routes() (paths []string) {
 	s.blobGCRoutes(r)
 	if s.links != nil {
 		paths = append(paths, linkhttp.Paths()...)
-		linkhttp.Routes(r, linkhttp.Options{Service: s.links, BaseURL: s.linkBaseURL, Idempotency: s.exam.Idempotency(),
+		linkhttp.Routes(r, linkhttp.Options{Service: s.links, BaseURL: s.linkBaseURL, Idempotency: s.idem,
 			RequireOperator: s.requireOperator, OperatorOnce: s.operatorOnce, Logger: s.log})
 	}
 	if s.console != nil {
@@ -65,7 +65,7 @@ func (s *server) routes() (paths []string) {
 			o.Logger = s.log
 		}
 		if o.Idempotency == nil {
-			o.Idempotency = s.exam.Idempotency()
+			o.Idempotency = s.idem
 		}
 		o.RequireOperator, o.OperatorOnce = s.requireOperator, s.operatorOnce
 		ordhttp.Routes(r, o)
@@ -77,7 +77,7 @@ func (s *server) routes() (paths []string) {
 // operatorOnce honours Idempotency-Key on an operator's creating call
 // (internal/idempotency), answering in the exam envelope.
 func (s *server) operatorOnce(next http.Handler) http.Handler {
-	return s.exam.Idempotency().Middleware(func(r *http.Request) string {
+	return s.idem.Middleware(func(r *http.Request) string {
 		return "operator:" + operatorFrom(r.Context()).ID
 	}, s.writeError)(next)
 }

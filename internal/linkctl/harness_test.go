@@ -17,6 +17,8 @@ import (
 
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
+	"github.com/seedhq/portal/internal/idempotency"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/redirect"
 	"github.com/seedhq/portal/internal/links/visits"
@@ -42,9 +44,9 @@ func mustStartPortal(t *testing.T) *testPortal {
 // e.g. a clock (links.Config.Now) that the rate limit counts windows by.
 func mustStartPortalWith(t *testing.T, linksCfg links.Config) *testPortal {
 	t.Helper()
-	oldExam, oldLinks := exam.BcryptCost, links.BcryptCost
-	exam.BcryptCost, links.BcryptCost = 4, 4
-	t.Cleanup(func() { exam.BcryptCost, links.BcryptCost = oldExam, oldLinks })
+	oldExam, oldLinks := identity.BcryptCost, links.BcryptCost
+	identity.BcryptCost, links.BcryptCost = 4, 4
+	t.Cleanup(func() { identity.BcryptCost, links.BcryptCost = oldExam, oldLinks })
 
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"))
 	if err != nil {
@@ -53,16 +55,18 @@ func mustStartPortalWith(t *testing.T, linksCfg links.Config) *testPortal {
 	t.Cleanup(func() { st.Close() })
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ctx := context.Background()
-	svc, err := exam.NewService(ctx, st, exam.Config{
-		JWTSecret: []byte("linkctl-test-secret-of-at-least-32-bytes"),
-		TempDir:   t.TempDir(),
-	}, logger)
+	ids, err := identity.Open(ctx, st, nil, identity.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := exam.NewService(ctx, st, exam.Config{Tokens: ids.Tokens(), TempDir: t.TempDir()}, logger)
 	if err != nil {
 		t.Fatalf("new service: %v", err)
 	}
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
-	api := openapitest.Wrap(t, httpapi.New(httpapi.Options{Exam: svc, Links: links.NewService(st, linksCfg),
+	api := openapitest.Wrap(t, httpapi.New(httpapi.Options{Exam: svc, Identity: ids, Idempotency: idempotency.New(st, idempotency.Options{}),
+		Links:       links.NewService(st, linksCfg),
 		LinkBaseURL: base, Logger: logger, Registry: prometheus.NewRegistry()}))
 	// The short links and QR images are served, as by portal serve, by the
 	// redirector on every path outside /api.
@@ -82,7 +86,7 @@ func mustStartPortalWith(t *testing.T, linksCfg links.Config) *testPortal {
 	srv.Start()
 	t.Cleanup(srv.Close)
 	const user, password = "admin", "linkctl-test-password"
-	if _, _, err := svc.EnsureAdmin(ctx, user, password); err != nil {
+	if _, _, err := ids.EnsureAdmin(ctx, user, password); err != nil {
 		t.Fatalf("ensure admin: %v", err)
 	}
 	op, err := client.NewClient(srv.URL)

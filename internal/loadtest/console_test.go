@@ -4,7 +4,6 @@ package loadtest
 
 import (
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -18,6 +17,7 @@ import (
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/ordering"
 	"github.com/seedhq/portal/internal/ordering/challenge"
@@ -40,7 +40,7 @@ const (
 
 // consoleStore is what the console run needs of a store.
 type consoleStore interface {
-	exam.Store
+	apiStore
 	links.Store
 	ordering.Store
 }
@@ -59,12 +59,9 @@ func TestConsoleLoad(t *testing.T) {
 
 func runConsole(t *testing.T, kind string, st consoleStore) {
 	ctx := t.Context()
-	exam.BcryptCost = 4
-	svc, err := exam.NewService(ctx, st, exam.Config{TempDir: t.TempDir()}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := svc.EnsureAdmin(ctx, "admin", consolePassword); err != nil {
+	identity.BcryptCost = 4
+	svc, ids, idem := newServices(t, st)
+	if _, _, err := ids.EnsureAdmin(ctx, "admin", consolePassword); err != nil {
 		t.Fatal(err)
 	}
 	linkSvc := links.NewService(st, links.Config{})
@@ -84,8 +81,8 @@ func runConsole(t *testing.T, kind string, st consoleStore) {
 		t.Fatal(err)
 	}
 	ordOpts := &ordhttp.Options{Service: ord, PoW: pow, Gateway: gw, ProviderSecrets: []string{providerSecret}}
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: svc, Links: linkSvc, Ordering: ordOpts,
-		Console: console.New(console.Options{Exam: svc, Key: key, Links: linkSvc,
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: svc, Identity: ids, Idempotency: idem, Links: linkSvc, Ordering: ordOpts,
+		Console: console.New(console.Options{Exam: svc, Identity: ids, Key: key, Links: linkSvc,
 			Ordering: &console.Ordering{Service: ord, PoW: pow}})}))
 	t.Cleanup(srv.Close)
 

@@ -24,6 +24,8 @@ import (
 
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
+	"github.com/seedhq/portal/internal/idempotency"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/internal/store/bolt"
 	"github.com/seedhq/portal/internal/store/pgtest"
 	"github.com/seedhq/portal/internal/store/postgres"
@@ -101,7 +103,7 @@ func printSummary() {
 type env struct {
 	kind string
 	svc  *exam.Service
-	st   exam.Store
+	st   apiStore
 	pg   *postgres.Store // nil for bbolt
 	url  string          // base URL of the httptest server on 127.0.0.1
 }
@@ -135,9 +137,8 @@ func openPostgres(t *testing.T) *postgres.Store {
 
 func newEnv(t *testing.T, kind string) *env {
 	t.Helper()
-	ctx := t.Context()
 	e := &env{kind: kind}
-	var st exam.Store
+	var st apiStore
 	switch kind {
 	case "postgres":
 		pg := openPostgres(t)
@@ -145,15 +146,34 @@ func newEnv(t *testing.T, kind string) *env {
 	default:
 		st = openBolt(t)
 	}
-	svc, err := exam.NewService(ctx, st, exam.Config{TempDir: t.TempDir()}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, ids, idem := newServices(t, st)
 	e.svc, e.st = svc, st
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: svc}))
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: svc, Identity: ids, Idempotency: idem}))
 	t.Cleanup(srv.Close)
 	e.url = srv.URL + "/api/v1"
 	return e
+}
+
+// apiStore is what the load runs' in-process portals keep their data in.
+type apiStore interface {
+	exam.Store
+	identity.Store
+	idempotency.Store
+}
+
+// newServices returns the exam and identity services and the
+// Idempotency-Key keeper of a portal over st.
+func newServices(t *testing.T, st apiStore) (*exam.Service, *identity.Service, *idempotency.Keeper) {
+	t.Helper()
+	ids, err := identity.Open(t.Context(), st, nil, identity.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := exam.NewService(t.Context(), st, exam.Config{Tokens: ids.Tokens(), TempDir: t.TempDir()}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, ids, idempotency.New(st, idempotency.Options{})
 }
 
 // handshake issues a licence and verifies serverCode with it through the

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/sortid"
 	"github.com/seedhq/portal/internal/store/postgres"
 	"github.com/seedhq/portal/internal/testkit"
 	"github.com/seedhq/portal/internal/testkit/s3server"
@@ -274,7 +275,7 @@ func runMorning(t *testing.T, cfg morningConfig) {
 			var ms []exam.Member
 			for _, s := range schools[b*per : min(len(schools), (b+1)*per)] {
 				for k := range cfg.students {
-					ms = append(ms, exam.Member{ID: exam.NewID(), NPSN: s.npsn, Nama: fmt.Sprintf("Siswa %d Sekolah %s", k+1, s.npsn),
+					ms = append(ms, exam.Member{ID: sortid.New(), NPSN: s.npsn, Nama: fmt.Sprintf("Siswa %d Sekolah %s", k+1, s.npsn),
 						Role: exam.RoleStudent, Username: fmt.Sprintf("s%s%03d", s.npsn, k), NISN: fmt.Sprintf("%02d%s", k%100, s.npsn),
 						Kelas: "XII IPA " + strconv.Itoa(k%4+1), ExamPasswordHash: hash, CreatedAt: now, UpdatedAt: now})
 				}

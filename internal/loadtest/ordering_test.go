@@ -5,7 +5,6 @@ package loadtest
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/blobstore"
-	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	"github.com/seedhq/portal/internal/ordering"
@@ -40,7 +38,7 @@ const (
 
 // orderingStore is what the ordering runs need of a store.
 type orderingStore interface {
-	exam.Store
+	apiStore
 	ordering.Store
 }
 
@@ -57,10 +55,7 @@ func TestOrderingLoad(t *testing.T) {
 
 func runOrdering(t *testing.T, kind string, st orderingStore) {
 	ctx := t.Context()
-	svcExam, err := exam.NewService(ctx, st, exam.Config{TempDir: t.TempDir()}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	svcExam, ids, idem := newServices(t, st)
 	key := []byte("loadtest-ordering-key-32-bytes!!")
 	pow, err := challenge.NewPoW(key, challenge.WithSpentStore(st))
 	if err != nil {
@@ -78,7 +73,7 @@ func runOrdering(t *testing.T, kind string, st orderingStore) {
 	}
 	// Customers come from many addresses: the load generator is a trusted
 	// proxy and names each login's address in X-Forwarded-For.
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: svcExam, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: svcExam, Identity: ids, Idempotency: idem, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
 		Ordering: &ordhttp.Options{Service: svc, PoW: pow, Gateway: gw, ProviderSecrets: []string{providerSecret}}}))
 	t.Cleanup(srv.Close)
 	srvURL := srv.URL

@@ -1,4 +1,6 @@
-package exam
+// Package sortid makes the identifiers of the portal's records: unguessable, and
+// sorting by creation time as strings.
+package sortid
 
 import (
 	"crypto/rand"
@@ -7,8 +9,8 @@ import (
 	"time"
 )
 
-// IDLength is the length of the identifiers made by NewID.
-const IDLength = 26
+// Length is the length of the identifiers made by New.
+const Length = 26
 
 // idAlphabet is Crockford's base32 alphabet in lower case (no i, l, o, u).
 const idAlphabet = "0123456789abcdefghjkmnpqrstvwxyz"
@@ -24,15 +26,15 @@ var idState struct {
 	seeded bool
 }
 
-// NewID returns a new identifier: 26 lowercase characters of Crockford's
+// New returns a new identifier: 26 lowercase characters of Crockford's
 // base32 encoding 48 bits of Unix time in milliseconds followed by 80 random
 // bits, like a ULID. Identifiers sort by creation time as strings; those made
 // by one process are strictly increasing (within a millisecond the random part
 // grows by a random step of 1..2^32), and they stay unguessable.
-func NewID() string {
+func New() string {
 	var rnd [10 + 4]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
-		panic("exam: crypto/rand failed: " + err.Error()) // never happens since Go 1.24
+		panic("sortid: crypto/rand failed: " + err.Error()) // never happens since Go 1.24
 	}
 	now := uint64(time.Now().UnixMilli()) & (1<<48 - 1)
 
@@ -63,7 +65,7 @@ func NewID() string {
 // as 26 base32 characters, most significant first (the first character
 // carries 3 bits, so it is at most '7').
 func encodeID(ms uint64, hi uint16, lo uint64) string {
-	var out [IDLength]byte
+	var out [Length]byte
 	// 130 bits of output for 128 bits of input: the value is ms ‖ hi ‖ lo,
 	// with 2 leading zero bits.
 	// Time: 10 characters, 50 bits, of which the top 2 are zero.
@@ -72,7 +74,7 @@ func encodeID(ms uint64, hi uint16, lo uint64) string {
 		ms >>= 5
 	}
 	// Randomness: 16 characters, 80 bits = hi (16) ‖ lo (64).
-	for i := IDLength - 1; i >= 10; i-- {
+	for i := Length - 1; i >= 10; i-- {
 		out[i] = idAlphabet[lo&31]
 		lo = lo>>5 | uint64(hi)<<59
 		hi >>= 5

@@ -1,4 +1,4 @@
-package exam
+package sortid
 
 import (
 	"strings"
@@ -7,8 +7,8 @@ import (
 )
 
 func TestNewIDFormat(t *testing.T) {
-	id := NewID()
-	if len(id) != IDLength {
+	id := New()
+	if len(id) != Length {
 		t.Fatalf("len(%q) = %d", id, len(id))
 	}
 	for _, c := range id {
@@ -64,7 +64,7 @@ func TestNewIDUnique(t *testing.T) {
 	seen := make(map[string]struct{}, n)
 	prev := ""
 	for range n {
-		id := NewID()
+		id := New()
 		if _, dup := seen[id]; dup {
 			t.Fatalf("duplicate id %s", id)
 		}
@@ -83,7 +83,7 @@ func TestNewIDConcurrent(t *testing.T) {
 		go func() {
 			ids := make([]string, each)
 			for i := range ids {
-				ids[i] = NewID()
+				ids[i] = New()
 			}
 			out <- ids
 		}()
@@ -106,7 +106,7 @@ func TestNewIDConcurrent(t *testing.T) {
 func TestNewIDSortsByTime(t *testing.T) {
 	var ids []string
 	for range 5 {
-		ids = append(ids, NewID())
+		ids = append(ids, New())
 		time.Sleep(3 * time.Millisecond)
 	}
 	for i := 1; i < len(ids); i++ {

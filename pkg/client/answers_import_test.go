@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/pkg/client"
 	"github.com/seedhq/portal/pkg/labwire"
 )
@@ -44,16 +44,13 @@ func TestImportAnswersRequest(t *testing.T) {
 // portal on both stores: stored once, safe to repeat, a duplicate of the
 // lab's later push, and a damaged copy refused with a code.
 func TestImportAnswersRealPortal(t *testing.T) {
-	old := exam.BcryptCost
-	exam.BcryptCost = 4
-	t.Cleanup(func() { exam.BcryptCost = old })
+	old := identity.BcryptCost
+	identity.BcryptCost = 4
+	t.Cleanup(func() { identity.BcryptCost = old })
 	for _, so := range itStores {
 		t.Run(so.name, func(t *testing.T) {
-			base, svc := newRealPortal(t, so.open(t))
+			base, _ := newRealPortal(t, so.open(t))
 			ctx := t.Context()
-			if _, _, err := svc.EnsureAdmin(ctx, itAdminUser, itAdminPassword); err != nil {
-				t.Fatal(err)
-			}
 			op := mustClient(t, base)
 			login, _, err := op.Exam.Auth.Login(ctx, itAdminUser, itAdminPassword)
 			must(t, "login", err)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/internal/qbank/sheet"
 	"github.com/seedhq/portal/pkg/client"
 )
@@ -18,17 +18,14 @@ import (
 // the template, a preview, a refused creation, a creation of the rows that
 // passed, and the exam exported and read back.
 func TestIntegrationExamImport(t *testing.T) {
-	old := exam.BcryptCost
-	exam.BcryptCost = 4
-	t.Cleanup(func() { exam.BcryptCost = old })
+	old := identity.BcryptCost
+	identity.BcryptCost = 4
+	t.Cleanup(func() { identity.BcryptCost = old })
 	for _, so := range itStores {
 		t.Run(so.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			base, svc := newRealPortal(t, so.open(t))
-			if _, _, err := svc.EnsureAdmin(ctx, itAdminUser, itAdminPassword); err != nil {
-				t.Fatal(err)
-			}
+			base, _ := newRealPortal(t, so.open(t))
 			c, err := client.NewClient(base)
 			must(t, "new client", err)
 			login, _, err := c.Exam.Auth.Login(ctx, itAdminUser, itAdminPassword)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -16,8 +17,6 @@ import (
 func gradingPortal(t *testing.T, ctx context.Context, st exam.Store) (base string, op *client.Client, examID string) {
 	t.Helper()
 	base, svc := newRealPortal(t, st)
-	_, _, err := svc.EnsureAdmin(ctx, itAdminUser, itAdminPassword)
-	must(t, "ensure admin", err)
 	start := time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC)
 	e, err := svc.CreateExam(ctx, exam.ExamInput{Title: "Bahasa", NPSNs: []string{itNPSN}, StartsAt: start,
 		EndsAt: start.Add(2 * time.Hour), DurationMinutes: 60, Questions: []exam.Question{
@@ -44,9 +43,9 @@ func gradingPortal(t *testing.T, ctx context.Context, st exam.Store) (base strin
 // a real portal on both stores: a grader grades anonymously, a stale save
 // is a *GradeConflictError with the grade that won, results change.
 func TestGradingClient(t *testing.T) {
-	old := exam.BcryptCost
-	exam.BcryptCost = 4
-	t.Cleanup(func() { exam.BcryptCost = old })
+	old := identity.BcryptCost
+	identity.BcryptCost = 4
+	t.Cleanup(func() { identity.BcryptCost = old })
 	for _, so := range itStores {
 		t.Run(so.name, func(t *testing.T) {
 			ctx := t.Context()

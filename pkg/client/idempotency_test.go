@@ -9,7 +9,7 @@ import (
 
 	"github.com/hashicorp/go-retryablehttp"
 
-	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/pkg/client"
 )
@@ -45,9 +45,9 @@ func (l *lossyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // same Idempotency-Key, and the portal creates one link, answering the
 // retry with the first answer.
 func TestRetriedCreationCreatesOnce(t *testing.T) {
-	oldExam, oldLinks := exam.BcryptCost, links.BcryptCost
-	exam.BcryptCost, links.BcryptCost = 4, 4
-	t.Cleanup(func() { exam.BcryptCost, links.BcryptCost = oldExam, oldLinks })
+	oldExam, oldLinks := identity.BcryptCost, links.BcryptCost
+	identity.BcryptCost, links.BcryptCost = 4, 4
+	t.Cleanup(func() { identity.BcryptCost, links.BcryptCost = oldExam, oldLinks })
 	for _, so := range itStores {
 		t.Run(so.name, func(t *testing.T) {
 			base, op := newLinksPortal(t, so.open(t))

@@ -20,6 +20,8 @@ import (
 
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
+	"github.com/seedhq/portal/internal/idempotency"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/internal/store/bolt"
 	"github.com/seedhq/portal/internal/store/pgtest"
 	"github.com/seedhq/portal/internal/store/postgres"
@@ -81,20 +83,19 @@ var itStores = []struct {
 	}},
 }
 
-// newRealPortal serves the real router over st and returns its URL and the
-// service (to create the first admin).
+// newRealPortal serves the real router over st, with the first operator
+// account (itAdminUser), and returns its URL and the exam service.
 func newRealPortal(t *testing.T, st exam.Store) (string, *exam.Service) {
 	t.Helper()
 	logs := newITLogs()
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	svc, err := exam.NewService(context.Background(), st, exam.Config{
-		JWTSecret: []byte("integration-secret-of-at-least-32-bytes"),
-		TempDir:   t.TempDir(),
-	}, logger)
+	ids := mustIdentity(t, st)
+	svc, err := exam.NewService(context.Background(), st, exam.Config{Tokens: ids.Tokens(), TempDir: t.TempDir()}, logger)
 	if err != nil {
 		t.Fatalf("new service: %v", err)
 	}
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: svc, Logger: logger, Registry: prometheus.NewRegistry()}))
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: svc, Identity: ids, Idempotency: idempotency.New(st.(idempotency.Store), idempotency.Options{}),
+		Logger: logger, Registry: prometheus.NewRegistry()}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -105,9 +106,9 @@ func newRealPortal(t *testing.T, st exam.Store) (string, *exam.Service) {
 }
 
 func TestIntegrationRealPortal(t *testing.T) {
-	old := exam.BcryptCost
-	exam.BcryptCost = 4
-	t.Cleanup(func() { exam.BcryptCost = old })
+	old := identity.BcryptCost
+	identity.BcryptCost = 4
+	t.Cleanup(func() { identity.BcryptCost = old })
 	for _, so := range itStores {
 		t.Run(so.name, func(t *testing.T) {
 			base, svc := newRealPortal(t, so.open(t))
@@ -126,9 +127,6 @@ func must(t *testing.T, what string, err error) {
 func runIntegration(t *testing.T, base string, svc *exam.Service) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if _, _, err := svc.EnsureAdmin(ctx, itAdminUser, itAdminPassword); err != nil {
-		t.Fatalf("ensure admin: %v", err)
-	}
 	newC := func() *client.Client {
 		c, err := client.NewClient(base)
 		must(t, "new client", err)
@@ -769,4 +767,18 @@ func runIntegration(t *testing.T, base string, svc *exam.Service) {
 	if !errors.Is(err, client.ErrNotFound) {
 		t.Fatalf("reset of an unbound server: %v, want 404", err)
 	}
+}
+
+// mustIdentity returns the identity service over st, with the first
+// operator account (itAdminUser, itAdminPassword).
+func mustIdentity(t *testing.T, st exam.Store) *identity.Service {
+	t.Helper()
+	ids, err := identity.Open(context.Background(), st.(identity.Store), []byte("integration-secret-of-at-least-32-bytes"), identity.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ids.EnsureAdmin(context.Background(), itAdminUser, itAdminPassword); err != nil {
+		t.Fatalf("ensure admin: %v", err)
+	}
+	return ids
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
+	"github.com/seedhq/portal/internal/idempotency"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/pkg/client"
 )
@@ -32,14 +34,13 @@ func newLinksPortal(t *testing.T, st exam.Store) (string, *client.Client) {
 	}
 	logs := newITLogs()
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	svc, err := exam.NewService(context.Background(), st, exam.Config{
-		JWTSecret: []byte("integration-secret-of-at-least-32-bytes"),
-		TempDir:   t.TempDir(),
-	}, logger)
+	ids := mustIdentity(t, st)
+	svc, err := exam.NewService(context.Background(), st, exam.Config{Tokens: ids.Tokens(), TempDir: t.TempDir()}, logger)
 	if err != nil {
 		t.Fatalf("new service: %v", err)
 	}
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: svc, Links: links.NewService(ls, links.Config{}),
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Exam: svc, Identity: ids, Idempotency: idempotency.New(st.(idempotency.Store), idempotency.Options{}),
+		Links:       links.NewService(ls, links.Config{}),
 		LinkBaseURL: itLinkBase, Logger: logger, Registry: prometheus.NewRegistry()}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() {
@@ -48,9 +49,6 @@ func newLinksPortal(t *testing.T, st exam.Store) (string, *client.Client) {
 		}
 	})
 	ctx := context.Background()
-	if _, _, err := svc.EnsureAdmin(ctx, itAdminUser, itAdminPassword); err != nil {
-		t.Fatalf("ensure admin: %v", err)
-	}
 	op := mustClient(t, srv.URL)
 	login, _, err := op.Exam.Auth.Login(ctx, itAdminUser, itAdminPassword)
 	must(t, "login", err)
@@ -72,9 +70,9 @@ func mustLinkUser(t *testing.T, op *client.Client, base, username string, rateLi
 }
 
 func TestLinksIntegration(t *testing.T) {
-	oldExam, oldLinks := exam.BcryptCost, links.BcryptCost
-	exam.BcryptCost, links.BcryptCost = 4, 4
-	t.Cleanup(func() { exam.BcryptCost, links.BcryptCost = oldExam, oldLinks })
+	oldExam, oldLinks := identity.BcryptCost, links.BcryptCost
+	identity.BcryptCost, links.BcryptCost = 4, 4
+	t.Cleanup(func() { identity.BcryptCost, links.BcryptCost = oldExam, oldLinks })
 	for _, so := range itStores {
 		t.Run(so.name, func(t *testing.T) {
 			base, op := newLinksPortal(t, so.open(t))

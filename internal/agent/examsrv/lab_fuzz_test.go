@@ -3,13 +3,14 @@ package examsrv_test
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/seedhq/portal/internal/testkit"
 	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seedhq/portal/internal/testkit"
 )
 
 // FuzzLabAPI: any body to every body-decoding route of labagent's LAN API

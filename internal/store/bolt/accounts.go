@@ -9,8 +9,10 @@ import (
 
 	"go.etcd.io/bbolt"
 
-	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/identity"
 )
+
+var _ identity.Store = (*Store)(nil)
 
 // GetOrCreateSecret returns the value stored under name, storing value first
 // when there is none. Write transactions are serialised, so concurrent callers
@@ -36,27 +38,27 @@ func (s *Store) GetOrCreateSecret(ctx context.Context, name string, value []byte
 }
 
 type userRecord struct {
-	ID           string    `json:"id"`
-	Username     string    `json:"username"`
-	Name         string    `json:"name"`
-	Role         exam.Role `json:"role"`
-	PasswordHash string    `json:"password_hash"`
-	CreatedAt    time.Time `json:"created_at"`
+	ID           string        `json:"id"`
+	Username     string        `json:"username"`
+	Name         string        `json:"name"`
+	Role         identity.Role `json:"role"`
+	PasswordHash string        `json:"password_hash"`
+	CreatedAt    time.Time     `json:"created_at"`
 }
 
-func (r userRecord) user() exam.User {
-	return exam.User{ID: r.ID, Username: r.Username, Name: r.Name, Role: r.Role, PasswordHash: r.PasswordHash,
+func (r userRecord) user() identity.User {
+	return identity.User{ID: r.ID, Username: r.Username, Name: r.Name, Role: r.Role, PasswordHash: r.PasswordHash,
 		CreatedAt: utc(r.CreatedAt)}
 }
 
-// CreateUser stores u; exam.ErrUsernameTaken when the username exists,
+// CreateUser stores u; identity.ErrUsernameTaken when the username exists,
 // compared case-insensitively.
-func (s *Store) CreateUser(ctx context.Context, u exam.User) error {
+func (s *Store) CreateUser(ctx context.Context, u identity.User) error {
 	return s.update(ctx, "create user", func(tx *bbolt.Tx) error {
 		users, byName := tx.Bucket(bucketUsers), tx.Bucket(bucketUsersByName)
 		name := []byte(strings.ToLower(u.Username))
 		if byName.Get(name) != nil {
-			return fmt.Errorf("username %q: %w", u.Username, exam.ErrUsernameTaken)
+			return fmt.Errorf("username %q: %w", u.Username, identity.ErrUsernameTaken)
 		}
 		if u.ID == "" || users.Get([]byte(u.ID)) != nil {
 			return fmt.Errorf("user id %q is empty or taken", u.ID)
@@ -71,8 +73,8 @@ func (s *Store) CreateUser(ctx context.Context, u exam.User) error {
 }
 
 // GetUser returns the user with the id.
-func (s *Store) GetUser(ctx context.Context, id string) (exam.User, error) {
-	var u exam.User
+func (s *Store) GetUser(ctx context.Context, id string) (identity.User, error) {
+	var u identity.User
 	err := s.view(ctx, "get user", func(tx *bbolt.Tx) error {
 		var err error
 		u, err = getUser(tx, id)
@@ -81,25 +83,25 @@ func (s *Store) GetUser(ctx context.Context, id string) (exam.User, error) {
 	return u, err
 }
 
-func getUser(tx *bbolt.Tx, id string) (exam.User, error) {
+func getUser(tx *bbolt.Tx, id string) (identity.User, error) {
 	var rec userRecord
 	found, err := getJSON(tx.Bucket(bucketUsers), []byte(id), &rec)
 	if err != nil {
-		return exam.User{}, err
+		return identity.User{}, err
 	}
 	if !found {
-		return exam.User{}, fmt.Errorf("user %q: %w", id, exam.ErrNotFound)
+		return identity.User{}, fmt.Errorf("user %q: %w", id, identity.ErrNotFound)
 	}
 	return rec.user(), nil
 }
 
 // GetUserByUsername returns the user with the username, compared case-insensitively.
-func (s *Store) GetUserByUsername(ctx context.Context, username string) (exam.User, error) {
-	var u exam.User
+func (s *Store) GetUserByUsername(ctx context.Context, username string) (identity.User, error) {
+	var u identity.User
 	err := s.view(ctx, "get user by username", func(tx *bbolt.Tx) error {
 		id := tx.Bucket(bucketUsersByName).Get([]byte(strings.ToLower(username)))
 		if id == nil {
-			return fmt.Errorf("username %q: %w", username, exam.ErrNotFound)
+			return fmt.Errorf("username %q: %w", username, identity.ErrNotFound)
 		}
 		var err error
 		u, err = getUser(tx, string(id))
@@ -122,8 +124,8 @@ func (s *Store) CountUsers(ctx context.Context) (int, error) {
 }
 
 // ListUsers returns every account, ordered by username.
-func (s *Store) ListUsers(ctx context.Context) ([]exam.User, error) {
-	var out []exam.User
+func (s *Store) ListUsers(ctx context.Context) ([]identity.User, error) {
+	var out []identity.User
 	err := s.view(ctx, "list users", func(tx *bbolt.Tx) error {
 		c := tx.Bucket(bucketUsersByName).Cursor()
 		for _, id := c.First(); id != nil; _, id = c.Next() {

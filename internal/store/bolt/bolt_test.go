@@ -31,7 +31,7 @@ func open(t *testing.T, path string, opts ...bolt.Option) *bolt.Store {
 }
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) exam.Store {
+	storetest.Run(t, func(t *testing.T) storetest.Store {
 		s := open(t, filepath.Join(t.TempDir(), "portal.db"))
 		t.Cleanup(func() {
 			if err := s.Close(); err != nil {

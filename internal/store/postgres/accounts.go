@@ -8,8 +8,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/identity"
 )
+
+var _ identity.Store = (*Store)(nil)
 
 // This file holds the portal's secrets and its operator accounts.
 
@@ -38,20 +40,20 @@ func (s *Store) GetOrCreateSecret(ctx context.Context, name string, value []byte
 
 const userColumns = `id, username, name, role, password_hash, created_at`
 
-func scanUser(row pgx.Row) (exam.User, error) {
-	var u exam.User
+func scanUser(row pgx.Row) (identity.User, error) {
+	var u identity.User
 	err := row.Scan(&u.ID, &u.Username, &u.Name, &u.Role, &u.PasswordHash, &u.CreatedAt)
 	return u, err
 }
 
-// CreateUser stores u; exam.ErrUsernameTaken when the username exists,
+// CreateUser stores u; identity.ErrUsernameTaken when the username exists,
 // compared case-insensitively.
-func (s *Store) CreateUser(ctx context.Context, u exam.User) error {
+func (s *Store) CreateUser(ctx context.Context, u identity.User) error {
 	_, err := s.pool.Exec(ctx, `INSERT INTO users (id, username, username_key, name, role, password_hash, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 		u.ID, u.Username, strings.ToLower(u.Username), u.Name, string(u.Role), u.PasswordHash, u.CreatedAt)
 	if c, ok := uniqueViolation(err); ok && c == "users_username_key" {
-		err = exam.ErrUsernameTaken
+		err = identity.ErrUsernameTaken
 	}
 	if err != nil {
 		return fmt.Errorf("postgres: create user: %w", err)
@@ -60,21 +62,21 @@ func (s *Store) CreateUser(ctx context.Context, u exam.User) error {
 }
 
 // GetUser returns the user with the id.
-func (s *Store) GetUser(ctx context.Context, id string) (exam.User, error) {
+func (s *Store) GetUser(ctx context.Context, id string) (identity.User, error) {
 	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
 	if err != nil {
-		return exam.User{}, fmt.Errorf("postgres: get user: %w", notFound(err))
+		return identity.User{}, fmt.Errorf("postgres: get user: %w", notFound(err))
 	}
 	return u, nil
 }
 
 // GetUserByUsername returns the user with the username, compared
 // case-insensitively.
-func (s *Store) GetUserByUsername(ctx context.Context, username string) (exam.User, error) {
+func (s *Store) GetUserByUsername(ctx context.Context, username string) (identity.User, error) {
 	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE username_key = $1`,
 		strings.ToLower(username)))
 	if err != nil {
-		return exam.User{}, fmt.Errorf("postgres: get user by username: %w", notFound(err))
+		return identity.User{}, fmt.Errorf("postgres: get user by username: %w", notFound(err))
 	}
 	return u, nil
 }
@@ -89,9 +91,9 @@ func (s *Store) CountUsers(ctx context.Context) (int, error) {
 }
 
 // ListUsers returns every account, ordered by username.
-func (s *Store) ListUsers(ctx context.Context) ([]exam.User, error) {
+func (s *Store) ListUsers(ctx context.Context) ([]identity.User, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+userColumns+` FROM users ORDER BY username_key`)
-	us, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (exam.User, error) { return scanUser(row) })
+	us, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (identity.User, error) { return scanUser(row) })
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list users: %w", err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/internal/store/pgtest"
 )
 
@@ -105,13 +106,13 @@ func TestMigrateConcurrent(t *testing.T) {
 		t.Fatalf("schema_migrations has %d rows, want %d", n, len(ms))
 	}
 	// The schema works.
-	mustOK(t, "CreateUser", stores[3].CreateUser(t.Context(), exam.User{ID: "u1", Username: "admin",
-		Role: exam.RoleSuperAdmin, CreatedAt: t0}))
+	mustOK(t, "CreateUser", stores[3].CreateUser(t.Context(), identity.User{ID: "u1", Username: "admin",
+		Role: identity.RoleSuperAdmin, CreatedAt: t0}))
 }
 
 func TestTimesInUTC(t *testing.T) {
 	st := mustOpen(t)
-	u := exam.User{ID: "u1", Username: "Admin", Name: "A", Role: exam.RoleSuperAdmin, PasswordHash: "x",
+	u := identity.User{ID: "u1", Username: "Admin", Name: "A", Role: identity.RoleSuperAdmin, PasswordHash: "x",
 		CreatedAt: t0.Add(789 * time.Nanosecond)}
 	mustOK(t, "CreateUser", st.CreateUser(t.Context(), u))
 	got, err := st.GetUserByUsername(t.Context(), "ADMIN")
@@ -119,8 +120,8 @@ func TestTimesInUTC(t *testing.T) {
 	if !got.CreatedAt.Equal(t0) || got.CreatedAt.Location() != time.UTC {
 		t.Fatalf("CreatedAt = %v, want %v in UTC", got.CreatedAt, t0)
 	}
-	err = st.CreateUser(t.Context(), exam.User{ID: "u2", Username: "admin", Role: exam.RoleOperator, CreatedAt: t0})
-	if !errors.Is(err, exam.ErrUsernameTaken) {
+	err = st.CreateUser(t.Context(), identity.User{ID: "u2", Username: "admin", Role: identity.RoleOperator, CreatedAt: t0})
+	if !errors.Is(err, identity.ErrUsernameTaken) {
 		t.Fatalf("CreateUser with a taken username: err = %v", err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/redirect"
 	"github.com/seedhq/portal/internal/ordering"
@@ -19,7 +18,7 @@ var _ redirect.Store = (*postgres.Store)(nil)
 // TestConformance runs the storage conformance suite against fresh,
 // migrated PostgreSQL databases, one per case.
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) exam.Store {
+	storetest.Run(t, func(t *testing.T) storetest.Store {
 		return openMigrated(t, pgtest.NewDatabase(t))
 	})
 }

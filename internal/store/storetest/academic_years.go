@@ -12,14 +12,14 @@ func year(id, name string, active bool, created time.Time) exam.AcademicYear {
 }
 
 // wantYears fails the test unless ListAcademicYears returns want.
-func wantYears(t *testing.T, s exam.Store, what string, want ...exam.AcademicYear) {
+func wantYears(t *testing.T, s Store, what string, want ...exam.AcademicYear) {
 	t.Helper()
 	got, err := s.ListAcademicYears(t.Context())
 	mustOK(t, "ListAcademicYears", err)
 	check(t, what, got, want)
 }
 
-func testAcademicYears(t *testing.T, s exam.Store) {
+func testAcademicYears(t *testing.T, s Store) {
 	ctx := t.Context()
 	_, err := s.GetActiveAcademicYear(ctx)
 	wantErr(t, "GetActiveAcademicYear of an empty store", err, exam.ErrNotFound)

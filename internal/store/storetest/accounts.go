@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/identity"
 )
 
-func testSecrets(t *testing.T, s exam.Store) {
+func testSecrets(t *testing.T, s Store) {
 	ctx := t.Context()
 	v1 := make([]byte, 256)
 	for i := range v1 {
@@ -33,7 +34,7 @@ func testSecrets(t *testing.T, s exam.Store) {
 	}
 }
 
-func testSecretsConcurrent(t *testing.T, s exam.Store) {
+func testSecretsConcurrent(t *testing.T, s Store) {
 	ctx := t.Context()
 	const n = 16
 	results := make([][]byte, n)
@@ -67,19 +68,19 @@ func testSecretsConcurrent(t *testing.T, s exam.Store) {
 	}
 }
 
-func testUsers(t *testing.T, s exam.Store) {
+func testUsers(t *testing.T, s Store) {
 	ctx := t.Context()
 	if n := MustCountUsers(t, s); n != 0 {
 		t.Fatalf("CountUsers of an empty store = %d", n)
 	}
-	admin := user("u-1", "admin", exam.RoleSuperAdmin, at(0))
-	op := user("u-2", "operator.satu", exam.RoleOperator, at(time.Hour))
+	admin := user("u-1", "admin", identity.RoleSuperAdmin, at(0))
+	op := user("u-2", "operator.satu", identity.RoleOperator, at(time.Hour))
 	MustCreateUser(t, s, admin)
 	MustCreateUser(t, s, op)
 	if n := MustCountUsers(t, s); n != 2 {
 		t.Fatalf("CountUsers = %d, want 2", n)
 	}
-	for _, want := range []exam.User{admin, op} {
+	for _, want := range []identity.User{admin, op} {
 		got, err := s.GetUser(ctx, want.ID)
 		mustOK(t, "GetUser", err)
 		check(t, "GetUser", got, want)
@@ -93,14 +94,14 @@ func testUsers(t *testing.T, s exam.Store) {
 	wantErr(t, "GetUserByUsername of an unknown username", err, exam.ErrNotFound)
 }
 
-func testUsernameTaken(t *testing.T, s exam.Store) {
+func testUsernameTaken(t *testing.T, s Store) {
 	ctx := t.Context()
-	admin := user("u-1", "admin", exam.RoleSuperAdmin, at(0))
+	admin := user("u-1", "admin", identity.RoleSuperAdmin, at(0))
 	MustCreateUser(t, s, admin)
-	err := s.CreateUser(ctx, user("u-2", "admin", exam.RoleOperator, at(time.Hour)))
-	wantErr(t, "CreateUser with a taken username", err, exam.ErrUsernameTaken)
-	err = s.CreateUser(ctx, user("u-3", "ADMIN", exam.RoleOperator, at(time.Hour)))
-	wantErr(t, "CreateUser with a taken username in other case", err, exam.ErrUsernameTaken)
+	err := s.CreateUser(ctx, user("u-2", "admin", identity.RoleOperator, at(time.Hour)))
+	wantErr(t, "CreateUser with a taken username", err, identity.ErrUsernameTaken)
+	err = s.CreateUser(ctx, user("u-3", "ADMIN", identity.RoleOperator, at(time.Hour)))
+	wantErr(t, "CreateUser with a taken username in other case", err, identity.ErrUsernameTaken)
 	if n := MustCountUsers(t, s); n != 1 {
 		t.Fatalf("CountUsers after refused creations = %d, want 1", n)
 	}
@@ -113,20 +114,20 @@ func testUsernameTaken(t *testing.T, s exam.Store) {
 	check(t, "GetUserByUsername after refused creations", got, admin)
 }
 
-func testListUsers(t *testing.T, s exam.Store) {
+func testListUsers(t *testing.T, s Store) {
 	us, err := s.ListUsers(t.Context())
 	mustOK(t, "ListUsers", err)
 	if len(us) != 0 {
 		t.Fatalf("ListUsers of an empty store = %v", us)
 	}
-	b := user("u-2", "Budi", exam.RoleGrader, at(time.Hour))
+	b := user("u-2", "Budi", identity.RoleGrader, at(time.Hour))
 	b.Username = "budi"
-	a := user("u-1", "zaenal", exam.RoleSuperAdmin, at(0))
-	c := user("u-3", "ani_2", exam.RoleOperator, at(0))
-	for _, u := range []exam.User{a, b, c} {
+	a := user("u-1", "zaenal", identity.RoleSuperAdmin, at(0))
+	c := user("u-3", "ani_2", identity.RoleOperator, at(0))
+	for _, u := range []identity.User{a, b, c} {
 		MustCreateUser(t, s, u)
 	}
 	us, err = s.ListUsers(t.Context())
 	mustOK(t, "ListUsers", err)
-	check(t, "ListUsers", us, []exam.User{c, b, a})
+	check(t, "ListUsers", us, []identity.User{c, b, a})
 }

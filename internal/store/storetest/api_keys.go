@@ -7,7 +7,7 @@ import (
 	"github.com/seedhq/portal/internal/exam"
 )
 
-func testAPIKeys(t *testing.T, s exam.Store) {
+func testAPIKeys(t *testing.T, s Store) {
 	ctx := t.Context()
 	k1 := exam.APIKey{ID: "key-1", Name: "SIAKAD", Prefix: "pk_AbCdEfG", Hash: sum("pk_one"), CreatedAt: at(0)}
 	k2 := exam.APIKey{ID: "key-2", Name: "LMS", Prefix: "pk_HiJkLmN", Hash: sum("pk_two"), CreatedAt: at(time.Hour),

@@ -7,13 +7,12 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/blobgc"
-	"github.com/seedhq/portal/internal/exam"
 )
 
 // testPackageBlobNames: SavePackage records the blob names of a package
 // (PackageMeta.Blobs), replacing the package's earlier ones; a failed save
 // keeps them; PackageBlobNames and PackagesNamingBlobs read them back.
-func testPackageBlobNames(t *testing.T, s exam.Store) {
+func testPackageBlobNames(t *testing.T, s Store) {
 	ctx := t.Context()
 	names := func(want ...string) {
 		t.Helper()

@@ -7,7 +7,7 @@ import (
 	"github.com/seedhq/portal/internal/exam"
 )
 
-func testExams(t *testing.T, s exam.Store) {
+func testExams(t *testing.T, s Store) {
 	ctx := t.Context()
 	e := newExam("exam-1", at(24*time.Hour), npsnA, npsnB)
 	MustCreateExam(t, s, e)
@@ -18,7 +18,7 @@ func testExams(t *testing.T, s exam.Store) {
 	wantErr(t, "GetExam of an unknown id", err, exam.ErrNotFound)
 }
 
-func testListExams(t *testing.T, s exam.Store) {
+func testListExams(t *testing.T, s Store) {
 	ctx := t.Context()
 	e1 := newExam("exam-1", at(time.Hour), npsnA)
 	e2 := newExam("exam-2", at(time.Hour), npsnA, npsnB) // same start as e1: ordered by ID
@@ -57,7 +57,7 @@ func testListExams(t *testing.T, s exam.Store) {
 	}
 }
 
-func testUpdateExam(t *testing.T, s exam.Store) {
+func testUpdateExam(t *testing.T, s Store) {
 	ctx := t.Context()
 	e1 := newExam("exam-1", at(0), npsnA)
 	e2 := newExam("exam-2", at(time.Hour), npsnA)
@@ -102,7 +102,7 @@ func testUpdateExam(t *testing.T, s exam.Store) {
 	wantErr(t, "UpdateExam of an unknown id", s.UpdateExam(ctx, missing), exam.ErrNotFound)
 }
 
-func testDeleteExam(t *testing.T, s exam.Store) {
+func testDeleteExam(t *testing.T, s Store) {
 	ctx := t.Context()
 	e1 := newExam("exam-1", at(0), npsnA)
 	e2 := newExam("exam-2", at(time.Hour), npsnA)
@@ -135,7 +135,7 @@ func testDeleteExam(t *testing.T, s exam.Store) {
 	wantErr(t, "DeleteExam of an unknown id", s.DeleteExam(ctx, "exam-404"), exam.ErrNotFound)
 }
 
-func testContentRevision(t *testing.T, s exam.Store) {
+func testContentRevision(t *testing.T, s Store) {
 	ctx := t.Context()
 	rev := MustContentRevision(t, s)
 	grew := func(what string) {

@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/identity"
 )
 
 // state is everything a test can observe of a store.
 type state struct {
 	Users       int
-	Admin       exam.User
+	Admin       identity.User
 	Licenses    []exam.License
 	Bindings    []exam.ServerBinding
 	Exams       []exam.Exam
@@ -28,7 +29,7 @@ type state struct {
 	Package     exam.PackageMeta
 }
 
-func snapshot(t *testing.T, s exam.Store) state {
+func snapshot(t *testing.T, s Store) state {
 	t.Helper()
 	ctx := t.Context()
 	var st state
@@ -58,9 +59,9 @@ func snapshot(t *testing.T, s exam.Store) state {
 	return st
 }
 
-func testFailuresWriteNothing(t *testing.T, s exam.Store) {
+func testFailuresWriteNothing(t *testing.T, s Store) {
 	ctx := t.Context()
-	MustCreateUser(t, s, user("u-1", "admin", exam.RoleSuperAdmin, at(0)))
+	MustCreateUser(t, s, user("u-1", "admin", identity.RoleSuperAdmin, at(0)))
 	MustCreateLicense(t, s, license("lic-1", npsnA, at(0)))
 	MustBindServer(t, s, binding("LAB-A", npsnA, "hw-1", "lic-1", at(0)))
 	MustCreateExam(t, s, newExam("exam-1", at(24*time.Hour), npsnA))
@@ -82,7 +83,7 @@ func testFailuresWriteNothing(t *testing.T, s exam.Store) {
 		name string
 		run  func() error
 	}{
-		{"CreateUser with a taken username", func() error { return s.CreateUser(ctx, user("u-2", "Admin", exam.RoleOperator, at(0))) }},
+		{"CreateUser with a taken username", func() error { return s.CreateUser(ctx, user("u-2", "Admin", identity.RoleOperator, at(0))) }},
 		{"RevokeLicense of an unknown id", func() error { _, err := s.RevokeLicense(ctx, "lic-404", at(0)); return err }},
 		{"BindServer from another machine", func() error {
 			_, err := s.BindServer(ctx, binding("LAB-A", npsnA, "hw-2", "lic-2", at(time.Hour)))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/identity"
 )
 
 // grade returns version v of the grade of (exam-1, memberID, q3).
@@ -16,15 +17,15 @@ func grade(memberID string, v int, points float64, graderID string, graded time.
 }
 
 // gradingFixture stores two graders and two exams.
-func gradingFixture(t *testing.T, s exam.Store) {
+func gradingFixture(t *testing.T, s Store) {
 	t.Helper()
-	MustCreateUser(t, s, user("g-1", "guru.satu", exam.RoleGrader, at(0)))
-	MustCreateUser(t, s, user("g-2", "guru.dua", exam.RoleGrader, at(0)))
+	MustCreateUser(t, s, user("g-1", "guru.satu", identity.RoleGrader, at(0)))
+	MustCreateUser(t, s, user("g-2", "guru.dua", identity.RoleGrader, at(0)))
 	MustCreateExam(t, s, newExam("exam-1", at(24*time.Hour), npsnA))
 	MustCreateExam(t, s, newExam("exam-2", at(48*time.Hour), npsnA))
 }
 
-func testGrades(t *testing.T, s exam.Store) {
+func testGrades(t *testing.T, s Store) {
 	ctx := t.Context()
 	gradingFixture(t, s)
 	_, err := s.GetGrade(ctx, "exam-1", "m-ani", "q3")
@@ -80,7 +81,7 @@ func testGrades(t *testing.T, s exam.Store) {
 	}
 }
 
-func testGradesConcurrent(t *testing.T, s exam.Store) {
+func testGradesConcurrent(t *testing.T, s Store) {
 	gradingFixture(t, s)
 	const n = 16
 	errs := make([]error, n)
@@ -116,7 +117,7 @@ func testGradesConcurrent(t *testing.T, s exam.Store) {
 	}
 }
 
-func testGraderExams(t *testing.T, s exam.Store) {
+func testGraderExams(t *testing.T, s Store) {
 	ctx := t.Context()
 	gradingFixture(t, s)
 	ids, err := s.GraderExams(ctx, "g-1")

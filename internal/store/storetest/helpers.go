@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/identity"
 )
 
 // School numbers (npsn) used by the suite.
@@ -164,13 +165,13 @@ func checkIDs[T any](t *testing.T, what string, got []T, want ...string) {
 }
 
 // MustCreateUser stores u or fails the test.
-func MustCreateUser(t *testing.T, s exam.Store, u exam.User) {
+func MustCreateUser(t *testing.T, s Store, u identity.User) {
 	t.Helper()
 	mustOK(t, "CreateUser "+u.Username, s.CreateUser(t.Context(), u))
 }
 
 // MustCountUsers returns the number of users or fails the test.
-func MustCountUsers(t *testing.T, s exam.Store) int {
+func MustCountUsers(t *testing.T, s Store) int {
 	t.Helper()
 	n, err := s.CountUsers(t.Context())
 	mustOK(t, "CountUsers", err)
@@ -178,13 +179,13 @@ func MustCountUsers(t *testing.T, s exam.Store) int {
 }
 
 // MustCreateLicense stores l or fails the test.
-func MustCreateLicense(t *testing.T, s exam.Store, l exam.License) {
+func MustCreateLicense(t *testing.T, s Store, l exam.License) {
 	t.Helper()
 	mustOK(t, "CreateLicense "+l.ID, s.CreateLicense(t.Context(), l))
 }
 
 // MustBindServer binds b or fails the test, returning the stored binding.
-func MustBindServer(t *testing.T, s exam.Store, b exam.ServerBinding) exam.ServerBinding {
+func MustBindServer(t *testing.T, s Store, b exam.ServerBinding) exam.ServerBinding {
 	t.Helper()
 	got, err := s.BindServer(t.Context(), b)
 	mustOK(t, "BindServer "+b.ServerCode, err)
@@ -192,14 +193,14 @@ func MustBindServer(t *testing.T, s exam.Store, b exam.ServerBinding) exam.Serve
 }
 
 // MustCreateExam stores e or fails the test.
-func MustCreateExam(t *testing.T, s exam.Store, e exam.Exam) {
+func MustCreateExam(t *testing.T, s Store, e exam.Exam) {
 	t.Helper()
 	mustOK(t, "CreateExam "+e.ID, s.CreateExam(t.Context(), e))
 }
 
 // MustImportMembers imports ms and fails the test when the call fails or any
 // row is rejected.
-func MustImportMembers(t *testing.T, s exam.Store, ms ...exam.Member) []exam.ImportResult {
+func MustImportMembers(t *testing.T, s Store, ms ...exam.Member) []exam.ImportResult {
 	t.Helper()
 	res, err := s.ImportMembers(t.Context(), ms)
 	mustOK(t, "ImportMembers", err)
@@ -215,7 +216,7 @@ func MustImportMembers(t *testing.T, s exam.Store, ms ...exam.Member) []exam.Imp
 }
 
 // MustLookupMember returns the member whose field equals value or fails the test.
-func MustLookupMember(t *testing.T, s exam.Store, field exam.LookupField, value string) exam.Member {
+func MustLookupMember(t *testing.T, s Store, field exam.LookupField, value string) exam.Member {
 	t.Helper()
 	m, err := s.LookupMember(t.Context(), field, value)
 	mustOK(t, fmt.Sprintf("LookupMember %s=%q", field, value), err)
@@ -223,7 +224,7 @@ func MustLookupMember(t *testing.T, s exam.Store, field exam.LookupField, value 
 }
 
 // MustListMembers lists members or fails the test.
-func MustListMembers(t *testing.T, s exam.Store, f exam.MemberFilter) ([]exam.Member, int) {
+func MustListMembers(t *testing.T, s Store, f exam.MemberFilter) ([]exam.Member, int) {
 	t.Helper()
 	ms, total, err := s.ListMembers(t.Context(), f)
 	mustOK(t, fmt.Sprintf("ListMembers %+v", f), err)
@@ -231,19 +232,19 @@ func MustListMembers(t *testing.T, s exam.Store, f exam.MemberFilter) ([]exam.Me
 }
 
 // MustCreateAcademicYear stores ay or fails the test.
-func MustCreateAcademicYear(t *testing.T, s exam.Store, ay exam.AcademicYear) {
+func MustCreateAcademicYear(t *testing.T, s Store, ay exam.AcademicYear) {
 	t.Helper()
 	mustOK(t, "CreateAcademicYear "+ay.Name, s.CreateAcademicYear(t.Context(), ay))
 }
 
 // MustCreateAPIKey stores k or fails the test.
-func MustCreateAPIKey(t *testing.T, s exam.Store, k exam.APIKey) {
+func MustCreateAPIKey(t *testing.T, s Store, k exam.APIKey) {
 	t.Helper()
 	mustOK(t, "CreateAPIKey "+k.ID, s.CreateAPIKey(t.Context(), k))
 }
 
 // MustSaveAnswers saves b or fails the test.
-func MustSaveAnswers(t *testing.T, s exam.Store, b exam.AnswerBatch) exam.Receipt {
+func MustSaveAnswers(t *testing.T, s Store, b exam.AnswerBatch) exam.Receipt {
 	t.Helper()
 	r, err := s.SaveAnswers(t.Context(), b)
 	mustOK(t, "SaveAnswers "+b.SyncID, err)
@@ -251,7 +252,7 @@ func MustSaveAnswers(t *testing.T, s exam.Store, b exam.AnswerBatch) exam.Receip
 }
 
 // MustListAnswers lists the answers of an exam or fails the test.
-func MustListAnswers(t *testing.T, s exam.Store, examID string) []exam.Answer {
+func MustListAnswers(t *testing.T, s Store, examID string) []exam.Answer {
 	t.Helper()
 	as, err := s.ListAnswers(t.Context(), exam.AnswerQuery{ExamID: examID})
 	mustOK(t, "ListAnswers "+examID, err)
@@ -259,7 +260,7 @@ func MustListAnswers(t *testing.T, s exam.Store, examID string) []exam.Answer {
 }
 
 // MustCountAnswers counts the answers of an exam or fails the test.
-func MustCountAnswers(t *testing.T, s exam.Store, examID string) int {
+func MustCountAnswers(t *testing.T, s Store, examID string) int {
 	t.Helper()
 	n, err := s.CountAnswers(t.Context(), exam.AnswerQuery{ExamID: examID})
 	mustOK(t, "CountAnswers "+examID, err)
@@ -267,13 +268,13 @@ func MustCountAnswers(t *testing.T, s exam.Store, examID string) int {
 }
 
 // MustAppendSyncLog appends l or fails the test.
-func MustAppendSyncLog(t *testing.T, s exam.Store, l exam.SyncLog) {
+func MustAppendSyncLog(t *testing.T, s Store, l exam.SyncLog) {
 	t.Helper()
 	mustOK(t, "AppendSyncLog "+l.ID, s.AppendSyncLog(t.Context(), l))
 }
 
 // MustListSyncLogs lists sync-log records or fails the test.
-func MustListSyncLogs(t *testing.T, s exam.Store, f exam.SyncLogFilter) []exam.SyncLog {
+func MustListSyncLogs(t *testing.T, s Store, f exam.SyncLogFilter) []exam.SyncLog {
 	t.Helper()
 	ls, err := s.ListSyncLogs(t.Context(), f)
 	mustOK(t, fmt.Sprintf("ListSyncLogs %+v", f), err)
@@ -282,7 +283,7 @@ func MustListSyncLogs(t *testing.T, s exam.Store, f exam.SyncLogFilter) []exam.S
 
 // MustUpsertMonitor upserts m alone or fails the test, returning the stored
 // record as ListMonitors reads it.
-func MustUpsertMonitor(t *testing.T, s exam.Store, m exam.Monitor) exam.Monitor {
+func MustUpsertMonitor(t *testing.T, s Store, m exam.Monitor) exam.Monitor {
 	t.Helper()
 	mustOK(t, "UpsertMonitors "+m.ServerCode, s.UpsertMonitors(t.Context(), []exam.Monitor{m}))
 	ms, err := s.ListMonitors(t.Context(), exam.MonitorFilter{NPSN: m.NPSN})
@@ -297,7 +298,7 @@ func MustUpsertMonitor(t *testing.T, s exam.Store, m exam.Monitor) exam.Monitor 
 }
 
 // MustContentRevision returns the content revision or fails the test.
-func MustContentRevision(t *testing.T, s exam.Store) int64 {
+func MustContentRevision(t *testing.T, s Store) int64 {
 	t.Helper()
 	rev, err := s.ContentRevision(t.Context())
 	mustOK(t, "ContentRevision", err)
@@ -305,13 +306,13 @@ func MustContentRevision(t *testing.T, s exam.Store) int64 {
 }
 
 // MustSavePackage saves meta with the bytes data or fails the test.
-func MustSavePackage(t *testing.T, s exam.Store, meta exam.PackageMeta, data []byte) {
+func MustSavePackage(t *testing.T, s Store, meta exam.PackageMeta, data []byte) {
 	t.Helper()
 	mustOK(t, "SavePackage "+meta.NPSN, s.SavePackage(t.Context(), meta, bytes.NewReader(data)))
 }
 
 // MustGetPackage returns the meta of a school's package or fails the test.
-func MustGetPackage(t *testing.T, s exam.Store, npsn string) exam.PackageMeta {
+func MustGetPackage(t *testing.T, s Store, npsn string) exam.PackageMeta {
 	t.Helper()
 	m, err := s.GetPackage(t.Context(), npsn)
 	mustOK(t, "GetPackage "+npsn, err)
@@ -320,8 +321,8 @@ func MustGetPackage(t *testing.T, s exam.Store, npsn string) exam.PackageMeta {
 
 // Fixtures.
 
-func user(id, username string, role exam.Role, created time.Time) exam.User {
-	return exam.User{ID: id, Username: username, Name: "Operator " + id, Role: role,
+func user(id, username string, role identity.Role, created time.Time) identity.User {
+	return identity.User{ID: id, Username: username, Name: "Operator " + id, Role: role,
 		PasswordHash: "$2a$04$" + strings.Repeat("x", 53), CreatedAt: created}
 }
 

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/idempotency"
 )
 
@@ -15,7 +14,7 @@ func claimFor(token string, now time.Time) idempotency.Receipt {
 	return idempotency.Receipt{Token: token, LeaseUntil: now.Add(time.Minute), ExpiresAt: now.Add(24 * time.Hour)}
 }
 
-func testIdempotencyKeys(t *testing.T, s exam.Store) {
+func testIdempotencyKeys(t *testing.T, s Store) {
 	ctx := t.Context()
 	claim := func(id, token string, now time.Time) (idempotency.Receipt, bool) {
 		t.Helper()
@@ -96,7 +95,7 @@ func testIdempotencyKeys(t *testing.T, s exam.Store) {
 
 // testIdempotencyKeysConcurrent claims one key from many goroutines at
 // once: exactly one gets it.
-func testIdempotencyKeysConcurrent(t *testing.T, s exam.Store) {
+func testIdempotencyKeysConcurrent(t *testing.T, s Store) {
 	const n = 16
 	var (
 		wg      sync.WaitGroup

@@ -7,7 +7,7 @@ import (
 	"github.com/seedhq/portal/internal/exam"
 )
 
-func testLicenses(t *testing.T, s exam.Store) {
+func testLicenses(t *testing.T, s Store) {
 	ctx := t.Context()
 	l1 := license("lic-1", npsnA, at(0))
 	l2 := license("lic-2", npsnB, at(time.Hour))
@@ -33,7 +33,7 @@ func testLicenses(t *testing.T, s exam.Store) {
 	wantErr(t, "GetLicense of an unknown id", err, exam.ErrNotFound)
 }
 
-func testRevokeLicense(t *testing.T, s exam.Store) {
+func testRevokeLicense(t *testing.T, s Store) {
 	ctx := t.Context()
 	l := license("lic-1", npsnA, at(0))
 	other := license("lic-2", npsnA, at(time.Minute))

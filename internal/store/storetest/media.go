@@ -25,7 +25,7 @@ func mediaBytes(n int, seed uint64) ([]byte, string) {
 	return b, hex.EncodeToString(sum[:])
 }
 
-func testMedia(t *testing.T, s exam.Store) {
+func testMedia(t *testing.T, s Store) {
 	ctx := t.Context()
 	// Sizes around the stores' chunk sizes (256 KiB, 1 MiB) and a small one.
 	for i, n := range []int{1, 256 << 10, 1<<20 + 1, 5<<20 + 12345} {
@@ -100,7 +100,7 @@ func testMedia(t *testing.T, s exam.Store) {
 
 // testMediaBlob: a media's blob is recorded once, found by its name, and
 // neither another blob for it nor its name for another media is kept.
-func testMediaBlob(t *testing.T, s exam.Store) {
+func testMediaBlob(t *testing.T, s Store) {
 	ctx := t.Context()
 	data, sha := mediaBytes(3000, 7)
 	m := exam.Media{SHA256: sha, Type: "image/png", Kind: exam.MediaImage, Size: int64(len(data)), CreatedAt: at(0)}
@@ -166,7 +166,7 @@ func (failingReader) Read([]byte) (int, error) {
 	return 0, errors.New("read of a stored media's bytes")
 }
 
-func testMediaRefused(t *testing.T, s exam.Store) {
+func testMediaRefused(t *testing.T, s Store) {
 	ctx := t.Context()
 	data, sha := mediaBytes(300<<10, 7)
 	m := exam.Media{SHA256: sha, Type: "image/jpeg", Kind: exam.MediaImage, Size: int64(len(data)), CreatedAt: at(0)}

@@ -32,7 +32,7 @@ func guru() exam.Member {
 	return m
 }
 
-func testImportMembersCreate(t *testing.T, s exam.Store) {
+func testImportMembersCreate(t *testing.T, s Store) {
 	a, g := ani(), guru()
 	res := MustImportMembers(t, s, a, g)
 	check(t, "ImportMembers results", res, []exam.ImportResult{
@@ -49,7 +49,7 @@ func testImportMembersCreate(t *testing.T, s exam.Store) {
 	check(t, "ListMembers", ms, []exam.Member{a, g})
 }
 
-func testImportMembersUpdate(t *testing.T, s exam.Store) {
+func testImportMembersUpdate(t *testing.T, s Store) {
 	ctx := t.Context()
 	a := ani()
 	MustImportMembers(t, s, a)
@@ -108,7 +108,7 @@ func wantRejected(t *testing.T, r exam.ImportResult, row int, field, value strin
 	}
 }
 
-func testImportMembersRejectsExisting(t *testing.T, s exam.Store) {
+func testImportMembersRejectsExisting(t *testing.T, s Store) {
 	ctx := t.Context()
 	a, g := ani(), guru()
 	MustImportMembers(t, s, a, g)
@@ -164,7 +164,7 @@ func testImportMembersRejectsExisting(t *testing.T, s exam.Store) {
 	}
 }
 
-func testImportMembersRejectsWithinCall(t *testing.T, s exam.Store) {
+func testImportMembersRejectsWithinCall(t *testing.T, s Store) {
 	ctx := t.Context()
 	a := ani()
 	MustImportMembers(t, s, a)
@@ -223,7 +223,7 @@ func testImportMembersRejectsWithinCall(t *testing.T, s exam.Store) {
 	checkIDs(t, "ListMembers", ms, aniUpd.ID, citra.ID, eka.ID)
 }
 
-func testImportMembersLarge(t *testing.T, s exam.Store) {
+func testImportMembersLarge(t *testing.T, s Store) {
 	ctx := t.Context()
 	const n = 10_000
 	rows := make([]exam.Member, n)
@@ -270,7 +270,7 @@ func testImportMembersLarge(t *testing.T, s exam.Store) {
 	}
 }
 
-func testLookupMember(t *testing.T, s exam.Store) {
+func testLookupMember(t *testing.T, s Store) {
 	ctx := t.Context()
 	a, g := ani(), guru()
 	budi := member("m-budi", "budi", "Budi Santoso") // no email, nisn, nip, nik or dapodik_id
@@ -320,7 +320,7 @@ func testLookupMember(t *testing.T, s exam.Store) {
 	}
 }
 
-func testListMembers(t *testing.T, s exam.Store) {
+func testListMembers(t *testing.T, s Store) {
 	mk := func(id, username, nama, npsn, role, kelas string) exam.Member {
 		m := member(id, username, nama)
 		m.NPSN, m.Role, m.Kelas = npsn, role, kelas
@@ -379,7 +379,7 @@ func testListMembers(t *testing.T, s exam.Store) {
 	check(t, "ListMembers (every field)", got, all)
 }
 
-func testSetExamPassword(t *testing.T, s exam.Store) {
+func testSetExamPassword(t *testing.T, s Store) {
 	ctx := t.Context()
 	a, g := ani(), guru()
 	MustImportMembers(t, s, a, g)

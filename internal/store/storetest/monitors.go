@@ -7,7 +7,7 @@ import (
 	"github.com/seedhq/portal/internal/exam"
 )
 
-func testMonitors(t *testing.T, s exam.Store) {
+func testMonitors(t *testing.T, s Store) {
 	ctx := t.Context()
 	m := exam.Monitor{ID: "mon-1", ServerCode: "LAB-B", NPSN: npsnA, SchoolName: "SMA Negeri 1", HardwareID: "hw-1",
 		Status: exam.StatusOnline, ActiveExamsCount: 2, ConnectedStudents: 30, PendingAnswers: 120, ClientIP: "10.0.0.5",

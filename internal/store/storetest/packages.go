@@ -37,7 +37,7 @@ func (r forbiddenReader) Read([]byte) (int, error) {
 
 // wantPackageBytes fails the test unless OpenPackage(meta) reads data,
 // seeking back and forth.
-func wantPackageBytes(t *testing.T, s exam.Store, meta exam.PackageMeta, data []byte) {
+func wantPackageBytes(t *testing.T, s Store, meta exam.PackageMeta, data []byte) {
 	t.Helper()
 	r, err := s.OpenPackage(t.Context(), meta)
 	mustOK(t, "OpenPackage", err)
@@ -77,7 +77,7 @@ func wantPackageBytes(t *testing.T, s exam.Store, meta exam.PackageMeta, data []
 	}
 }
 
-func testPackages(t *testing.T, s exam.Store) {
+func testPackages(t *testing.T, s Store) {
 	ctx := t.Context()
 	_, err := s.GetPackage(ctx, npsnA)
 	wantErr(t, "GetPackage of a school without a package", err, exam.ErrNotFound)
@@ -109,7 +109,7 @@ func testPackages(t *testing.T, s exam.Store) {
 	wantErr(t, "GetPackage of another school", err, exam.ErrNotFound)
 }
 
-func testPackageSharedBlob(t *testing.T, s exam.Store) {
+func testPackageSharedBlob(t *testing.T, s Store) {
 	ctx := t.Context()
 	d := blob(7, 100_000)
 	mA := packageMeta(npsnA, d, 1, at(0))
@@ -137,7 +137,7 @@ func testPackageSharedBlob(t *testing.T, s exam.Store) {
 	wantPackageBytes(t, s, mB2, dB)
 }
 
-func testPackageChecksumMismatch(t *testing.T, s exam.Store) {
+func testPackageChecksumMismatch(t *testing.T, s Store) {
 	ctx := t.Context()
 	d1 := blob(1, 10_000)
 	m1 := packageMeta(npsnA, d1, 1, at(0))

@@ -11,7 +11,7 @@ func binding(code, npsn, hw, lic string, bound time.Time) exam.ServerBinding {
 	return exam.ServerBinding{ServerCode: code, NPSN: npsn, HardwareID: hw, LicenseID: lic, BoundAt: bound}
 }
 
-func testBindServer(t *testing.T, s exam.Store) {
+func testBindServer(t *testing.T, s Store) {
 	ctx := t.Context()
 	first := binding("LAB-A", npsnA, "hw-1", "lic-1", at(0))
 	check(t, "first BindServer", MustBindServer(t, s, first), first)
@@ -34,7 +34,7 @@ func testBindServer(t *testing.T, s exam.Store) {
 	wantErr(t, "GetServerBinding of an unknown code", err, exam.ErrNotFound)
 }
 
-func testBindServerMismatch(t *testing.T, s exam.Store) {
+func testBindServerMismatch(t *testing.T, s Store) {
 	ctx := t.Context()
 	first := MustBindServer(t, s, binding("LAB-A", npsnA, "hw-1", "lic-1", at(0)))
 	_, err := s.BindServer(ctx, binding("LAB-A", npsnA, "hw-2", "lic-9", at(time.Hour)))
@@ -48,7 +48,7 @@ func testBindServerMismatch(t *testing.T, s exam.Store) {
 	check(t, "binding after refused BindServer calls", got, first)
 }
 
-func testListServerBindings(t *testing.T, s exam.Store) {
+func testListServerBindings(t *testing.T, s Store) {
 	ctx := t.Context()
 	b1 := binding("LAB-B", npsnA, "hw-1", "lic-1", at(0))
 	b2 := binding("LAB-A", npsnB, "hw-2", "lic-2", at(time.Minute))
@@ -68,7 +68,7 @@ func testListServerBindings(t *testing.T, s exam.Store) {
 	check(t, "ListServerBindings of a school without servers", none, []exam.ServerBinding{})
 }
 
-func testDeleteServerBinding(t *testing.T, s exam.Store) {
+func testDeleteServerBinding(t *testing.T, s Store) {
 	ctx := t.Context()
 	MustBindServer(t, s, binding("LAB-A", npsnA, "hw-1", "lic-1", at(0)))
 	other := MustBindServer(t, s, binding("LAB-B", npsnA, "hw-2", "lic-1", at(0)))

@@ -1,4 +1,5 @@
-// Package storetest is the one conformance suite of exam.Store. Every storage
+// Package storetest is the one conformance suite of the portal's stores
+// (Store for the exam domain and the accounts, RunLinks, RunOrdering). Every storage
 // backend runs Run against fresh stores of its own, so that a behaviour only
 // one backend gets right shows up as a failing test of the other.
 //
@@ -45,11 +46,22 @@ import (
 	"testing"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/idempotency"
+	"github.com/seedhq/portal/internal/identity"
 )
+
+// Store is what Run checks: the exam domain's store, with the operator
+// accounts (and failed sign-ins) and the Idempotency-Key receipts that the
+// portal keeps beside it.
+type Store interface {
+	exam.Store
+	identity.Store
+	idempotency.Store
+}
 
 // Run runs the conformance suite, each test as a subtest with a fresh, empty
 // store from open. open should register the store's cleanup with t.Cleanup.
-func Run(t *testing.T, open func(t *testing.T) exam.Store) {
+func Run(t *testing.T, open func(t *testing.T) Store) {
 	t.Helper()
 	for _, tc := range suite {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
@@ -58,7 +70,7 @@ func Run(t *testing.T, open func(t *testing.T) exam.Store) {
 
 type test struct {
 	name string
-	run  func(t *testing.T, s exam.Store)
+	run  func(t *testing.T, s Store)
 }
 
 var suite = []test{
@@ -127,7 +139,7 @@ var suite = []test{
 	{"FailuresWriteNothing", testFailuresWriteNothing},
 }
 
-func testPing(t *testing.T, s exam.Store) {
+func testPing(t *testing.T, s Store) {
 	if err := s.Ping(t.Context()); err != nil {
 		t.Fatalf("Ping: %v", err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/seedhq/portal/internal/exam"
 )
 
-func testSaveAnswers(t *testing.T, s exam.Store) {
+func testSaveAnswers(t *testing.T, s Store) {
 	a1 := answer("exam-1", "m-1", "q1", "b", at(time.Minute))
 	a2 := answer("exam-1", "m-1", "q2", "a,c", at(2*time.Minute))
 	b := batch("sync-1", sum("p1"), "key-1", at(10*time.Minute), a2, a1)
@@ -21,7 +21,7 @@ func testSaveAnswers(t *testing.T, s exam.Store) {
 	}
 }
 
-func testSaveAnswersIdempotency(t *testing.T, s exam.Store) {
+func testSaveAnswersIdempotency(t *testing.T, s Store) {
 	ctx := t.Context()
 	a1 := answer("exam-1", "m-1", "q1", "b", at(time.Minute))
 	a2 := answer("exam-1", "m-1", "q2", "a", at(time.Minute))
@@ -77,7 +77,7 @@ func testSaveAnswersIdempotency(t *testing.T, s exam.Store) {
 	unchanged("every push")
 }
 
-func testSaveAnswersIgnoresLoggedPushes(t *testing.T, s exam.Store) {
+func testSaveAnswersIgnoresLoggedPushes(t *testing.T, s Store) {
 	// Rejected and duplicate pushes are logged with AppendSyncLog; they are
 	// not pushes that SaveAnswers compares with.
 	rejected := exam.SyncLog{ID: "log-1", Action: exam.ActionPushResults, ServerCode: "LAB-A", NPSN: npsnA, RecordCount: 1,
@@ -100,7 +100,7 @@ func testSaveAnswersIgnoresLoggedPushes(t *testing.T, s exam.Store) {
 		[]exam.SyncLog{acceptedLog(b3), acceptedLog(b2), acceptedLog(b1), duplicate, rejected})
 }
 
-func testSaveAnswersEmpty(t *testing.T, s exam.Store) {
+func testSaveAnswersEmpty(t *testing.T, s Store) {
 	b := batch("sync-1", sum("[]"), "", at(0))
 	check(t, "receipt of an empty push", MustSaveAnswers(t, s, b), exam.Receipt{SyncID: "sync-1", RecordCount: 0})
 	check(t, "receipt of an empty push again", MustSaveAnswers(t, s, batch("sync-2", sum("[]"), "", at(time.Minute))),
@@ -108,7 +108,7 @@ func testSaveAnswersEmpty(t *testing.T, s exam.Store) {
 	check(t, "sync log", MustListSyncLogs(t, s, exam.SyncLogFilter{}), []exam.SyncLog{acceptedLog(b)})
 }
 
-func testAnswerUpsert(t *testing.T, s exam.Store) {
+func testAnswerUpsert(t *testing.T, s Store) {
 	list := func() []exam.Answer { t.Helper(); return MustListAnswers(t, s, "exam-1") }
 	first := answer("exam-1", "m-1", "q1", "a", at(5*time.Minute))
 	MustSaveAnswers(t, s, batch("sync-1", sum("p1"), "", at(time.Hour), first))
@@ -140,7 +140,7 @@ func testAnswerUpsert(t *testing.T, s exam.Store) {
 	}
 }
 
-func testListAnswers(t *testing.T, s exam.Store) {
+func testListAnswers(t *testing.T, s Store) {
 	// Ids chosen so that a prefix scan or a numeric sort would go wrong:
 	// "exam-1" is a prefix of "exam-10", and "m1" < "m10" < "m2" byte-wise.
 	var e1, e10, e2 []exam.Answer
@@ -178,7 +178,7 @@ func testListAnswers(t *testing.T, s exam.Store) {
 	}
 }
 
-func testSaveAnswersLarge(t *testing.T, s exam.Store) {
+func testSaveAnswersLarge(t *testing.T, s Store) {
 	const members, questions = 100, 10
 	mk := func(value string, answered time.Time) []exam.Answer {
 		var as []exam.Answer
@@ -214,7 +214,7 @@ func testSaveAnswersLarge(t *testing.T, s exam.Store) {
 	}
 }
 
-func testListSyncLogs(t *testing.T, s exam.Store) {
+func testListSyncLogs(t *testing.T, s Store) {
 	logs := []exam.SyncLog{
 		{ID: "log-1", Action: exam.ActionVerifyServer, ServerCode: "LAB-A", NPSN: npsnA, Outcome: exam.OutcomeAccepted, ReceivedAt: at(time.Minute)},
 		{ID: "log-2", Action: exam.ActionPullData, ServerCode: "LAB-A", NPSN: npsnA, Checksum: sum("pkg"), Outcome: exam.OutcomeAccepted, ReceivedAt: at(3 * time.Minute)},
@@ -263,7 +263,7 @@ func testListSyncLogs(t *testing.T, s exam.Store) {
 // testListAnswersQuery: the filters (member, school), the keyset cursor and
 // offset paging of ListAnswers, and CountAnswers with the same filters,
 // against what the whole exam's list holds.
-func testListAnswersQuery(t *testing.T, s exam.Store) {
+func testListAnswersQuery(t *testing.T, s Store) {
 	ctx := t.Context()
 	a1, a2, b1 := member("m-a1", "ani", "Ani"), member("m-a2", "adi", "Adi"), member("m-b1", "budi", "Budi")
 	b1.NPSN = npsnB

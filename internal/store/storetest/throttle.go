@@ -4,11 +4,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/throttle"
 )
 
-func testLoginFailures(t *testing.T, s exam.Store) {
+func testLoginFailures(t *testing.T, s Store) {
 	ctx := t.Context()
 	mustWindow := func(w throttle.Window, err error) throttle.Window {
 		t.Helper()

@@ -1,4 +1,9 @@
-package exam
+// Package identity is the portal's operator accounts, shared by its three
+// APIs and the console: the accounts and their roles, the bcrypt hash of
+// their passwords, sign-in with a throttle on failed attempts counted in the
+// store, and the HS256 tokens that carry a signed-in operator (Tokens, also
+// used by internal/exam for lab servers' tokens under their own audience).
+package identity
 
 import (
 	"context"
@@ -11,23 +16,76 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/sortid"
+	"github.com/seedhq/portal/internal/throttle"
 	"github.com/seedhq/portal/pkg/labwire"
 )
 
-// Token audiences: an operator token never authorises a lab server and back.
-const (
-	AudienceOperator = "portal-operator"
-	AudienceServer   = "portal-server"
-	tokenIssuer      = "seedhq-portal"
-)
-
-// Errors of operator authentication.
+// Errors of operator accounts and authentication.
 var (
+	ErrNotFound           = apperr.New(apperr.NotFound, "NOT_FOUND", "not found")
+	ErrUsernameTaken      = apperr.New(apperr.Conflict, "USERNAME_TAKEN", "username is already taken")
 	ErrInvalidCredentials = apperr.New(apperr.Unauthorized, "INVALID_CREDENTIALS", "wrong username or password")
 	ErrUnauthorized       = apperr.New(apperr.Unauthorized, "UNAUTHORIZED", "missing or invalid credentials")
 	ErrTokenExpired       = apperr.New(apperr.Unauthorized, "TOKEN_EXPIRED", "the token has expired; sign in again")
 	ErrTooManyAttempts    = apperr.New(apperr.RateLimited, "TOO_MANY_ATTEMPTS", "too many failed sign-ins from this address; try again later")
 )
+
+// Config tunes a Service. Zero values take the defaults documented per field.
+type Config struct {
+	// TokenTTL is the lifetime of operator tokens. Default 12h.
+	TokenTTL time.Duration
+	// LoginMaxFailures and LoginWindow bound failed sign-ins per client
+	// address. Defaults 5 and 15m.
+	LoginMaxFailures int
+	LoginWindow      time.Duration
+	// Now returns the current time; tests may fix it. Default time.Now.
+	Now func() time.Time
+}
+
+// Service signs operators in and out of the portal. It is safe for
+// concurrent use.
+type Service struct {
+	store  Store
+	tokens *Tokens
+	logins *throttle.Limiter
+	cfg    Config
+}
+
+// New returns the identity service over store, signing with tokens.
+func New(store Store, tokens *Tokens, cfg Config) *Service {
+	if cfg.TokenTTL == 0 {
+		cfg.TokenTTL = 12 * time.Hour
+	}
+	if cfg.LoginMaxFailures == 0 {
+		cfg.LoginMaxFailures = 5
+	}
+	if cfg.LoginWindow == 0 {
+		cfg.LoginWindow = 15 * time.Minute
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Service{store: store, tokens: tokens, cfg: cfg,
+		logins: throttle.NewLimiter(store, "operator-login", cfg.LoginMaxFailures, cfg.LoginWindow)}
+}
+
+// Open returns the identity service over store, signing with the
+// configured secret, else with the store's (NewTokens).
+func Open(ctx context.Context, store Store, secret []byte, cfg Config) (*Service, error) {
+	tokens, err := NewTokens(ctx, store, secret, cfg.Now)
+	if err != nil {
+		return nil, err
+	}
+	return New(store, tokens, cfg), nil
+}
+
+// Tokens returns the token signer of the service, which internal/exam signs
+// the lab servers' tokens with.
+func (s *Service) Tokens() *Tokens { return s.tokens }
+
+// now is the service's clock in UTC, to the microsecond (what both stores keep).
+func (s *Service) now() time.Time { return s.cfg.Now().UTC().Truncate(time.Microsecond) }
 
 // LoginInput is the body of an operator login plus the client's address.
 type LoginInput struct {
@@ -82,8 +140,8 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (LoginResult, error)
 	if err := s.logins.Reset(ctx, in.ClientAddr); err != nil {
 		return LoginResult{}, fmt.Errorf("login: %w", err)
 	}
-	exp := s.now().Add(s.cfg.OperatorTokenTTL)
-	tok, err := s.signToken(jwt.MapClaims{
+	exp := s.now().Add(s.cfg.TokenTTL)
+	tok, err := s.tokens.Sign(jwt.MapClaims{
 		"sub":  u.ID,
 		"aud":  AudienceOperator,
 		"role": string(u.Role),
@@ -95,9 +153,9 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (LoginResult, error)
 	return LoginResult{Token: tok, ExpiresAt: exp, User: u}, nil
 }
 
-// AuthenticateOperator verifies an operator token and returns its user.
-func (s *Service) AuthenticateOperator(ctx context.Context, token string) (User, error) {
-	claims, err := s.parseToken(token, AudienceOperator)
+// Authenticate verifies an operator token and returns its user.
+func (s *Service) Authenticate(ctx context.Context, token string) (User, error) {
+	claims, err := s.tokens.Parse(token, AudienceOperator)
 	if err != nil {
 		return User{}, err
 	}
@@ -153,14 +211,14 @@ type OperatorInput struct {
 // CreateOperator validates in and stores a new operator account.
 func (s *Service) CreateOperator(ctx context.Context, in OperatorInput) (User, error) {
 	u := User{
-		ID:        NewID(),
+		ID:        sortid.New(),
 		Username:  strings.ToLower(strings.TrimSpace(in.Username)),
 		Name:      strings.TrimSpace(in.Name),
 		Role:      in.Role,
 		CreatedAt: s.now(),
 	}
 	switch {
-	case !validUsername(u.Username):
+	case !ValidUsername(u.Username):
 		return User{}, invalid("username must be 3 to 64 letters, digits, dots, dashes or underscores")
 	case len(in.Password) < 8 || len(in.Password) > 72:
 		return User{}, invalid("password must be 8 to 72 characters")
@@ -181,7 +239,10 @@ func (s *Service) CreateOperator(ctx context.Context, in OperatorInput) (User, e
 	return u, nil
 }
 
-func validUsername(s string) bool {
+// ValidUsername reports whether s is a valid username, of an operator or
+// of a member: 3 to 64 lowercase letters, digits, dots, dashes, underscores
+// or at signs.
+func ValidUsername(s string) bool {
 	if len(s) < 3 || len(s) > 64 {
 		return false
 	}
@@ -193,34 +254,6 @@ func validUsername(s string) bool {
 	return true
 }
 
-func (s *Service) signToken(claims jwt.MapClaims) (string, error) {
-	claims["iss"] = tokenIssuer
-	claims["iat"] = s.cfg.Now().Unix()
-	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(s.jwtSecret)
-	if err != nil {
-		return "", fmt.Errorf("sign token: %w", err)
-	}
-	return tok, nil
-}
-
-// parseToken verifies an HS256 token for the audience; the algorithm is pinned.
-func (s *Service) parseToken(token, audience string) (jwt.MapClaims, error) {
-	if token == "" {
-		return nil, ErrUnauthorized
-	}
-	claims := jwt.MapClaims{}
-	_, err := jwt.ParseWithClaims(token, claims, func(*jwt.Token) (any, error) { return s.jwtSecret, nil },
-		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
-		jwt.WithAudience(audience),
-		jwt.WithIssuer(tokenIssuer),
-		jwt.WithExpirationRequired(),
-		jwt.WithTimeFunc(s.cfg.Now),
-	)
-	if errors.Is(err, jwt.ErrTokenExpired) {
-		return nil, ErrTokenExpired
-	}
-	if err != nil {
-		return nil, ErrUnauthorized
-	}
-	return claims, nil
+func invalid(format string, args ...any) error {
+	return apperr.Errorf(apperr.Invalid, "VALIDATION_FAILED", format, args...)
 }
