@@ -70,6 +70,22 @@ func schoolPackage(t *testing.T, svc *exam.Service, npsn string) *client.Package
 	return p
 }
 
+// newBoltService returns an exam service over a new bbolt store, closed
+// when the test ends, and the store.
+func newBoltService(t *testing.T) (*exam.Service, *bolt.Store) {
+	t.Helper()
+	store, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	svc, err := exam.NewService(context.Background(), store, exam.Config{}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, store
+}
+
 // TestBlobsSealedOnce: a media file is sealed once, deterministically: two
 // schools' packages name the same blob with the same key and URL, two
 // service instances on one store serve the same bytes, the name is the
@@ -77,17 +93,8 @@ func schoolPackage(t *testing.T, svc *exam.Service, npsn string) *client.Package
 // does, and only issued names are served.
 func TestBlobsSealedOnce(t *testing.T) {
 	ctx := context.Background()
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	log := slog.New(slog.DiscardHandler)
-	svc, err := exam.NewService(ctx, store, exam.Config{}, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := exam.NewService(ctx, store, exam.Config{}, log) // a second instance
+	svc, store := newBoltService(t)
+	other, err := exam.NewService(ctx, store, exam.Config{}, slog.New(slog.DiscardHandler)) // a second instance
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,15 +183,7 @@ func TestBlobsSealedOnce(t *testing.T) {
 // that question's blob only.
 func TestContentBlobs(t *testing.T) {
 	ctx := context.Background()
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	svc, err := exam.NewService(ctx, store, exam.Config{}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, _ := newBoltService(t)
 	start := time.Now().UTC().Add(time.Hour)
 	in := exam.ExamInput{
 		Title: "Sejarah", Subject: "Sejarah", NPSNs: []string{"20100001", "20100002"},

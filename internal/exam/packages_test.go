@@ -5,13 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/seedhq/portal/internal/exam"
-	"github.com/seedhq/portal/internal/store/bolt"
 	"github.com/seedhq/portal/internal/testkit"
 	"github.com/seedhq/portal/pkg/labwire"
 )
@@ -24,15 +21,7 @@ import (
 // adds or drops, or a tag that differs, fails here.
 func TestPackageIsLabwireEncoding(t *testing.T) {
 	ctx := context.Background()
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	svc, err := exam.NewService(ctx, store, exam.Config{}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, _ := newBoltService(t)
 	const npsn = "20100001"
 	if _, err := svc.ImportMembers(ctx, []exam.MemberInput{
 		{NPSN: npsn, Nama: "Ani Lestari", Username: "ani", NISN: "0000000001", Kelas: "XII IPA 1"},
