@@ -172,7 +172,7 @@ compile: ## compile every package for this machine into the build cache (go list
 
 .PHONY: test-norace
 test-norace: ## the tests that the race detector would distort (memory and allocation figures), without -race (part of make test)
-	$(GO) test -count=1 -run '^(TestPackageReadersMemory|TestRecordDoesNotAllocate|TestAnswersCSVMemory)$$' -v ./internal/store/postgres ./internal/links/visits ./internal/httpapi
+	$(GO) test -count=1 -run '^(TestPackageReadersMemory|TestRecordDoesNotAllocate|TestAnswersCSVMemory)$$' -v ./internal/store/postgres ./internal/links/visits ./internal/httpapi/exam
 
 .PHONY: test-windows
 # labagent's Windows build under Wine 8 (Debian's wine64, with a shim built
@@ -266,16 +266,19 @@ FUZZ_TARGETS = grep -ro --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*(' cmd int
 # The fuzz binaries are the packages' test binaries with this module's own
 # code instrumented for coverage guidance, as go test -fuzz instruments it.
 # Everything else (the standard library, the modules it depends on) is
-# compiled as for go vet and comes from the build cache, and one go test -c
-# builds every binary at once, in parallel: go test -fuzz would compile every
-# dependency a third time, instrumented, package by package.
+# compiled as for go vet and comes from the build cache (go test -fuzz would
+# compile every dependency a third time, instrumented, package by package).
+# Each package's go test -c names its binary by the package's path (two
+# packages share the base name ordering), two at a time.
 FUZZ_GCFLAGS = -gcflags='$(shell $(GO) list -m)/...=-d=libfuzzer'
 fuzz-build: ## build the fuzz binaries into bin/fuzz (part of make fuzz)
-	@mkdir -p bin/fuzz; $(GO) test -c -o bin/fuzz/ $(FUZZ_GCFLAGS) $$($(FUZZ_TARGETS) | cut -d' ' -f1)
+	@mkdir -p bin/fuzz; $(FUZZ_TARGETS) | cut -d' ' -f1 | while read -r dir; do \
+		echo "$(GO) test -c -o bin/fuzz/$$(echo $${dir#./} | tr / _).test $(FUZZ_GCFLAGS) $$dir"; \
+	done | xargs -d '\n' -P 2 -I{} bash -c {}
 fuzz: fuzz-build ## run every fuzz target for FUZZTIME each (default 1m); a crasher is kept in the package's testdata/fuzz/ (docs/ARCHITECTURE.md, "Fuzzing")
 	@mod=$$($(GO) list -m); cache=$$($(GO) env GOCACHE)/fuzz; \
 	$(FUZZ_TARGETS) | while read -r dir names; do \
-		bin=$(CURDIR)/bin/fuzz/$$(basename $$dir).test; \
+		bin=$(CURDIR)/bin/fuzz/$$(echo $${dir#./} | tr / _).test; \
 		for name in $$names; do \
 			echo "fuzz $$dir $$name for $(FUZZTIME)"; \
 			(cd $$dir && $$bin -test.run '^$$' -test.fuzz "^$$name\$$" -test.fuzztime $(FUZZTIME) -test.fuzzminimizetime 5s \

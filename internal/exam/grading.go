@@ -57,8 +57,6 @@ const (
 
 // Errors of grading.
 var (
-	ErrGraderForbidden = apperr.New(apperr.Forbidden, "GRADER_FORBIDDEN",
-		"a grader may only grade the essays of the exams assigned to it")
 	ErrNamesForbidden = apperr.New(apperr.Forbidden, "GRADER_FORBIDDEN",
 		"graders see students' codes, not their names")
 	ErrNotEssay = apperr.New(apperr.Invalid, "NOT_AN_ESSAY", "only essay questions worth points are graded by hand")

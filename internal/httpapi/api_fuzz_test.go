@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seedhq/portal/internal/httpapi/httpapitest"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/testkit"
 	"github.com/seedhq/portal/pkg/labwire"
@@ -21,12 +22,12 @@ import (
 // or another shape; a success is JSON in the success envelope. Seeds are a
 // valid body of each route and edge cases; the route is chosen by a byte.
 
-// newFuzzHarness is newHarness for fuzzing: over a bbolt store without
+// newFuzzHarness is httpapitest.New for fuzzing: over a bbolt store without
 // fsync, logging warnings and errors only. A fuzz function hands each input's
-// t to harness.use, so that the OpenAPI validator reports to it.
-func newFuzzHarness(f *testing.F, options ...harnessOption) *harness {
+// t to Harness.Use, so that the OpenAPI validator reports to it.
+func newFuzzHarness(f *testing.F, options ...httpapitest.Option) *httpapitest.Harness {
 	f.Helper()
-	return newHarness(f, openBoltNoSync, append(options, withQuietLogs())...)
+	return httpapitest.New(f, httpapitest.OpenBoltNoSync, append(options, httpapitest.WithQuietLogs())...)
 }
 
 // fuzzRoute is a route with a body.
@@ -38,14 +39,14 @@ type fuzzRoute struct {
 
 // checkExamEnvelope fails unless r is below 500 and, when a refusal, the
 // {"success": false, "error", "code"} envelope; a success is JSON.
-func checkExamEnvelope(t *testing.T, rt fuzzRoute, body []byte, r *response) {
+func checkExamEnvelope(t *testing.T, rt fuzzRoute, body []byte, r *httpapitest.Response) {
 	t.Helper()
-	if r.status >= 500 {
-		t.Fatalf("%s %s answered %d to %q: %s", rt.method, rt.path, r.status, body, r.body)
+	if r.Status >= 500 {
+		t.Fatalf("%s %s answered %d to %q: %s", rt.method, rt.path, r.Status, body, r.Body)
 	}
-	if r.status < 400 {
-		if !json.Valid(r.body) {
-			t.Fatalf("%s %s: success %d is not JSON: %s", rt.method, rt.path, r.status, r.body)
+	if r.Status < 400 {
+		if !json.Valid(r.Body) {
+			t.Fatalf("%s %s: success %d is not JSON: %s", rt.method, rt.path, r.Status, r.Body)
 		}
 		return
 	}
@@ -54,21 +55,21 @@ func checkExamEnvelope(t *testing.T, rt fuzzRoute, body []byte, r *response) {
 		Error   *string `json:"error"`
 		Code    string  `json:"code"`
 	}
-	if err := json.Unmarshal(r.body, &e); err != nil || e.Success == nil || *e.Success || e.Error == nil || *e.Error == "" || e.Code == "" {
-		t.Fatalf("%s %s: refusal %d is not the envelope: %s", rt.method, rt.path, r.status, r.body)
+	if err := json.Unmarshal(r.Body, &e); err != nil || e.Success == nil || *e.Success || e.Error == nil || *e.Error == "" || e.Code == "" {
+		t.Fatalf("%s %s: refusal %d is not the envelope: %s", rt.method, rt.path, r.Status, r.Body)
 	}
-	if e.Code == "INVALID_JSON" && r.status != 400 {
-		t.Fatalf("%s %s: INVALID_JSON with status %d", rt.method, rt.path, r.status)
+	if e.Code == "INVALID_JSON" && r.Status != 400 {
+		t.Fatalf("%s %s: INVALID_JSON with status %d", rt.method, rt.path, r.Status)
 	}
 }
 
 // checkLinkEnvelope fails unless r is below 500 and, when a refusal, the
 // link API's {"error": 1, "message"} envelope; a success carries error 0
 // (or "0" on lists).
-func checkLinkEnvelope(t *testing.T, rt fuzzRoute, body []byte, r *response) {
+func checkLinkEnvelope(t *testing.T, rt fuzzRoute, body []byte, r *httpapitest.Response) {
 	t.Helper()
-	if r.status >= 500 {
-		t.Fatalf("%s %s answered %d to %q: %s", rt.method, rt.path, r.status, body, r.body)
+	if r.Status >= 500 {
+		t.Fatalf("%s %s answered %d to %q: %s", rt.method, rt.path, r.Status, body, r.Body)
 	}
 	if strings.HasPrefix(rt.path, "/api/v1/") { // the operator's routes of the link API use the exam envelope
 		checkExamEnvelope(t, rt, body, r)
@@ -78,14 +79,14 @@ func checkLinkEnvelope(t *testing.T, rt fuzzRoute, body []byte, r *response) {
 		Error   json.RawMessage `json:"error"`
 		Message string          `json:"message"`
 	}
-	if err := json.Unmarshal(r.body, &e); err != nil {
-		t.Fatalf("%s %s: %d is not JSON: %s", rt.method, rt.path, r.status, r.body)
+	if err := json.Unmarshal(r.Body, &e); err != nil {
+		t.Fatalf("%s %s: %d is not JSON: %s", rt.method, rt.path, r.Status, r.Body)
 	}
 	switch {
-	case r.status >= 400 && (string(e.Error) != "1" || e.Message == ""):
-		t.Fatalf("%s %s: refusal %d is not the envelope: %s", rt.method, rt.path, r.status, r.body)
-	case r.status < 400 && string(e.Error) != "0" && string(e.Error) != `"0"`:
-		t.Fatalf("%s %s: success %d without error 0: %s", rt.method, rt.path, r.status, r.body)
+	case r.Status >= 400 && (string(e.Error) != "1" || e.Message == ""):
+		t.Fatalf("%s %s: refusal %d is not the envelope: %s", rt.method, rt.path, r.Status, r.Body)
+	case r.Status < 400 && string(e.Error) != "0" && string(e.Error) != `"0"`:
+		t.Fatalf("%s %s: success %d without error 0: %s", rt.method, rt.path, r.Status, r.Body)
 	}
 }
 
@@ -93,8 +94,8 @@ func checkLinkEnvelope(t *testing.T, rt fuzzRoute, body []byte, r *response) {
 // cases for each, then any body to the route a byte chooses, sent with the
 // headers of its credential (creds, by fuzzRoute.cred), its answer checked
 // by check.
-func fuzzRoutes(f *testing.F, h *harness, routes []fuzzRoute, creds map[string]func() []string,
-	check func(t *testing.T, rt fuzzRoute, body []byte, r *response)) {
+func fuzzRoutes(f *testing.F, h *httpapitest.Harness, routes []fuzzRoute, creds map[string]func() []string,
+	check func(t *testing.T, rt fuzzRoute, body []byte, r *httpapitest.Response)) {
 	for i, rt := range routes {
 		if _, ok := creds[rt.cred]; !ok && rt.cred != "" {
 			f.Fatalf("%s %s: no credential %q", rt.method, rt.path, rt.cred)
@@ -107,13 +108,13 @@ func fuzzRoutes(f *testing.F, h *harness, routes []fuzzRoute, creds map[string]f
 		}
 	}
 	f.Fuzz(func(t *testing.T, route uint8, body []byte) {
-		h.use(t)
+		h.Use(t)
 		rt := routes[int(route)%len(routes)]
 		hdr := []string{"Content-Type", rt.contentType}
 		if cred := creds[rt.cred]; cred != nil {
 			hdr = append(hdr, cred()...)
 		}
-		check(t, rt, body, h.req(rt.method, rt.path, body, hdr...))
+		check(t, rt, body, h.Req(rt.method, rt.path, body, hdr...))
 	})
 }
 
@@ -122,28 +123,28 @@ func fuzzRoutes(f *testing.F, h *harness, routes []fuzzRoute, creds map[string]f
 func FuzzExamAPI(f *testing.F) {
 	h := newFuzzHarness(f)
 	ctx := context.Background()
-	examID := h.createExam(npsnA)
-	lab := h.newLabServer("LAB-FZ", npsnA)
-	students := h.importStudents(npsnA, "Budi Santoso")
+	examID := h.CreateExam(httpapitest.NPSNA)
+	lab := h.NewLabServer("LAB-FZ", httpapitest.NPSNA)
+	students := h.ImportStudents(httpapitest.NPSNA, "Budi Santoso")
 	var member string
 	for _, id := range students {
 		member = id
 	}
 	answers := fmt.Sprintf(`[{"exam_id":%q,"member_id":%q,"question_id":"q1","answer":"b","answered_at":"2026-12-01T08:00:00Z"}]`, examID, member)
-	push := encodePush(pushBody{ServerCode: lab.code, NPSN: lab.npsn, Checksum: labwire.ChecksumSHA256([]byte(answers)), TotalRecords: 1,
+	push := httpapitest.EncodePush(httpapitest.PushBody{ServerCode: lab.Code, NPSN: lab.NPSN, Checksum: labwire.ChecksumSHA256([]byte(answers)), TotalRecords: 1,
 		Answers: json.RawMessage(answers)})
-	key, err := h.svc.PackageKey(ctx, npsnA)
+	key, err := h.Exam.PackageKey(ctx, httpapitest.NPSNA)
 	if err != nil {
 		f.Fatal(err)
 	}
 	var file bytes.Buffer
-	if _, err := labwire.WriteAnswerExport(&file, key, labwire.AnswerExport{ServerCode: lab.code, NPSN: npsnA, LicenseID: "x",
+	if _, err := labwire.WriteAnswerExport(&file, key, labwire.AnswerExport{ServerCode: lab.Code, NPSN: httpapitest.NPSNA, LicenseID: "x",
 		ExportedAt: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), Batches: []labwire.AnswerExportBatch{
 			{IdempotencyKey: "fuzz-batch-1", SealedAt: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), Answers: json.RawMessage(answers)}}}); err != nil {
 		f.Fatal(err)
 	}
-	fixture, _ := json.Marshal(examFixture(npsnA))
-	licence, _ := json.Marshal(validLicenseReq("20100009", "HW-9"))
+	fixture, _ := json.Marshal(httpapitest.ExamFixture(httpapitest.NPSNA))
+	licence, _ := json.Marshal(httpapitest.ValidLicenseReq("20100009", "HW-9"))
 	routes := []fuzzRoute{
 		{"POST", "/api/v1/auth/login", "application/json", "", []string{`{"username":"admin","password":"wrong"}`, `{"username":1}`}},
 		{"POST", "/api/v1/sync/verify-server", "application/json", "", []string{
@@ -167,11 +168,11 @@ func FuzzExamAPI(f *testing.F) {
 		{"POST", "/api/v1/sync/push-answers", "application/json", "lab", []string{push,
 			strings.Replace(push, `"total_records":1`, `"total_records":2`, 1)}},
 		{"POST", "/api/v1/sync/heartbeat", "application/json", "lab", []string{
-			fmt.Sprintf(`{"server_code":%q,"npsn":%q,"status":"online","active_students":3}`, lab.code, lab.npsn)}},
+			fmt.Sprintf(`{"server_code":%q,"npsn":%q,"status":"online","active_students":3}`, lab.Code, lab.NPSN)}},
 	}
 	fuzzRoutes(f, h, routes, map[string]func() []string{
-		"op":  func() []string { return bearer(h.operator()) },
-		"lab": func() []string { return bearer(lab.token) },
+		"op":  func() []string { return httpapitest.Bearer(h.Operator()) },
+		"lab": func() []string { return httpapitest.Bearer(lab.Token) },
 	}, checkExamEnvelope)
 }
 
@@ -180,13 +181,13 @@ func FuzzExamAPI(f *testing.F) {
 func FuzzLinkAPI(f *testing.F) {
 	clk := testkit.NewClock(time.Now().UTC().Truncate(time.Second))
 	var svc *links.Service
-	lh := &linksHarness{harness: newFuzzHarness(f, withLinks(clk, &svc))}
-	lh.links = svc
-	u := lh.newLinkUser("fuzzer", 1<<30)
-	linkID, _ := lh.addLink(u, map[string]any{"url": "https://example.com/a"})
+	lh := &httpapitest.LinksHarness{Harness: newFuzzHarness(f, httpapitest.WithLinks(clk, &svc))}
+	lh.Links = svc
+	u := lh.NewLinkUser("fuzzer", 1<<30)
+	linkID, _ := lh.AddLink(u, map[string]any{"url": "https://example.com/a"})
 	one := func(path, body, field string) int64 {
 		var res map[string]any
-		json.Unmarshal(lh.as(u, "POST", path, body).body, &res)
+		json.Unmarshal(lh.As(u, "POST", path, body).Body, &res)
 		if id, ok := res[field].(float64); ok {
 			return int64(id)
 		}
@@ -225,13 +226,13 @@ func FuzzLinkAPI(f *testing.F) {
 			`{"url":"javascript:alert(1)"}`, `{"url":"https://example.com","pixels":"1,2","custom":"a"}`}},
 		{"PUT", "/api/url/" + id(linkID) + "/update", "application/json", "link", []string{`{"url":"https://example.com/b","custom":"renamed"}`}},
 		{"POST", "/api/v1/admin/link-users", "application/json", "op", []string{`{"email":"u2@example.com","username":"u2","plan":"free","rate_limit":10}`}},
-		{"PUT", fmt.Sprintf("/api/v1/admin/link-users/%d/password", u.id), "application/json", "op", []string{`{"password":"another-long-password"}`}},
+		{"PUT", fmt.Sprintf("/api/v1/admin/link-users/%d/password", u.ID), "application/json", "op", []string{`{"password":"another-long-password"}`}},
 		{"POST", "/api/v1/admin/link-overlays", "application/json", "op", []string{`{"user_id":1,"name":"O","message":"m","button_text":"b","button_url":"https://example.com"}`}},
 		{"POST", "/api/v1/admin/link-splashes", "application/json", "op", []string{`{"user_id":1,"name":"S","title":"t","redirect_seconds":5}`}},
 	}
-	fuzzRoutes(f, lh.harness, routes, map[string]func() []string{
-		"op":   func() []string { return bearer(lh.operator()) },
-		"link": func() []string { return bearer(u.key) },
+	fuzzRoutes(f, lh.Harness, routes, map[string]func() []string{
+		"op":   func() []string { return httpapitest.Bearer(lh.Operator()) },
+		"link": func() []string { return httpapitest.Bearer(u.Key) },
 	}, checkLinkEnvelope)
 }
 
@@ -239,28 +240,28 @@ func FuzzLinkAPI(f *testing.F) {
 // covered by FuzzOrderingLogin, FuzzOrderingOrder and FuzzGatewayWebhook,
 // as the owner, and the operator's menu CSV import and role change.
 func FuzzOrderingAPI(f *testing.F) {
-	h := orderingHarness(f, openBoltNoSync, "628110000001", withQuietLogs())
-	owner := h.orderingLogin("08110000001", "628110000001")
-	customer := h.orderingLogin("081234567891", "6281234567891")
+	h := httpapitest.OrderingHarness(f, httpapitest.OpenBoltNoSync, "628110000001", httpapitest.WithQuietLogs())
+	owner := h.OrderingLogin("08110000001", "628110000001")
+	customer := h.OrderingLogin("081234567891", "6281234567891")
 	var me struct{ User struct{ ID string } }
-	h.req("GET", "/api/auth/me", nil, bearer(customer)...).expect(200).decode(&me)
+	h.Req("GET", "/api/auth/me", nil, httpapitest.Bearer(customer)...).Expect(200).Decode(&me)
 	var cat struct {
 		Category struct{ ID string } `json:"category"`
 	}
-	r := h.req("POST", "/api/menu/categories", map[string]any{"name": "Makanan"}, bearer(owner)...).expect(201)
-	json.Unmarshal(r.body, &cat)
+	r := h.Req("POST", "/api/menu/categories", map[string]any{"name": "Makanan"}, httpapitest.Bearer(owner)...).Expect(201)
+	json.Unmarshal(r.Body, &cat)
 	var item struct {
 		Item struct{ ID string } `json:"item"`
 	}
-	r = h.req("POST", "/api/menu/items", map[string]any{"categoryId": cat.Category.ID, "name": "Nasi", "price": 15000, "available": true},
-		bearer(owner)...).expect(201)
-	json.Unmarshal(r.body, &item)
+	r = h.Req("POST", "/api/menu/items", map[string]any{"categoryId": cat.Category.ID, "name": "Nasi", "price": 15000, "available": true},
+		httpapitest.Bearer(owner)...).Expect(201)
+	json.Unmarshal(r.Body, &item)
 	var ord struct {
 		Order struct{ ID string } `json:"order"`
 	}
-	r = h.req("POST", "/api/orders", map[string]any{"shippingType": "PICKUP", "items": []any{map[string]any{"menuId": item.Item.ID, "quantity": 1}}},
-		bearer(customer)...).expect(201)
-	json.Unmarshal(r.body, &ord)
+	r = h.Req("POST", "/api/orders", map[string]any{"shippingType": "PICKUP", "items": []any{map[string]any{"menuId": item.Item.ID, "quantity": 1}}},
+		httpapitest.Bearer(customer)...).Expect(201)
+	json.Unmarshal(r.Body, &ord)
 	if cat.Category.ID == "" || item.Item.ID == "" || ord.Order.ID == "" {
 		f.Fatalf("fixtures: category %q, item %q, order %q", cat.Category.ID, item.Item.ID, ord.Order.ID)
 	}
@@ -290,8 +291,8 @@ func FuzzOrderingAPI(f *testing.F) {
 		{"PUT", "/api/v1/admin/ordering/users/" + me.User.ID + "/role", "application/json", "op", []string{`{"role":"CUSTOMER"}`}},
 	}
 	fuzzRoutes(f, h, routes, map[string]func() []string{
-		"op":       func() []string { return bearer(h.operator()) },
-		"owner":    func() []string { return bearer(owner) },
-		"customer": func() []string { return bearer(customer) },
+		"op":       func() []string { return httpapitest.Bearer(h.Operator()) },
+		"owner":    func() []string { return httpapitest.Bearer(owner) },
+		"customer": func() []string { return httpapitest.Bearer(customer) },
 	}, checkExamEnvelope)
 }

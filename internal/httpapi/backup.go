@@ -13,6 +13,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/seedhq/portal/internal/apperr"
+	examhttp "github.com/seedhq/portal/internal/httpapi/exam"
+	"github.com/seedhq/portal/internal/httpapi/operator"
 	"github.com/seedhq/portal/internal/identity"
 )
 
@@ -35,7 +37,7 @@ const (
 
 // backupRoutes installs GET /api/v1/admin/backup (operator JWT, SUPER_ADMIN).
 func (s *server) backupRoutes(r chi.Router) {
-	r.With(s.requireOperator).Get(examBase+"/admin/backup", s.backup)
+	r.With(s.ops.RequireOperator).Get(examhttp.Base+"/admin/backup", s.backup)
 }
 
 // backup streams a consistent copy of the embedded store
@@ -43,7 +45,7 @@ func (s *server) backupRoutes(r chi.Router) {
 // with its size in X-Backup-Size and its SHA-256 in the X-Backup-Sha256
 // trailer. SUPER_ADMIN only: the copy holds every secret of the portal.
 func (s *server) backup(w http.ResponseWriter, r *http.Request) {
-	op := operatorFrom(r.Context())
+	op := operator.From(r.Context())
 	if op.Role != identity.RoleSuperAdmin {
 		s.writeError(w, r, apperr.New(apperr.Forbidden, "FORBIDDEN", "only a SUPER_ADMIN may take a backup: it holds every secret of the portal"))
 		return

@@ -11,12 +11,13 @@ import (
 	"testing"
 
 	"github.com/seedhq/portal/internal/httpapi"
+	"github.com/seedhq/portal/internal/httpapi/httpapitest"
 	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/pkg/client"
 )
 
-func withBackup(b httpapi.Backup) harnessOption {
-	return func(c *harnessConfig) { c.opts.Backup = b }
+func withBackup(b httpapi.Backup) httpapitest.Option {
+	return httpapitest.WithOptions(func(o *httpapi.Options) { o.Backup = b })
 }
 
 // TestBackup checks GET /api/v1/admin/backup: SUPER_ADMIN only, the size
@@ -26,7 +27,7 @@ func withBackup(b httpapi.Backup) harnessOption {
 func TestBackup(t *testing.T) {
 	snapshot := bytes.Repeat([]byte("bbolt page "), 10_000)
 	cut := false
-	h := newHarness(t, openBolt, withBackup(func(_ context.Context, start func(int64), w io.Writer) error {
+	h := httpapitest.New(t, httpapitest.OpenBolt, withBackup(func(_ context.Context, start func(int64), w io.Writer) error {
 		start(int64(len(snapshot)))
 		if cut {
 			w.Write(snapshot[:100])
@@ -37,14 +38,14 @@ func TestBackup(t *testing.T) {
 	}))
 	ctx := t.Context()
 
-	h.req("GET", "/api/v1/admin/backup", nil).expectError(401, "UNAUTHORIZED")
+	h.Req("GET", "/api/v1/admin/backup", nil).ExpectError(401, "UNAUTHORIZED")
 
 	// An OPERATOR may not: the copy holds every secret.
-	h.operator()
-	if _, err := h.ids.CreateOperator(ctx, identity.OperatorInput{Username: "ops", Name: "Ops", Password: "ops-Password-1", Role: identity.RoleOperator}); err != nil {
+	h.Operator()
+	if _, err := h.Identity.CreateOperator(ctx, identity.OperatorInput{Username: "ops", Name: "Ops", Password: "ops-Password-1", Role: identity.RoleOperator}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.NewClient(h.srv.URL)
+	c, err := client.NewClient(h.Server.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,15 +53,15 @@ func TestBackup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.req("GET", "/api/v1/admin/backup", nil, bearer(res.Token)...).expectError(403, "FORBIDDEN")
+	h.Req("GET", "/api/v1/admin/backup", nil, httpapitest.Bearer(res.Token)...).ExpectError(403, "FORBIDDEN")
 
-	r := h.op("GET", "/api/v1/admin/backup", nil).expect(200)
-	if !bytes.Equal(r.body, snapshot) || r.header.Get("X-Backup-Size") != "110000" ||
-		!strings.HasPrefix(r.header.Get("Content-Disposition"), `attachment; filename="portal-`) {
-		t.Errorf("backup: %d bytes, headers %v", len(r.body), r.header)
+	r := h.Op("GET", "/api/v1/admin/backup", nil).Expect(200)
+	if !bytes.Equal(r.Body, snapshot) || r.Header.Get("X-Backup-Size") != "110000" ||
+		!strings.HasPrefix(r.Header.Get("Content-Disposition"), `attachment; filename="portal-`) {
+		t.Errorf("backup: %d bytes, headers %v", len(r.Body), r.Header)
 	}
 
-	c.SetToken(h.operator())
+	c.SetToken(h.Operator())
 	var buf bytes.Buffer
 	info, _, err := c.Exam.Admin.Backup(ctx, &buf)
 	sum := sha256.Sum256(snapshot)
@@ -74,6 +75,6 @@ func TestBackup(t *testing.T) {
 		t.Errorf("cut backup: %v, want an error naming the short count", err)
 	}
 
-	pg := newHarness(t, openBolt)
-	pg.op("GET", "/api/v1/admin/backup", nil).expectError(409, httpapi.CodeBackupUnsupported)
+	pg := httpapitest.New(t, httpapitest.OpenBolt)
+	pg.Op("GET", "/api/v1/admin/backup", nil).ExpectError(409, httpapi.CodeBackupUnsupported)
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/blobgc"
+	examhttp "github.com/seedhq/portal/internal/httpapi/exam"
+	"github.com/seedhq/portal/internal/httpapi/operator"
 	"github.com/seedhq/portal/internal/httpapi/respond"
 	"github.com/seedhq/portal/internal/identity"
 )
@@ -29,7 +31,7 @@ const (
 // blobGCRoutes installs POST /api/v1/admin/blobs/gc (operator JWT,
 // SUPER_ADMIN).
 func (s *server) blobGCRoutes(r chi.Router) {
-	r.With(s.requireOperator).Post(examBase+"/admin/blobs/gc", s.blobGC)
+	r.With(s.ops.RequireOperator).Post(examhttp.Base+"/admin/blobs/gc", s.blobGC)
 }
 
 // blobGCDeletion is a deleted blob as the route reports it.
@@ -63,7 +65,7 @@ type blobGCView struct {
 // (POST /api/v1/admin/blobs/gc?dry_run=true): with dry_run, it reports what
 // it would mark and delete and changes nothing. SUPER_ADMIN only.
 func (s *server) blobGC(w http.ResponseWriter, r *http.Request) {
-	op := operatorFrom(r.Context())
+	op := operator.From(r.Context())
 	if op.Role != identity.RoleSuperAdmin {
 		s.writeError(w, r, apperr.New(apperr.Forbidden, "FORBIDDEN", "only a SUPER_ADMIN may collect blobs"))
 		return
@@ -72,7 +74,7 @@ func (s *server) blobGC(w http.ResponseWriter, r *http.Request) {
 	if v := r.URL.Query().Get("dry_run"); v != "" {
 		var err error
 		if dry, err = strconv.ParseBool(v); err != nil {
-			s.writeError(w, r, invalidQuery("dry_run must be true or false, got %q", v))
+			s.writeError(w, r, respond.InvalidQuery("dry_run must be true or false, got %q", v))
 			return
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/seedhq/portal/internal/blobstore"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
+	"github.com/seedhq/portal/internal/httpapi/httpapitest"
 	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/pkg/client"
 )
@@ -20,16 +21,16 @@ func TestBlobGCRoute(t *testing.T) {
 	ctx := t.Context()
 	var st exam.Store
 	var c *blobgc.Collector
-	h := newHarness(t, openBolt,
-		withStoreWrapper(func(s exam.Store) exam.Store { st = s; return s }),
-		func(cfg *harnessConfig) {
-			cfg.opts.BlobGC = func(ctx context.Context, o blobgc.Options) (blobgc.Report, error) { return c.Run(ctx, o) }
-		})
+	h := httpapitest.New(t, httpapitest.OpenBolt,
+		httpapitest.WithStoreWrapper(func(s exam.Store) exam.Store { st = s; return s }),
+		httpapitest.WithOptions(func(o *httpapi.Options) {
+			o.BlobGC = func(ctx context.Context, o blobgc.Options) (blobgc.Report, error) { return c.Run(ctx, o) }
+		}))
 	blobs := st.(interface{ Blobs() blobstore.Store }).Blobs()
 	marks := st.(blobgc.MarkStore)
 	var err error
 	c, err = blobgc.New(blobgc.Config{Blobs: blobs, Marks: marks,
-		Sources: []blobgc.Source{{Name: "exam", Prefix: exam.ExamBlobKeyPrefix, Refs: h.svc}}})
+		Sources: []blobgc.Source{{Name: "exam", Prefix: exam.ExamBlobKeyPrefix, Refs: h.Exam}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,12 +39,12 @@ func TestBlobGCRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	h.req("POST", "/api/v1/admin/blobs/gc", nil).expectError(401, "UNAUTHORIZED")
-	h.operator()
-	if _, err := h.ids.CreateOperator(ctx, identity.OperatorInput{Username: "ops", Name: "Ops", Password: "ops-Password-1", Role: identity.RoleOperator}); err != nil {
+	h.Req("POST", "/api/v1/admin/blobs/gc", nil).ExpectError(401, "UNAUTHORIZED")
+	h.Operator()
+	if _, err := h.Identity.CreateOperator(ctx, identity.OperatorInput{Username: "ops", Name: "Ops", Password: "ops-Password-1", Role: identity.RoleOperator}); err != nil {
 		t.Fatal(err)
 	}
-	cl, err := client.NewClient(h.srv.URL)
+	cl, err := client.NewClient(h.Server.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,21 +52,21 @@ func TestBlobGCRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.req("POST", "/api/v1/admin/blobs/gc", nil, bearer(res.Token)...).expectError(403, "FORBIDDEN")
-	h.op("POST", "/api/v1/admin/blobs/gc?dry_run=perhaps", nil).expectError(400, "INVALID_QUERY")
+	h.Req("POST", "/api/v1/admin/blobs/gc", nil, httpapitest.Bearer(res.Token)...).ExpectError(403, "FORBIDDEN")
+	h.Op("POST", "/api/v1/admin/blobs/gc?dry_run=perhaps", nil).ExpectError(400, "INVALID_QUERY")
 
 	var rep client.BlobGCReport
 	var body struct {
 		Data client.BlobGCReport `json:"data"`
 	}
-	h.op("POST", "/api/v1/admin/blobs/gc?dry_run=true", nil).expect(200).decode(&body)
+	h.Op("POST", "/api/v1/admin/blobs/gc?dry_run=true", nil).Expect(200).Decode(&body)
 	if rep = body.Data; !rep.DryRun || rep.Listed != 1 || rep.Marked != 1 {
 		t.Fatalf("dry run: %+v", rep)
 	}
 	if m, _ := marks.BlobGCMarks(ctx); len(m) != 0 {
 		t.Fatalf("a dry run wrote marks: %v", m)
 	}
-	h.op("POST", "/api/v1/admin/blobs/gc", nil).expect(200).decode(&body)
+	h.Op("POST", "/api/v1/admin/blobs/gc", nil).Expect(200).Decode(&body)
 	if rep = body.Data; rep.DryRun || rep.Marked != 1 || len(rep.Deleted) != 0 {
 		t.Fatalf("run: %+v", rep)
 	}
@@ -74,9 +75,9 @@ func TestBlobGCRoute(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}
-	h.op("POST", "/api/v1/admin/blobs/gc", nil).expectError(409, httpapi.CodeBlobGCRunning)
+	h.Op("POST", "/api/v1/admin/blobs/gc", nil).ExpectError(409, httpapi.CodeBlobGCRunning)
 	unlock()
 
-	bare := newHarness(t, openBolt)
-	bare.op("POST", "/api/v1/admin/blobs/gc", nil).expectError(409, httpapi.CodeBlobGCUnavailable)
+	bare := httpapitest.New(t, httpapitest.OpenBolt)
+	bare.Op("POST", "/api/v1/admin/blobs/gc", nil).ExpectError(409, httpapi.CodeBlobGCUnavailable)
 }

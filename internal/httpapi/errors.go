@@ -4,18 +4,12 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/httpapi/respond"
 )
 
 // writeError answers err in the API's error envelope (respond.Error).
 func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	respond.Error(w, r, s.log, err)
-}
-
-// invalidQuery returns a 400 INVALID_QUERY error.
-func invalidQuery(format string, args ...any) error {
-	return apperr.Errorf(apperr.Invalid, respond.CodeInvalidQuery, format, args...)
 }
 
 // notFound answers unknown paths in the exam envelope.

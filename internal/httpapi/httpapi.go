@@ -1,17 +1,13 @@
-// Package httpapi is the HTTP edge of the portal: one chi router serving the
-// exam synchronisation API under /api/v1, the link-management API (its
-// handlers in the subpackage links) and the ordering API (in the subpackage
-// ordering), with the middleware every request goes through (request id,
-// panic recovery, one log line, Prometheus metrics, body limits, client
-// address resolution) and the authentication of operators, lab servers and
-// API-key clients.
-//
-// Handlers are thin: they decode the request, call one method of the domain
-// service and encode its result. Every route is listed in routes.go; each
-// handler lives in the file of its resource and names its route in its
-// comment. Domain errors (*apperr.Error) are mapped to HTTP statuses in one
-// place (errors.go); anything else is an internal error, logged in full and
-// answered with a generic message.
+// Package httpapi is the HTTP edge of the portal: one chi router that mounts
+// the three APIs, each in a subpackage with its routes, handlers and tests:
+// the exam synchronisation API under /api/v1 (exam), the link-management
+// API (links) and the ordering API (ordering). Here are what they share:
+// the middleware every request goes through (request id, client address
+// resolution, one log line, Prometheus metrics, panic recovery, body
+// limit), /healthz, /readyz, /metrics, the OpenAPI documents, and the
+// portal-wide operator routes (backup, blob collection). Operators are
+// authenticated for all three by internal/httpapi/operator; domain errors
+// (*apperr.Error) become HTTP answers in internal/httpapi/respond.
 package httpapi
 
 import (
@@ -25,6 +21,7 @@ import (
 
 	"github.com/seedhq/portal/internal/blobstore"
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/httpapi/operator"
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
 	"github.com/seedhq/portal/internal/idempotency"
 	"github.com/seedhq/portal/internal/identity"
@@ -85,6 +82,7 @@ type server struct {
 	exam  *exam.Service
 	ids   *identity.Service
 	idem  *idempotency.Keeper
+	ops   *operator.Auth
 	links *links.Service
 	// linkBaseURL is Options.LinkBaseURL.
 	linkBaseURL string
@@ -150,6 +148,7 @@ func New(opts Options) *Router {
 		exam:        opts.Exam,
 		ids:         opts.Identity,
 		idem:        opts.Idempotency,
+		ops:         operator.New(opts.Identity, opts.Idempotency, logger),
 		links:       opts.Links,
 		ordering:    opts.Ordering,
 		console:     opts.Console,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/seedhq/portal/internal/httpapi/httpapitest"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/testkit"
 	"github.com/seedhq/portal/internal/testkit/banksheet"
@@ -62,24 +63,24 @@ var postsWithoutKeys = map[string]string{
 // again, marked Idempotent-Replayed, and creates nothing; the key with
 // another body is refused 422; the key of another caller is another key.
 func TestIdempotencyKeyOnCreatingCalls(t *testing.T) {
-	for _, so := range storeOpeners() {
-		t.Run(so.name, func(t *testing.T) {
+	for _, so := range httpapitest.StoreOpeners() {
+		t.Run(so.Name, func(t *testing.T) {
 			clk := testkit.NewClock(time.Now().UTC().Truncate(time.Second))
 			var linkSvc *links.Service
-			h := orderingHarness(t, so.open, "628110000001", withLinks(clk, &linkSvc))
-			lh := &linksHarness{harness: h, links: linkSvc}
-			u := lh.newLinkUser("marketer", 1<<20)
-			other := lh.newLinkUser("another", 1<<20)
-			jwts := h.orderingUsers()
+			h := httpapitest.OrderingHarness(t, so.Open, "628110000001", httpapitest.WithLinks(clk, &linkSvc))
+			lh := &httpapitest.LinksHarness{Harness: h, Links: linkSvc}
+			u := lh.NewLinkUser("marketer", 1<<20)
+			other := lh.NewLinkUser("another", 1<<20)
+			jwts := h.OrderingUsers()
 			var cat struct{ Category struct{ ID string } }
-			h.req("POST", "/api/menu/categories", map[string]any{"name": "Makanan"}, bearer(jwts["OWNER"])...).expect(201).decode(&cat)
+			h.Req("POST", "/api/menu/categories", map[string]any{"name": "Makanan"}, httpapitest.Bearer(jwts["OWNER"])...).Expect(201).Decode(&cat)
 			var item struct{ Item struct{ ID string } }
-			h.req("POST", "/api/menu/items", map[string]any{"categoryId": cat.Category.ID, "name": "Nasi", "price": 15000, "available": true},
-				bearer(jwts["OWNER"])...).expect(201).decode(&item)
-			exam1, _ := json.Marshal(examFixture(npsnA))
+			h.Req("POST", "/api/menu/items", map[string]any{"categoryId": cat.Category.ID, "name": "Nasi", "price": 15000, "available": true},
+				httpapitest.Bearer(jwts["OWNER"])...).Expect(201).Decode(&item)
+			exam1, _ := json.Marshal(httpapitest.ExamFixture(httpapitest.NPSNA))
 			exam2 := strings.Replace(string(exam1), "Matematika Dasar", "Matematika Lanjut", 1)
-			lic1, _ := json.Marshal(validLicenseReq("20100009", "HW-9"))
-			lic2, _ := json.Marshal(validLicenseReq("20100008", "HW-8"))
+			lic1, _ := json.Marshal(httpapitest.ValidLicenseReq("20100009", "HW-9"))
+			lic2, _ := json.Marshal(httpapitest.ValidLicenseReq("20100008", "HW-8"))
 			order := func(q int) string {
 				return fmt.Sprintf(`{"shippingType":"PICKUP","items":[{"menuId":%q,"quantity":%d}]}`, item.Item.ID, q)
 			}
@@ -97,10 +98,10 @@ func TestIdempotencyKeyOnCreatingCalls(t *testing.T) {
 				{"/api/v1/admin/graders", js, "op", `{"username":"guru.satu","password":"rahasia-guru"}`, `{"username":"guru.dua","password":"rahasia-guru"}`},
 				{"/api/v1/admin/link-users", js, "op", `{"email":"u2@example.com","username":"user2","plan":"free","rate_limit":10}`,
 					`{"email":"u3@example.com","username":"user3","plan":"free","rate_limit":10}`},
-				{"/api/v1/admin/link-overlays", js, "op", fmt.Sprintf(`{"user_id":%d,"type":"message","name":"Promo"}`, u.id),
-					fmt.Sprintf(`{"user_id":%d,"type":"message","name":"Sale"}`, u.id)},
-				{"/api/v1/admin/link-splashes", js, "op", fmt.Sprintf(`{"user_id":%d,"name":"Welcome"}`, u.id),
-					fmt.Sprintf(`{"user_id":%d,"name":"Hello"}`, u.id)},
+				{"/api/v1/admin/link-overlays", js, "op", fmt.Sprintf(`{"user_id":%d,"type":"message","name":"Promo"}`, u.ID),
+					fmt.Sprintf(`{"user_id":%d,"type":"message","name":"Sale"}`, u.ID)},
+				{"/api/v1/admin/link-splashes", js, "op", fmt.Sprintf(`{"user_id":%d,"name":"Welcome"}`, u.ID),
+					fmt.Sprintf(`{"user_id":%d,"name":"Hello"}`, u.ID)},
 				{"/api/v1/admin/exams/import", "application/octet-stream", "op",
 					string(banksheet.XLSX(t, []string{"q1", "essay", "", "Jelaskan fotosintesis."})),
 					string(banksheet.XLSX(t, []string{"q1", "essay", "", "Jelaskan respirasi."}))},
@@ -117,41 +118,41 @@ func TestIdempotencyKeyOnCreatingCalls(t *testing.T) {
 				{"/api/orders", js, "customer", order(1), order(2)},
 				{"/api/pos/orders", js, "owner", pos(1), pos(2)},
 			}
-			creds := map[string][]string{"op": bearer(h.operator()), "link": bearer(u.key), "owner": bearer(jwts["OWNER"]),
-				"customer": bearer(jwts["CUSTOMER"])}
+			creds := map[string][]string{"op": httpapitest.Bearer(h.Operator()), "link": httpapitest.Bearer(u.Key), "owner": httpapitest.Bearer(jwts["OWNER"]),
+				"customer": httpapitest.Bearer(jwts["CUSTOMER"])}
 			for _, c := range calls {
-				send := func(body, key string, cred []string) *response {
+				send := func(body, key string, cred []string) *httpapitest.Response {
 					t.Helper()
-					return h.req("POST", c.path, body, append([]string{"Content-Type", c.contentType, "Idempotency-Key", key}, cred...)...)
+					return h.Req("POST", c.path, body, append([]string{"Content-Type", c.contentType, "Idempotency-Key", key}, cred...)...)
 				}
 				key := "key-" + c.path
 				first := send(c.body, key, creds[c.as])
-				if first.status/100 != 2 || first.header.Get("Idempotent-Replayed") != "" {
-					t.Fatalf("POST %s: first call %d %s (Idempotent-Replayed %q)", c.path, first.status, first.body,
-						first.header.Get("Idempotent-Replayed"))
+				if first.Status/100 != 2 || first.Header.Get("Idempotent-Replayed") != "" {
+					t.Fatalf("POST %s: first call %d %s (Idempotent-Replayed %q)", c.path, first.Status, first.Body,
+						first.Header.Get("Idempotent-Replayed"))
 				}
 				again := send(c.body, key, creds[c.as])
-				if again.status != first.status || !bytes.Equal(again.body, first.body) || again.header.Get("Idempotent-Replayed") != "true" ||
-					again.header.Get("Content-Type") != first.header.Get("Content-Type") {
+				if again.Status != first.Status || !bytes.Equal(again.Body, first.Body) || again.Header.Get("Idempotent-Replayed") != "true" ||
+					again.Header.Get("Content-Type") != first.Header.Get("Content-Type") {
 					t.Fatalf("POST %s: retry answered %d %s (Idempotent-Replayed %q), want the first answer %d %s again",
-						c.path, again.status, again.body, again.header.Get("Idempotent-Replayed"), first.status, first.body)
+						c.path, again.Status, again.Body, again.Header.Get("Idempotent-Replayed"), first.Status, first.Body)
 				}
 				// The draft's quoted form names the same key.
-				if q := send(c.body, `"`+key+`"`, creds[c.as]); q.header.Get("Idempotent-Replayed") != "true" {
-					t.Fatalf("POST %s: the quoted key was not the same key: %d %s", c.path, q.status, q.body)
+				if q := send(c.body, `"`+key+`"`, creds[c.as]); q.Header.Get("Idempotent-Replayed") != "true" {
+					t.Fatalf("POST %s: the quoted key was not the same key: %d %s", c.path, q.Status, q.Body)
 				}
 				reused := send(c.other, key, creds[c.as])
 				if c.as == "link" {
-					reused.expectLinkError(422)
+					reused.ExpectLinkError(422)
 				} else {
-					reused.expectError(422, "IDEMPOTENCY_KEY_REUSED")
+					reused.ExpectError(422, "IDEMPOTENCY_KEY_REUSED")
 				}
-				if !strings.Contains(string(reused.body), "IDEMPOTENCY_KEY_REUSED") {
-					t.Fatalf("POST %s: key reused: %s", c.path, reused.body)
+				if !strings.Contains(string(reused.Body), "IDEMPOTENCY_KEY_REUSED") {
+					t.Fatalf("POST %s: key reused: %s", c.path, reused.Body)
 				}
 				// Another body under a new key creates.
-				if r := send(c.other, key+"-2", creds[c.as]); r.status/100 != 2 || r.header.Get("Idempotent-Replayed") != "" {
-					t.Fatalf("POST %s: another body under a new key: %d %s", c.path, r.status, r.body)
+				if r := send(c.other, key+"-2", creds[c.as]); r.Status/100 != 2 || r.Header.Get("Idempotent-Replayed") != "" {
+					t.Fatalf("POST %s: another body under a new key: %d %s", c.path, r.Status, r.Body)
 				}
 			}
 
@@ -159,7 +160,7 @@ func TestIdempotencyKeyOnCreatingCalls(t *testing.T) {
 			countIn := func(path, field string, cred []string) int {
 				t.Helper()
 				var res map[string]any
-				if err := json.Unmarshal(h.req("GET", path, nil, cred...).expect(200).body, &res); err != nil {
+				if err := json.Unmarshal(h.Req("GET", path, nil, cred...).Expect(200).Body, &res); err != nil {
 					t.Fatal(err)
 				}
 				if d, ok := res["data"].(map[string]any); ok {
@@ -167,7 +168,7 @@ func TestIdempotencyKeyOnCreatingCalls(t *testing.T) {
 				}
 				list, ok := res[field].([]any)
 				if !ok {
-					t.Fatalf("GET %s: no list %q in %v", path, field, keys(res))
+					t.Fatalf("GET %s: no list %q in %v", path, field, httpapitest.Keys(res))
 				}
 				return len(list)
 			}
@@ -182,31 +183,31 @@ func TestIdempotencyKeyOnCreatingCalls(t *testing.T) {
 			}
 
 			// Keys are the caller's own: another user's same key creates.
-			r := h.req("POST", "/api/url/add", `{"url":"https://example.com/a"}`, append([]string{"Content-Type", js,
-				"Idempotency-Key", "key-/api/url/add"}, bearer(other.key)...)...)
-			if r.status != 200 || r.header.Get("Idempotent-Replayed") != "" {
-				t.Fatalf("another user's call with the same key: %d %s (replayed %q)", r.status, r.body, r.header.Get("Idempotent-Replayed"))
+			r := h.Req("POST", "/api/url/add", `{"url":"https://example.com/a"}`, append([]string{"Content-Type", js,
+				"Idempotency-Key", "key-/api/url/add"}, httpapitest.Bearer(other.Key)...)...)
+			if r.Status != 200 || r.Header.Get("Idempotent-Replayed") != "" {
+				t.Fatalf("another user's call with the same key: %d %s (replayed %q)", r.Status, r.Body, r.Header.Get("Idempotent-Replayed"))
 			}
 
 			// A refused call keeps nothing: corrected, it runs under the same key.
-			send := func(body, key string) *response {
-				return h.req("POST", "/api/orders", body, append([]string{"Content-Type", js, "Idempotency-Key", key}, creds["customer"]...)...)
+			send := func(body, key string) *httpapitest.Response {
+				return h.Req("POST", "/api/orders", body, append([]string{"Content-Type", js, "Idempotency-Key", key}, creds["customer"]...)...)
 			}
-			send(order(0), "fix-me").expectError(400, "INVALID_ORDER")
-			if r := send(order(3), "fix-me").expect(201); r.header.Get("Idempotent-Replayed") != "" {
+			send(order(0), "fix-me").ExpectError(400, "INVALID_ORDER")
+			if r := send(order(3), "fix-me").Expect(201); r.Header.Get("Idempotent-Replayed") != "" {
 				t.Fatal("a corrected call under the key of a refused one was answered as a replay")
 			}
 
 			// Bad keys are refused before anything runs.
 			for _, k := range []string{" ", strings.Repeat("k", 201), "caf\u00e9", "a\tb"} {
-				send(order(1), k).expectError(400, "INVALID_IDEMPOTENCY_KEY")
+				send(order(1), k).ExpectError(400, "INVALID_IDEMPOTENCY_KEY")
 			}
-			req, _ := http.NewRequest("POST", h.srv.URL+"/api/orders", strings.NewReader(order(1)))
+			req, _ := http.NewRequest("POST", h.Server.URL+"/api/orders", strings.NewReader(order(1)))
 			req.Header.Set("Content-Type", js)
 			req.Header.Set("Authorization", creds["customer"][1])
 			req.Header.Add("Idempotency-Key", "one")
 			req.Header.Add("Idempotency-Key", "two")
-			resp, err := h.client.Do(req)
+			resp, err := h.Client.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -224,7 +225,7 @@ func TestIdempotencyKeyOnCreatingCalls(t *testing.T) {
 				in[strings.Split(c.path, "?")[0]] = true
 			}
 			var missing []string
-			chi.Walk(h.router(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+			chi.Walk(h.Router(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
 				if method == "POST" && !in[route] && postsWithoutKeys[route] == "" {
 					missing = append(missing, route)
 				}

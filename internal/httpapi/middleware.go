@@ -14,14 +14,6 @@ import (
 	"github.com/seedhq/portal/internal/httpapi/respond"
 )
 
-type ctxKey int
-
-const (
-	ctxOperator ctxKey = iota
-	ctxServer
-	ctxAPIKey
-)
-
 // requestIDHeader carries the request id in both directions.
 const requestIDHeader = "X-Request-ID"
 

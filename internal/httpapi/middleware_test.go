@@ -15,32 +15,33 @@ import (
 
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
+	"github.com/seedhq/portal/internal/httpapi/httpapitest"
 )
 
 func TestBodyLimits(t *testing.T) {
-	forEachStore(t, func(t *testing.T, h *harness) {
+	httpapitest.ForEachStore(t, func(t *testing.T, h *httpapitest.Harness) {
 		// Over the default 1 MiB: refused while reading.
 		big := `{"username":"` + strings.Repeat("a", 1<<20) + `","password":"x"}`
-		h.req("POST", "/api/v1/auth/login", big).expectError(413, "BODY_TOO_LARGE")
-		h.op("POST", "/api/v1/licenses/generate", big).expectError(413, "BODY_TOO_LARGE")
+		h.Req("POST", "/api/v1/auth/login", big).ExpectError(413, "BODY_TOO_LARGE")
+		h.Op("POST", "/api/v1/licenses/generate", big).ExpectError(413, "BODY_TOO_LARGE")
 		// Member import takes up to 32 MiB: 2 MiB of (invalid) rows is read
 		// and judged on its content.
 		rows := "nama,nisn\n" + strings.Repeat("Siswa dengan nama yang cukup panjang untuk tes ini,1\n", 40_000)
-		var rep importJSON
-		h.op("POST", "/api/v1/admin/members/import?npsn="+npsnA, rows, "Content-Type", "text/csv").expect(200).decode(&rep)
+		var rep httpapitest.ImportJSON
+		h.Op("POST", "/api/v1/admin/members/import?npsn="+httpapitest.NPSNA, rows, "Content-Type", "text/csv").Expect(200).Decode(&rep)
 		if len(rows) < 2<<20 || rep.Rejected != 40_000 {
 			t.Fatalf("%d bytes, %d rejected", len(rows), rep.Rejected)
 		}
 		// Exam creation takes up to 256 MiB: a 2 MiB question text is fine.
-		e := examFixture(npsnA)
+		e := httpapitest.ExamFixture(httpapitest.NPSNA)
 		e["questions"].([]map[string]any)[4]["text"] = strings.Repeat("Jelaskan. ", 200_000)
-		h.op("POST", "/api/v1/admin/exams", e).expect(201)
+		h.Op("POST", "/api/v1/admin/exams", e).Expect(201)
 	})
 }
 
 func TestInvalidJSON(t *testing.T) {
-	forEachStore(t, func(t *testing.T, h *harness) {
-		tok := bearer(h.operator())
+	httpapitest.ForEachStore(t, func(t *testing.T, h *httpapitest.Harness) {
+		tok := httpapitest.Bearer(h.Operator())
 		for name, body := range map[string]string{
 			"unknown field":  `{"npsn":"20100001","colour":"red"}`,
 			"trailing data":  `{"npsn":"20100001"} {"npsn":"20100002"}`,
@@ -53,11 +54,11 @@ func TestInvalidJSON(t *testing.T) {
 			"null then more": `null null`,
 		} {
 			t.Run(name, func(t *testing.T) {
-				res := h.req("POST", "/api/v1/licenses/generate", body, tok...).expectError(400, "INVALID_JSON")
+				res := h.Req("POST", "/api/v1/licenses/generate", body, tok...).ExpectError(400, "INVALID_JSON")
 				var e struct {
 					Error string `json:"error"`
 				}
-				json.Unmarshal(res.body, &e)
+				json.Unmarshal(res.Body, &e)
 				if name == "unknown field" && !strings.Contains(e.Error, "colour") {
 					t.Fatalf("message %q does not name the field", e.Error)
 				}
@@ -67,29 +68,29 @@ func TestInvalidJSON(t *testing.T) {
 			})
 		}
 		// Trailing white space is fine.
-		h.op("POST", "/api/v1/licenses/generate", `{"npsn":"1"}`+"  \n").expectError(400, "VALIDATION_FAILED")
+		h.Op("POST", "/api/v1/licenses/generate", `{"npsn":"1"}`+"  \n").ExpectError(400, "VALIDATION_FAILED")
 	})
 }
 
 func TestUnknownRoutes(t *testing.T) {
-	forEachStore(t, func(t *testing.T, h *harness) {
-		h.req("GET", "/api/v1/nope", nil).expectError(404, "NOT_FOUND")
-		h.req("GET", "/", nil).expectError(404, "NOT_FOUND")
-		res := h.req("PUT", "/api/v1/admin/exams", nil).expectError(405, "METHOD_NOT_ALLOWED")
-		if allow := res.header.Get("Allow"); allow != "GET, POST" {
+	httpapitest.ForEachStore(t, func(t *testing.T, h *httpapitest.Harness) {
+		h.Req("GET", "/api/v1/nope", nil).ExpectError(404, "NOT_FOUND")
+		h.Req("GET", "/", nil).ExpectError(404, "NOT_FOUND")
+		res := h.Req("PUT", "/api/v1/admin/exams", nil).ExpectError(405, "METHOD_NOT_ALLOWED")
+		if allow := res.Header.Get("Allow"); allow != "GET, POST" {
 			t.Fatalf("Allow = %q", allow)
 		}
-		h.req("GET", "/api/v1/auth/login", nil).expectError(405, "METHOD_NOT_ALLOWED")
+		h.Req("GET", "/api/v1/auth/login", nil).ExpectError(405, "METHOD_NOT_ALLOWED")
 	})
 }
 
 func TestHealth(t *testing.T) {
-	forEachStore(t, func(t *testing.T, h *harness) {
-		if res := h.req("GET", "/healthz", nil).expect(200); string(res.body) != "ok" {
-			t.Fatalf("healthz = %q", res.body)
+	httpapitest.ForEachStore(t, func(t *testing.T, h *httpapitest.Harness) {
+		if res := h.Req("GET", "/healthz", nil).Expect(200); string(res.Body) != "ok" {
+			t.Fatalf("healthz = %q", res.Body)
 		}
-		if res := h.req("GET", "/readyz", nil).expect(200); string(res.body) != "ok" {
-			t.Fatalf("readyz = %q", res.body)
+		if res := h.Req("GET", "/readyz", nil).Expect(200); string(res.Body) != "ok" {
+			t.Fatalf("readyz = %q", res.Body)
 		}
 	})
 }
@@ -103,28 +104,28 @@ type failingStore struct {
 func (s failingStore) Ping(ctx context.Context) error { return s.ping() }
 
 func TestReadyzUnavailable(t *testing.T) {
-	h := newHarness(t, openBolt, withStoreWrapper(func(st exam.Store) exam.Store {
+	h := httpapitest.New(t, httpapitest.OpenBolt, httpapitest.WithStoreWrapper(func(st exam.Store) exam.Store {
 		return failingStore{st, func() error { return errors.New("disk on fire") }}
 	}))
-	h.req("GET", "/readyz", nil).expect(503)
-	if !strings.Contains(h.logs.String(), "disk on fire") {
+	h.Req("GET", "/readyz", nil).Expect(503)
+	if !strings.Contains(h.Logs.String(), "disk on fire") {
 		t.Fatal("the failure was not logged")
 	}
 }
 
 func TestPanicRecovery(t *testing.T) {
-	h := newHarness(t, openBolt, withStoreWrapper(func(st exam.Store) exam.Store {
+	h := httpapitest.New(t, httpapitest.OpenBolt, httpapitest.WithStoreWrapper(func(st exam.Store) exam.Store {
 		return failingStore{st, func() error { panic("boom") }}
 	}))
-	res := h.req("GET", "/readyz", nil, "X-Request-ID", "req-panic-1").expectError(500, "INTERNAL")
-	if strings.Contains(string(res.body), "boom") {
-		t.Fatalf("the panic leaks to the client: %s", res.body)
+	res := h.Req("GET", "/readyz", nil, "X-Request-ID", "req-panic-1").ExpectError(500, "INTERNAL")
+	if strings.Contains(string(res.Body), "boom") {
+		t.Fatalf("the panic leaks to the client: %s", res.Body)
 	}
-	if res.header.Get("X-Request-ID") != "req-panic-1" {
-		t.Fatalf("X-Request-ID = %q", res.header.Get("X-Request-ID"))
+	if res.Header.Get("X-Request-ID") != "req-panic-1" {
+		t.Fatalf("X-Request-ID = %q", res.Header.Get("X-Request-ID"))
 	}
 	var panicLine, requestLine map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(h.logs.String()), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(h.Logs.String()), "\n") {
 		var m map[string]any
 		json.Unmarshal([]byte(line), &m)
 		switch m["msg"] {
@@ -144,20 +145,20 @@ func TestPanicRecovery(t *testing.T) {
 		t.Fatalf("request log = %v", requestLine)
 	}
 	// The server goes on serving.
-	h.req("GET", "/healthz", nil).expect(200)
+	h.Req("GET", "/healthz", nil).Expect(200)
 }
 
 func TestRequestLogAndMetrics(t *testing.T) {
-	forEachStore(t, func(t *testing.T, h *harness) {
-		id := h.createExam(npsnA)
-		h.op("GET", "/api/v1/admin/exams/"+id, nil).expect(200)
-		h.op("GET", "/api/v1/admin/exams/another-id", nil).expect(404)
-		res := h.req("GET", "/api/v1/nope/123", nil).expect(404)
-		if len(res.header.Get("X-Request-ID")) < 16 {
-			t.Fatalf("X-Request-ID = %q", res.header.Get("X-Request-ID"))
+	httpapitest.ForEachStore(t, func(t *testing.T, h *httpapitest.Harness) {
+		id := h.CreateExam(httpapitest.NPSNA)
+		h.Op("GET", "/api/v1/admin/exams/"+id, nil).Expect(200)
+		h.Op("GET", "/api/v1/admin/exams/another-id", nil).Expect(404)
+		res := h.Req("GET", "/api/v1/nope/123", nil).Expect(404)
+		if len(res.Header.Get("X-Request-ID")) < 16 {
+			t.Fatalf("X-Request-ID = %q", res.Header.Get("X-Request-ID"))
 		}
 
-		metrics := string(h.req("GET", "/metrics", nil).expect(200).body)
+		metrics := string(h.Req("GET", "/metrics", nil).Expect(200).Body)
 		for _, want := range []string{
 			`http_requests_total{method="GET",route="/api/v1/admin/exams/{id}",status="200"} 1`,
 			`http_requests_total{method="GET",route="/api/v1/admin/exams/{id}",status="404"} 1`,
@@ -175,7 +176,7 @@ func TestRequestLogAndMetrics(t *testing.T) {
 		}
 
 		var line map[string]any
-		for _, l := range strings.Split(h.logs.String(), "\n") {
+		for _, l := range strings.Split(h.Logs.String(), "\n") {
 			var m map[string]any
 			if json.Unmarshal([]byte(l), &m) == nil && m["msg"] == "request complete" && m["route"] == "/api/v1/admin/exams/{id}" {
 				line = m
@@ -183,7 +184,7 @@ func TestRequestLogAndMetrics(t *testing.T) {
 			}
 		}
 		if line == nil {
-			t.Fatalf("no request line for the exam route in:\n%s", h.logs.String())
+			t.Fatalf("no request line for the exam route in:\n%s", h.Logs.String())
 		}
 		for _, k := range []string{"method", "route", "status", "duration", "bytes", "request_id"} {
 			if _, ok := line[k]; !ok {
@@ -199,8 +200,8 @@ func TestMetricsGatherer(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	extra := prometheus.NewCounter(prometheus.CounterOpts{Name: "portal_test_extra_total", Help: "x"})
 	reg.MustRegister(extra)
-	hh := newHarness(t, openBolt)
-	opts := httpapi.Options{Exam: hh.svc, Identity: hh.ids, Idempotency: hh.idem, Registry: reg, Gatherer: reg, Logger: slog.New(slog.DiscardHandler)}
+	hh := httpapitest.New(t, httpapitest.OpenBolt)
+	opts := httpapi.Options{Exam: hh.Exam, Identity: hh.Identity, Idempotency: hh.Idempotency, Registry: reg, Gatherer: reg, Logger: slog.New(slog.DiscardHandler)}
 	h1, h2 := httpapi.New(opts), httpapi.New(opts)
 	for _, h := range []http.Handler{h1, h2} {
 		rec := httptest.NewRecorder()

@@ -11,6 +11,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/seedhq/portal/internal/httpapi/httpapitest"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/openapi"
 	"github.com/seedhq/portal/internal/openapi/openapitest"
@@ -28,11 +29,11 @@ var undocumentedPrefixes = []string{"/console", "/sandbox/"}
 func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	clk := testkit.NewClock(time.Time{})
 	var ls *links.Service
-	h := newHarness(t, openBolt, withLinks(clk, &ls), withOrdering(clk, "", t.TempDir()))
-	clk.Set(h.clock.Now())
-	next, ok := openapitest.Unwrap(h.srv.Config.Handler)
+	h := httpapitest.New(t, httpapitest.OpenBolt, httpapitest.WithLinks(clk, &ls), httpapitest.WithOrdering(clk, "", t.TempDir()))
+	clk.Set(h.Clock.Now())
+	next, ok := openapitest.Unwrap(h.Server.Config.Handler)
 	if !ok {
-		t.Fatalf("the harness does not serve through validateAPI")
+		t.Fatalf("the harness does not serve through openapitest.Wrap")
 	}
 	routes, ok := next.(chi.Routes)
 	if !ok {
@@ -73,31 +74,31 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 func TestOpenAPIServed(t *testing.T) {
 	clk := testkit.NewClock(time.Time{})
 	var ls *links.Service
-	h := newHarness(t, openBolt, withLinks(clk, &ls), withOrdering(clk, "", t.TempDir()))
-	clk.Set(h.clock.Now())
+	h := httpapitest.New(t, httpapitest.OpenBolt, httpapitest.WithLinks(clk, &ls), httpapitest.WithOrdering(clk, "", t.TempDir()))
+	clk.Set(h.Clock.Now())
 	for _, name := range openapi.Names() {
-		j := h.req("GET", "/api/openapi/"+name+".json", nil).expect(http.StatusOK)
-		if ct := j.header.Get("Content-Type"); ct != "application/json" {
+		j := h.Req("GET", "/api/openapi/"+name+".json", nil).Expect(http.StatusOK)
+		if ct := j.Header.Get("Content-Type"); ct != "application/json" {
 			t.Errorf("%s.json Content-Type = %q", name, ct)
 		}
-		if cc := j.header.Get("Cache-Control"); !strings.Contains(cc, "public") {
+		if cc := j.Header.Get("Cache-Control"); !strings.Contains(cc, "public") {
 			t.Errorf("%s.json Cache-Control = %q, want public", name, cc)
 		}
-		etag := j.header.Get("ETag")
+		etag := j.Header.Get("ETag")
 		if etag == "" {
 			t.Fatalf("%s.json has no ETag", name)
 		}
-		h.req("GET", "/api/openapi/"+name+".json", nil, "If-None-Match", etag).expect(http.StatusNotModified)
+		h.Req("GET", "/api/openapi/"+name+".json", nil, "If-None-Match", etag).Expect(http.StatusNotModified)
 
-		y := h.req("GET", "/api/openapi/"+name+".yaml", nil).expect(http.StatusOK)
-		if ct := y.header.Get("Content-Type"); ct != "application/yaml" {
+		y := h.Req("GET", "/api/openapi/"+name+".yaml", nil).Expect(http.StatusOK)
+		if ct := y.Header.Get("Content-Type"); ct != "application/yaml" {
 			t.Errorf("%s.yaml Content-Type = %q", name, ct)
 		}
 		var fromJSON, fromYAML map[string]any
-		if err := json.Unmarshal(j.body, &fromJSON); err != nil {
+		if err := json.Unmarshal(j.Body, &fromJSON); err != nil {
 			t.Fatalf("%s.json: %v", name, err)
 		}
-		if err := yaml.Unmarshal(y.body, &fromYAML); err != nil {
+		if err := yaml.Unmarshal(y.Body, &fromYAML); err != nil {
 			t.Fatalf("%s.yaml: %v", name, err)
 		}
 		if fromJSON["openapi"] != "3.1.0" || fromYAML["openapi"] != "3.1.0" {
@@ -116,10 +117,10 @@ func TestOpenAPIServed(t *testing.T) {
 // TestOpenAPIOnlyServedAPIs checks that a portal without the link and
 // ordering APIs does not serve their descriptions either.
 func TestOpenAPIOnlyServedAPIs(t *testing.T) {
-	h := newHarness(t, openBolt)
-	h.req("GET", "/api/openapi/exam.json", nil).expect(http.StatusOK)
-	h.req("GET", "/api/openapi/links.json", nil).expectError(http.StatusNotFound, "NOT_FOUND")
-	h.req("GET", "/api/openapi/ordering.yaml", nil).expectError(http.StatusNotFound, "NOT_FOUND")
+	h := httpapitest.New(t, httpapitest.OpenBolt)
+	h.Req("GET", "/api/openapi/exam.json", nil).Expect(http.StatusOK)
+	h.Req("GET", "/api/openapi/links.json", nil).ExpectError(http.StatusNotFound, "NOT_FOUND")
+	h.Req("GET", "/api/openapi/ordering.yaml", nil).ExpectError(http.StatusNotFound, "NOT_FOUND")
 }
 
 // TestOpenAPIRoundTrip drives, through the validating harness, the
@@ -128,72 +129,72 @@ func TestOpenAPIOnlyServedAPIs(t *testing.T) {
 // by the portal's operator (users, roles, bans, menu import, ledger). Each
 // exchange is checked against its description like every other.
 func TestOpenAPIRoundTrip(t *testing.T) {
-	for _, so := range storeOpeners() {
-		t.Run(so.name, func(t *testing.T) {
-			h := orderingHarness(t, so.open, "628110000001")
+	for _, so := range httpapitest.StoreOpeners() {
+		t.Run(so.Name, func(t *testing.T) {
+			h := httpapitest.OrderingHarness(t, so.Open, "628110000001")
 
 			// Exam replaced while it has no answers.
-			examID := h.createExam("20100001")
-			h.op("PUT", "/api/v1/admin/exams/"+examID, examFixture("20100001", "20100002")).expect(http.StatusOK)
+			examID := h.CreateExam("20100001")
+			h.Op("PUT", "/api/v1/admin/exams/"+examID, httpapitest.ExamFixture("20100001", "20100002")).Expect(http.StatusOK)
 
 			// Menu and settings, as the owner.
-			jwts := h.orderingUsers()
-			owner := bearer(jwts["OWNER"])
+			jwts := h.OrderingUsers()
+			owner := httpapitest.Bearer(jwts["OWNER"])
 			var cat struct {
 				Category struct{ ID string } `json:"category"`
 			}
-			h.req("POST", "/api/menu/categories", map[string]any{"name": "Minuman", "position": 1}, owner...).expect(http.StatusCreated).decode(&cat)
-			h.req("PUT", "/api/menu/categories/"+cat.Category.ID, map[string]any{"name": "Minuman dingin", "position": 2}, owner...).expect(http.StatusOK)
+			h.Req("POST", "/api/menu/categories", map[string]any{"name": "Minuman", "position": 1}, owner...).Expect(http.StatusCreated).Decode(&cat)
+			h.Req("PUT", "/api/menu/categories/"+cat.Category.ID, map[string]any{"name": "Minuman dingin", "position": 2}, owner...).Expect(http.StatusOK)
 			var item struct {
 				Item struct{ ID string } `json:"item"`
 			}
-			h.req("POST", "/api/menu/items", map[string]any{"categoryId": cat.Category.ID, "name": "Es teh", "price": 5000}, owner...).
-				expect(http.StatusCreated).decode(&item)
-			h.req("PUT", "/api/menu/items/"+item.Item.ID, map[string]any{"categoryId": cat.Category.ID, "name": "Es teh manis",
-				"description": "Manis", "price": 6000, "available": false, "position": 3}, owner...).expect(http.StatusOK)
-			h.req("DELETE", "/api/menu/items/"+item.Item.ID, nil, owner...).expect(http.StatusOK)
-			h.req("DELETE", "/api/menu/categories/"+cat.Category.ID, nil, owner...).expect(http.StatusOK)
+			h.Req("POST", "/api/menu/items", map[string]any{"categoryId": cat.Category.ID, "name": "Es teh", "price": 5000}, owner...).
+				Expect(http.StatusCreated).Decode(&item)
+			h.Req("PUT", "/api/menu/items/"+item.Item.ID, map[string]any{"categoryId": cat.Category.ID, "name": "Es teh manis",
+				"description": "Manis", "price": 6000, "available": false, "position": 3}, owner...).Expect(http.StatusOK)
+			h.Req("DELETE", "/api/menu/items/"+item.Item.ID, nil, owner...).Expect(http.StatusOK)
+			h.Req("DELETE", "/api/menu/categories/"+cat.Category.ID, nil, owner...).Expect(http.StatusOK)
 			var st struct {
 				Settings map[string]any `json:"settings"`
 			}
-			h.req("GET", "/api/settings", nil, owner...).expect(http.StatusOK).decode(&st)
+			h.Req("GET", "/api/settings", nil, owner...).Expect(http.StatusOK).Decode(&st)
 			st.Settings["deliveryBaseFee"] = 12000
-			h.req("PUT", "/api/settings", st.Settings, owner...).expect(http.StatusOK)
+			h.Req("PUT", "/api/settings", st.Settings, owner...).Expect(http.StatusOK)
 
 			// The operator administers the shop.
-			h.op("POST", "/api/v1/admin/ordering/menu/import",
-				"category,name,price\nMakanan,Nasi goreng,25000\nMakanan,Mie goreng,22000\n", "Content-Type", "text/csv").expect(http.StatusOK)
-			h.op("POST", "/api/v1/admin/ordering/menu/import",
-				"category,name,price\nMakanan,,-1\n", "Content-Type", "text/csv").expectError(http.StatusUnprocessableEntity, "IMPORT_REFUSED")
+			h.Op("POST", "/api/v1/admin/ordering/menu/import",
+				"category,name,price\nMakanan,Nasi goreng,25000\nMakanan,Mie goreng,22000\n", "Content-Type", "text/csv").Expect(http.StatusOK)
+			h.Op("POST", "/api/v1/admin/ordering/menu/import",
+				"category,name,price\nMakanan,,-1\n", "Content-Type", "text/csv").ExpectError(http.StatusUnprocessableEntity, "IMPORT_REFUSED")
 			var users struct {
 				Data []struct {
 					ID   string `json:"id"`
 					Role string `json:"role"`
 				} `json:"data"`
 			}
-			h.op("GET", "/api/v1/admin/ordering/users", nil).expect(http.StatusOK).decode(&users)
+			h.Op("GET", "/api/v1/admin/ordering/users", nil).Expect(http.StatusOK).Decode(&users)
 			for _, u := range users.Data {
 				if u.Role == "CUSTOMER" {
-					h.op("PUT", "/api/v1/admin/ordering/users/"+u.ID+"/role",
-						map[string]any{"role": "STAFF", "allowedMenus": []string{"kitchen", "payments"}}).expect(http.StatusOK)
+					h.Op("PUT", "/api/v1/admin/ordering/users/"+u.ID+"/role",
+						map[string]any{"role": "STAFF", "allowedMenus": []string{"kitchen", "payments"}}).Expect(http.StatusOK)
 				}
 			}
 			for range 4 { // three unverified logins, and the fourth is refused
-				h.req("POST", "/api/auth/login", map[string]string{"messengerNumber": "6281299990000", "challengeToken": h.solvedChallenge()})
+				h.Req("POST", "/api/auth/login", map[string]string{"messengerNumber": "6281299990000", "challengeToken": h.SolvedChallenge()})
 			}
 			var bans struct {
 				Data []struct {
 					ID string `json:"id"`
 				} `json:"data"`
 			}
-			h.op("GET", "/api/v1/admin/ordering/bans", nil).expect(http.StatusOK).decode(&bans)
+			h.Op("GET", "/api/v1/admin/ordering/bans", nil).Expect(http.StatusOK).Decode(&bans)
 			if len(bans.Data) == 0 {
 				t.Fatalf("no ban after four unverified logins")
 			}
-			h.op("POST", "/api/v1/admin/ordering/bans/"+bans.Data[0].ID+"/lift", nil).expect(http.StatusOK)
-			day := h.clock.Now().Format("2006-01-02")
-			h.op("GET", "/api/v1/admin/ordering/ledger?from="+day+"&to="+day, nil).expect(http.StatusOK)
-			h.op("GET", "/api/v1/admin/ordering/ledger?from="+day+"&to="+day+"&format=csv", nil).expect(http.StatusOK)
+			h.Op("POST", "/api/v1/admin/ordering/bans/"+bans.Data[0].ID+"/lift", nil).Expect(http.StatusOK)
+			day := h.Clock.Now().Format("2006-01-02")
+			h.Op("GET", "/api/v1/admin/ordering/ledger?from="+day+"&to="+day, nil).Expect(http.StatusOK)
+			h.Op("GET", "/api/v1/admin/ordering/ledger?from="+day+"&to="+day+"&format=csv", nil).Expect(http.StatusOK)
 		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/seedhq/portal/internal/httpapi/httpapitest"
 	"github.com/seedhq/portal/internal/webhook"
 )
 
@@ -24,59 +25,63 @@ import (
 // expiry, the signature cut, the payload edited.
 func TestSecurityForgedJWTs(t *testing.T) {
 	forEachSecStore(t, func(t *testing.T, h *secHarness) {
-		now := h.clock.Now()
+		now := h.Clock.Now()
 		exp := now.Add(time.Hour).Unix()
 
 		var me struct{ User struct{ ID string } }
-		h.op("GET", "/api/v1/auth/me", nil).expect(200).decode(&me)
-		lab := h.newLabServer("LAB-A", npsnA)
-		owner := h.orderingLogin("08110000001", secOwnerNumber)
+		h.Op("GET", "/api/v1/auth/me", nil).Expect(200).Decode(&me)
+		lab := h.NewLabServer("LAB-A", httpapitest.NPSNA)
+		owner := h.OrderingLogin("08110000001", secOwnerNumber)
 		var ome struct{ User struct{ ID string } }
-		h.req("GET", "/api/auth/me", nil, bearer(owner)...).expect(200).decode(&ome)
+		h.Req("GET", "/api/auth/me", nil, httpapitest.Bearer(owner)...).Expect(200).Decode(&ome)
 
 		for _, k := range []struct {
 			name, key string
 			claims    jwt.MapClaims
-			call      func(tok string) *response
+			call      func(tok string) *httpapitest.Response
 			code      string
 		}{
 			{"exam operator", examJWTSecret,
 				jwt.MapClaims{"sub": me.User.ID, "aud": "portal-operator", "iss": "seedhq-portal", "iat": now.Unix(), "exp": exp},
-				func(tok string) *response { return h.req("GET", "/api/v1/auth/me", nil, bearer(tok)...) }, "UNAUTHORIZED"},
+				func(tok string) *httpapitest.Response {
+					return h.Req("GET", "/api/v1/auth/me", nil, httpapitest.Bearer(tok)...)
+				}, "UNAUTHORIZED"},
 			{"lab server", examJWTSecret,
-				jwt.MapClaims{"sub": lab.code, "npsn": lab.npsn, "aud": "portal-server", "iss": "seedhq-portal", "iat": now.Unix(), "exp": exp},
-				func(tok string) *response {
-					return h.req("POST", "/api/v1/sync/heartbeat", map[string]any{"server_code": lab.code}, bearer(tok)...)
+				jwt.MapClaims{"sub": lab.Code, "npsn": lab.NPSN, "aud": "portal-server", "iss": "seedhq-portal", "iat": now.Unix(), "exp": exp},
+				func(tok string) *httpapitest.Response {
+					return h.Req("POST", "/api/v1/sync/heartbeat", map[string]any{"server_code": lab.Code}, httpapitest.Bearer(tok)...)
 				}, "UNAUTHORIZED"},
 			{"ordering user", orderingJWTKey,
 				jwt.MapClaims{"sub": ome.User.ID, "role": "OWNER", "aud": "ordering", "iss": "portal", "iat": now.Unix(), "exp": exp},
-				func(tok string) *response { return h.req("GET", "/api/users", nil, bearer(tok)...) }, "UNAUTHORIZED"},
+				func(tok string) *httpapitest.Response {
+					return h.Req("GET", "/api/users", nil, httpapitest.Bearer(tok)...)
+				}, "UNAUTHORIZED"},
 		} {
 			t.Run(k.name, func(t *testing.T) {
-				k.call(forgeJWT(t, jwt.SigningMethodHS256, []byte(k.key), k.claims)).expect(200)
+				k.call(forgeJWT(t, jwt.SigningMethodHS256, []byte(k.key), k.claims)).Expect(200)
 				for name, tok := range jwtVariants(t, k.key, k.claims, now) {
 					r := k.call(tok)
-					if r.status != 401 {
-						t.Errorf("%s: %d %s, want 401", name, r.status, r.body)
+					if r.Status != 401 {
+						t.Errorf("%s: %d %s, want 401", name, r.Status, r.Body)
 						continue
 					}
 					code := k.code
 					if name == "expired" && k.name != "ordering user" {
 						code = "TOKEN_EXPIRED"
 					}
-					r.expectError(401, code)
+					r.ExpectError(401, code)
 				}
 			})
 		}
 
 		// Real tokens past their lifetime: the operator's 12 hours, the
 		// ordering JWT's 7 days.
-		op := h.operator()
+		op := h.Operator()
 		h.advanceAll(13 * time.Hour)
-		h.req("GET", "/api/v1/auth/me", nil, bearer(op)...).expectError(401, "TOKEN_EXPIRED")
-		h.req("GET", "/api/auth/me", nil, bearer(owner)...).expect(200)
+		h.Req("GET", "/api/v1/auth/me", nil, httpapitest.Bearer(op)...).ExpectError(401, "TOKEN_EXPIRED")
+		h.Req("GET", "/api/auth/me", nil, httpapitest.Bearer(owner)...).Expect(200)
 		h.advanceAll(7 * 24 * time.Hour)
-		h.req("GET", "/api/auth/me", nil, bearer(owner)...).expectError(401, "UNAUTHORIZED")
+		h.Req("GET", "/api/auth/me", nil, httpapitest.Bearer(owner)...).ExpectError(401, "UNAUTHORIZED")
 	})
 }
 
@@ -86,18 +91,18 @@ func TestSecurityForgedJWTs(t *testing.T) {
 // key, a directory API key and a licence token.
 func TestSecurityCrossAPICredentials(t *testing.T) {
 	forEachSecStore(t, func(t *testing.T, h *secHarness) {
-		lic, _ := h.issueLicense(npsnA, "HW-LAB-A", 365)
-		lab := h.verify("LAB-A", npsnA, "HW-LAB-A", lic)
-		dirKey, _ := h.newAPIKey("sis")
-		linkKey := h.newLinkUser("alice", 1000).key
+		lic, _ := h.IssueLicense(httpapitest.NPSNA, "HW-LAB-A", 365)
+		lab := h.Verify("LAB-A", httpapitest.NPSNA, "HW-LAB-A", lic)
+		dirKey, _ := h.NewAPIKey("sis")
+		linkKey := h.NewLinkUser("alice", 1000).Key
 		creds := map[string][]string{
-			"operator JWT":            bearer(h.operator()),
-			"lab-server token":        bearer(lab.token),
-			"ordering JWT":            bearer(h.orderingLogin("08110000001", secOwnerNumber)),
-			"link API key":            bearer(linkKey),
+			"operator JWT":            httpapitest.Bearer(h.Operator()),
+			"lab-server token":        httpapitest.Bearer(lab.Token),
+			"ordering JWT":            httpapitest.Bearer(h.OrderingLogin("08110000001", secOwnerNumber)),
+			"link API key":            httpapitest.Bearer(linkKey),
 			"directory key":           {"X-API-Key", dirKey},
-			"directory key as bearer": bearer(dirKey),
-			"licence token":           bearer(lic),
+			"directory key as bearer": httpapitest.Bearer(dirKey),
+			"licence token":           httpapitest.Bearer(lic),
 			"link key as X-API-Key":   {"X-API-Key", linkKey},
 		}
 		for _, rt := range []struct {
@@ -121,13 +126,13 @@ func TestSecurityCrossAPICredentials(t *testing.T) {
 			{"GET", "/api/urls", nil, "link API key", 200},
 		} {
 			for name, hdr := range creds {
-				r := h.req(rt.method, rt.path, rt.body, hdr...)
+				r := h.Req(rt.method, rt.path, rt.body, hdr...)
 				want := 401
 				if name == rt.ok {
 					want = rt.status
 				}
-				if r.status != want {
-					t.Errorf("%s %s with the %s: %d %.200s, want %d", rt.method, rt.path, name, r.status, r.body, want)
+				if r.Status != want {
+					t.Errorf("%s %s with the %s: %d %.200s, want %d", rt.method, rt.path, name, r.Status, r.Body, want)
 				}
 			}
 		}
@@ -141,10 +146,10 @@ func TestSecurityCrossAPICredentials(t *testing.T) {
 // one is accepted.
 func TestSecurityEditedLicences(t *testing.T) {
 	forEachSecStore(t, func(t *testing.T, h *secHarness) {
-		lic, _ := h.issueLicense(npsnA, "HW-1", 30)
-		hs := func(token string) *response {
+		lic, _ := h.IssueLicense(httpapitest.NPSNA, "HW-1", 30)
+		hs := func(token string) *httpapitest.Response {
 			t.Helper()
-			return h.req("POST", "/api/v1/sync/verify-server", handshakeReq{"LAB-01", npsnA, "HW-1", token})
+			return h.Req("POST", "/api/v1/sync/verify-server", httpapitest.HandshakeReq{ServerCode: "LAB-01", NPSN: httpapitest.NPSNA, HardwareID: "HW-1", LicenseToken: token})
 		}
 		payload, sig, ok := strings.Cut(lic, ".")
 		if !ok {
@@ -188,9 +193,9 @@ func TestSecurityEditedLicences(t *testing.T) {
 			payload+"."+sig+"."+sig,
 		)
 		for _, tok := range edited {
-			hs(tok).expectError(401, "LICENSE_INVALID")
+			hs(tok).ExpectError(401, "LICENSE_INVALID")
 		}
-		hs(lic).expect(200)
+		hs(lic).Expect(200)
 	})
 }
 
@@ -202,9 +207,9 @@ func TestSecurityEditedLicences(t *testing.T) {
 func TestSecurityGatewayWebhook(t *testing.T) {
 	forEachSecStore(t, func(t *testing.T, h *secHarness) {
 		const from = "6281234567890"
-		tok := h.startLogin("081234567890")
+		tok := h.StartLogin("081234567890")
 		body, _ := json.Marshal(map[string]string{"from": from, "message": "VERIFY_" + tok})
-		now := h.clock.Now()
+		now := h.Clock.Now()
 		signed := func(secret, id string, ts time.Time, b []byte) []string {
 			sig, err := webhook.Sign(secret, id, ts, b)
 			if err != nil {
@@ -213,39 +218,39 @@ func TestSecurityGatewayWebhook(t *testing.T) {
 			return []string{"Content-Type", "application/json", "webhook-id", id,
 				"webhook-timestamp", strconv.FormatInt(ts.Unix(), 10), "webhook-signature", sig}
 		}
-		tampered := signed(gatewaySecret, "msg_1", now, body)
+		tampered := signed(httpapitest.GatewaySecret, "msg_1", now, body)
 		tampered[3] = "msg_other" // the id is part of what is signed
 		for name, hdr := range map[string][]string{
 			"unsigned":          {"Content-Type", "application/json"},
 			"another secret":    signed("whsec_"+base64.StdEncoding.EncodeToString([]byte("another-secret-of-32-bytes!!!!!!")), "msg_1", now, body),
 			"id changed":        tampered,
-			"six minutes old":   signed(gatewaySecret, "msg_1", now.Add(-6*time.Minute), body),
-			"six minutes ahead": signed(gatewaySecret, "msg_1", now.Add(6*time.Minute), body),
+			"six minutes old":   signed(httpapitest.GatewaySecret, "msg_1", now.Add(-6*time.Minute), body),
+			"six minutes ahead": signed(httpapitest.GatewaySecret, "msg_1", now.Add(6*time.Minute), body),
 			"empty signature":   {"Content-Type", "application/json", "webhook-id", "msg_1", "webhook-timestamp", strconv.FormatInt(now.Unix(), 10), "webhook-signature", ""},
 			"v0 scheme":         {"Content-Type", "application/json", "webhook-id", "msg_1", "webhook-timestamp", strconv.FormatInt(now.Unix(), 10), "webhook-signature", "v0,AAAA"},
 		} {
-			r := h.req("POST", "/api/auth/gateway-webhook", body, hdr...)
-			if r.status != 401 {
-				t.Fatalf("%s: %d %s, want 401", name, r.status, r.body)
+			r := h.Req("POST", "/api/auth/gateway-webhook", body, hdr...)
+			if r.Status != 401 {
+				t.Fatalf("%s: %d %s, want 401", name, r.Status, r.Body)
 			}
-			r.expectError(401, "INVALID_SIGNATURE")
+			r.ExpectError(401, "INVALID_SIGNATURE")
 		}
 		// The body changed after signing.
 		other, _ := json.Marshal(map[string]string{"from": "6289999999999", "message": "VERIFY_" + tok})
-		h.req("POST", "/api/auth/gateway-webhook", other, signed(gatewaySecret, "msg_1", now, body)...).expectError(401, "INVALID_SIGNATURE")
+		h.Req("POST", "/api/auth/gateway-webhook", other, signed(httpapitest.GatewaySecret, "msg_1", now, body)...).ExpectError(401, "INVALID_SIGNATURE")
 		var p map[string]any
-		h.req("GET", "/api/auth/poll-status?token="+tok, nil).expect(200).decode(&p)
+		h.Req("GET", "/api/auth/poll-status?token="+tok, nil).Expect(200).Decode(&p)
 		if p["status"] != "PENDING" {
 			t.Fatalf("after refused webhooks the login is %v, want PENDING", p)
 		}
 
 		// Within the tolerance it is accepted once; the replay changes nothing.
 		var g map[string]any
-		h.req("POST", "/api/auth/gateway-webhook", body, signed(gatewaySecret, "msg_1", now.Add(-4*time.Minute), body)...).expect(200).decode(&g)
+		h.Req("POST", "/api/auth/gateway-webhook", body, signed(httpapitest.GatewaySecret, "msg_1", now.Add(-4*time.Minute), body)...).Expect(200).Decode(&g)
 		if g["status"] != "VERIFIED" {
 			t.Fatalf("webhook: %v", g)
 		}
-		h.req("POST", "/api/auth/gateway-webhook", body, signed(gatewaySecret, "msg_1", now.Add(-4*time.Minute), body)...).expect(200).decode(&g)
+		h.Req("POST", "/api/auth/gateway-webhook", body, signed(httpapitest.GatewaySecret, "msg_1", now.Add(-4*time.Minute), body)...).Expect(200).Decode(&g)
 		if g["status"] != "ALREADY_PROCESSED" {
 			t.Fatalf("replayed webhook: %v", g)
 		}
@@ -259,8 +264,8 @@ func TestSecurityGatewayWebhook(t *testing.T) {
 // REFUNDED does not make the order paid again.
 func TestSecurityProviderWebhook(t *testing.T) {
 	forEachSecStore(t, func(t *testing.T, h *secHarness) {
-		owner := h.orderingLogin("08110000001", secOwnerNumber)
-		customer := h.orderingLogin("6281234567891", "6281234567891")
+		owner := h.OrderingLogin("08110000001", secOwnerNumber)
+		customer := h.OrderingLogin("6281234567891", "6281234567891")
 		id, invoice, total := h.secOrder(owner, customer)
 		n := map[string]any{"invoiceId": invoice, "merchantId": "M-1", "amount": total, "status": "PAID", "paidAt": "2026-11-25T10:00:00Z"}
 		body, _ := json.Marshal(n)
@@ -268,15 +273,15 @@ func TestSecurityProviderWebhook(t *testing.T) {
 		for name, hdr := range map[string][]string{
 			"unsigned":           nil,
 			"another secret":     {"x-provider-signature", webhook.SignHex("another-secret", body)},
-			"another body's sig": {"x-provider-signature", webhook.SignHex(providerSecret, other)},
-			"not hex":            {"x-provider-signature", "zz" + webhook.SignHex(providerSecret, body)[2:]},
-			"upper-case prefix":  {"x-provider-signature", "sha256=" + webhook.SignHex(providerSecret, body)},
+			"another body's sig": {"x-provider-signature", webhook.SignHex(httpapitest.ProviderSecret, other)},
+			"not hex":            {"x-provider-signature", "zz" + webhook.SignHex(httpapitest.ProviderSecret, body)[2:]},
+			"upper-case prefix":  {"x-provider-signature", "sha256=" + webhook.SignHex(httpapitest.ProviderSecret, body)},
 		} {
-			r := h.req("POST", "/api/payments/provider-webhook", body, append([]string{"Content-Type", "application/json"}, hdr...)...)
-			if r.status != 401 {
-				t.Fatalf("%s: %d %s, want 401", name, r.status, r.body)
+			r := h.Req("POST", "/api/payments/provider-webhook", body, append([]string{"Content-Type", "application/json"}, hdr...)...)
+			if r.Status != 401 {
+				t.Fatalf("%s: %d %s, want 401", name, r.Status, r.Body)
 			}
-			r.expectError(401, "INVALID_SIGNATURE")
+			r.ExpectError(401, "INVALID_SIGNATURE")
 		}
 		status := func() (string, int) {
 			var o struct {
@@ -285,7 +290,7 @@ func TestSecurityProviderWebhook(t *testing.T) {
 					Payments []struct{ Accepted bool }
 				}
 			}
-			h.req("GET", "/api/orders/"+id, nil, bearer(customer)...).expect(200).decode(&o)
+			h.Req("GET", "/api/orders/"+id, nil, httpapitest.Bearer(customer)...).Expect(200).Decode(&o)
 			accepted := 0
 			for _, p := range o.Order.Payments {
 				if p.Accepted {
@@ -298,18 +303,18 @@ func TestSecurityProviderWebhook(t *testing.T) {
 			t.Fatalf("after refused notices the order is %s", s)
 		}
 		var res struct{ Result string }
-		h.providerCall(providerSecret, n).expect(200).decode(&res)
+		h.ProviderCall(httpapitest.ProviderSecret, n).Expect(200).Decode(&res)
 		if res.Result != "APPLIED" {
 			t.Fatalf("PAID: %+v", res)
 		}
-		h.providerCall(providerSecret, n).expect(200).decode(&res)
+		h.ProviderCall(httpapitest.ProviderSecret, n).Expect(200).Decode(&res)
 		if s, paid := status(); res.Result != "DUPLICATE" || s != "PAID" || paid != 1 {
 			t.Fatalf("replayed PAID: %s, order %s with %d accepted payments", res.Result, s, paid)
 		}
 		refund := maps.Clone(n)
 		refund["status"] = "REFUNDED"
-		h.providerCall(providerSecret, refund).expect(200)
-		h.providerCall(providerSecret, n).expect(200).decode(&res)
+		h.ProviderCall(httpapitest.ProviderSecret, refund).Expect(200)
+		h.ProviderCall(httpapitest.ProviderSecret, n).Expect(200).Decode(&res)
 		if s, _ := status(); s != "REFUNDED" || res.Result == "APPLIED" {
 			t.Fatalf("PAID replayed after the refund: %s, order %s", res.Result, s)
 		}
@@ -319,20 +324,20 @@ func TestSecurityProviderWebhook(t *testing.T) {
 // secOrder makes a menu item as the owner and places an order of it as
 // customer; it returns the order's id, invoice and total.
 func (h *secHarness) secOrder(owner, customer string) (id, invoice string, total int64) {
-	h.t.Helper()
+	h.T.Helper()
 	var cat struct{ Category struct{ ID string } }
-	h.req("POST", "/api/menu/categories", map[string]any{"name": "Kopi " + strconv.Itoa(h.seq)}, bearer(owner)...).expect(201).decode(&cat)
-	h.seq++
+	h.Req("POST", "/api/menu/categories", map[string]any{"name": "Kopi " + strconv.Itoa(h.Seq)}, httpapitest.Bearer(owner)...).Expect(201).Decode(&cat)
+	h.Seq++
 	var item struct{ Item struct{ ID string } }
-	h.req("POST", "/api/menu/items", map[string]any{"categoryId": cat.Category.ID, "name": "Kopi susu", "price": 18000},
-		bearer(owner)...).expect(201).decode(&item)
+	h.Req("POST", "/api/menu/items", map[string]any{"categoryId": cat.Category.ID, "name": "Kopi susu", "price": 18000},
+		httpapitest.Bearer(owner)...).Expect(201).Decode(&item)
 	var out struct {
 		Order struct {
 			ID, InvoiceID string
 			TotalPrice    int64
 		}
 	}
-	h.req("POST", "/api/orders", map[string]any{"shippingType": "PICKUP", "notes": "SECRET-NOTE-" + customer[len(customer)-6:],
-		"items": []map[string]any{{"menuId": item.Item.ID, "quantity": 2}}}, bearer(customer)...).expect(201).decode(&out)
+	h.Req("POST", "/api/orders", map[string]any{"shippingType": "PICKUP", "notes": "SECRET-NOTE-" + customer[len(customer)-6:],
+		"items": []map[string]any{{"menuId": item.Item.ID, "quantity": 2}}}, httpapitest.Bearer(customer)...).Expect(201).Decode(&out)
 	return out.Order.ID, out.Order.InvoiceID, out.Order.TotalPrice
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seedhq/portal/internal/httpapi/httpapitest"
 )
 
 // TestSecurityLinkObjectLevel (OWASP API1, broken object-level
@@ -16,21 +18,21 @@ import (
 // every body the other user receives).
 func TestSecurityLinkObjectLevel(t *testing.T) {
 	forEachSecStore(t, func(t *testing.T, h *secHarness) {
-		a := h.newLinkUser("alice", 1000)
-		b := h.newLinkUser("bob", 1000)
+		a := h.NewLinkUser("alice", 1000)
+		b := h.NewLinkUser("bob", 1000)
 		const mark = "ALICEPRIVATE"
-		did := num(h.as(a, "POST", "/api/domain/add", map[string]string{"domain": "https://aliceprivate.example.com"}).expectOK()["id"])
-		cid := num(h.as(a, "POST", "/api/campaign/add", map[string]any{"name": mark + " campaign", "slug": "aliceprivate"}).expectOK()["id"])
-		chid := num(h.as(a, "POST", "/api/channel/add", map[string]any{"name": mark + " channel"}).expectOK()["id"])
-		pid := num(h.as(a, "POST", "/api/pixel/add", map[string]string{"type": "bing", "name": mark + " pixel", "tag": "12345"}).expectOK()["id"])
-		qid := num(h.as(a, "POST", "/api/qr/add", map[string]any{"type": "text", "data": mark + " qr", "name": mark + " qr"}).expectOK()["id"])
-		lid, _ := h.addLink(a, map[string]any{"url": "https://example.com/" + mark, "custom": "aliceprivate"})
-		h.as(a, "POST", fmt.Sprintf("/api/campaign/%d/assign/%d", cid, lid), nil).expectOK()
-		h.as(a, "POST", fmt.Sprintf("/api/channel/%d/assign/links/%d", chid, lid), nil).expectOK()
-		bl, _ := h.addLink(b, map[string]any{"url": "https://example.com/bob", "custom": "bobslink"})
-		bc := num(h.as(b, "POST", "/api/campaign/add", map[string]any{"name": "bob"}).expectOK()["id"])
-		bch := num(h.as(b, "POST", "/api/channel/add", map[string]any{"name": "bob"}).expectOK()["id"])
-		bq := num(h.as(b, "POST", "/api/qr/add", map[string]any{"type": "text", "data": "bob"}).expectOK()["id"])
+		did := httpapitest.Num(h.As(a, "POST", "/api/domain/add", map[string]string{"domain": "https://aliceprivate.example.com"}).ExpectOK()["id"])
+		cid := httpapitest.Num(h.As(a, "POST", "/api/campaign/add", map[string]any{"name": mark + " campaign", "slug": "aliceprivate"}).ExpectOK()["id"])
+		chid := httpapitest.Num(h.As(a, "POST", "/api/channel/add", map[string]any{"name": mark + " channel"}).ExpectOK()["id"])
+		pid := httpapitest.Num(h.As(a, "POST", "/api/pixel/add", map[string]string{"type": "bing", "name": mark + " pixel", "tag": "12345"}).ExpectOK()["id"])
+		qid := httpapitest.Num(h.As(a, "POST", "/api/qr/add", map[string]any{"type": "text", "data": mark + " qr", "name": mark + " qr"}).ExpectOK()["id"])
+		lid, _ := h.AddLink(a, map[string]any{"url": "https://example.com/" + mark, "custom": "aliceprivate"})
+		h.As(a, "POST", fmt.Sprintf("/api/campaign/%d/assign/%d", cid, lid), nil).ExpectOK()
+		h.As(a, "POST", fmt.Sprintf("/api/channel/%d/assign/links/%d", chid, lid), nil).ExpectOK()
+		bl, _ := h.AddLink(b, map[string]any{"url": "https://example.com/bob", "custom": "bobslink"})
+		bc := httpapitest.Num(h.As(b, "POST", "/api/campaign/add", map[string]any{"name": "bob"}).ExpectOK()["id"])
+		bch := httpapitest.Num(h.As(b, "POST", "/api/channel/add", map[string]any{"name": "bob"}).ExpectOK()["id"])
+		bq := httpapitest.Num(h.As(b, "POST", "/api/qr/add", map[string]any{"type": "text", "data": "bob"}).ExpectOK()["id"])
 
 		// From here on, no body may carry alice's marker.
 		h.scan.forbid(mark, strings.ToLower(mark))
@@ -67,25 +69,25 @@ func TestSecurityLinkObjectLevel(t *testing.T) {
 			{"PUT", fmt.Sprintf("/api/url/%d/update", bl), map[string]any{"pixels": []int64{pid}}},
 			{"PUT", fmt.Sprintf("/api/url/%d/update", bl), map[string]any{"campaign": cid}},
 		} {
-			r := h.as(b, rq.method, rq.path, rq.body)
-			if r.status != 404 {
-				t.Errorf("bob: %s %s = %d %.200s, want 404", rq.method, rq.path, r.status, r.body)
+			r := h.As(b, rq.method, rq.path, rq.body)
+			if r.Status != 404 {
+				t.Errorf("bob: %s %s = %d %.200s, want 404", rq.method, rq.path, r.Status, r.Body)
 				continue
 			}
-			r.expectLinkError(404)
+			r.ExpectLinkError(404)
 		}
 		for _, l := range []struct{ path, name string }{
 			{"/api/urls", "urls"}, {"/api/domains", "domains"}, {"/api/campaigns", "campaigns"},
 			{"/api/channels", "channels"}, {"/api/pixels", "pixels"}, {"/api/qr", "qrs"},
 		} {
 			// The scanner fails the test if alice's marker is in the list.
-			h.as(b, "GET", l.path+"?limit=1000", nil).expectList(l.name)
+			h.As(b, "GET", l.path+"?limit=1000", nil).ExpectList(l.name)
 		}
 		h.scan.allow()
 
 		// Alice's records are as she left them.
-		d := h.as(a, "GET", fmt.Sprintf("/api/url/%d", lid), nil).expectOK()["details"].(map[string]any)
-		if d["longurl"] != "https://example.com/"+mark || num(d["campaign"]) != cid {
+		d := h.As(a, "GET", fmt.Sprintf("/api/url/%d", lid), nil).ExpectOK()["details"].(map[string]any)
+		if d["longurl"] != "https://example.com/"+mark || httpapitest.Num(d["campaign"]) != cid {
 			t.Fatalf("alice's link after bob's attempts = %v", d)
 		}
 		for _, l := range []struct {
@@ -93,12 +95,12 @@ func TestSecurityLinkObjectLevel(t *testing.T) {
 			want       int
 		}{{"/api/domains", "domains", 1}, {"/api/campaigns", "campaigns", 1}, {"/api/channels", "channels", 1},
 			{"/api/pixels", "pixels", 1}, {"/api/urls", "urls", 1}} {
-			if n := len(items(h.as(a, "GET", l.path, nil).expectList(l.name), l.name)); n != l.want {
+			if n := len(httpapitest.Items(h.As(a, "GET", l.path, nil).ExpectList(l.name), l.name)); n != l.want {
 				t.Errorf("alice has %d %s after bob's attempts, want %d", n, l.name, l.want)
 			}
 		}
-		if got := h.as(a, "GET", fmt.Sprintf("/api/qr/%d", qid), nil).expect(200); !strings.Contains(string(got.body), mark) {
-			t.Errorf("alice's QR code after bob's attempts: %s", got.body)
+		if got := h.As(a, "GET", fmt.Sprintf("/api/qr/%d", qid), nil).Expect(200); !strings.Contains(string(got.Body), mark) {
+			t.Errorf("alice's QR code after bob's attempts: %s", got.Body)
 		}
 	})
 }
@@ -110,38 +112,38 @@ func TestSecurityLinkObjectLevel(t *testing.T) {
 // answers and status are unchanged.
 func TestSecurityLabServerObjectLevel(t *testing.T) {
 	forEachSecStore(t, func(t *testing.T, h *secHarness) {
-		studentsA := h.importStudents(npsnA, "Ani Lestari")
-		studentsB := h.importStudents(npsnB, "Citra Dewi")
-		examA := h.createExam(npsnA)
-		examB := h.createExam(npsnB)
-		labA := h.newLabServer("LAB-A", npsnA)
-		labB := h.newLabServer("LAB-B", npsnB)
+		studentsA := h.ImportStudents(httpapitest.NPSNA, "Ani Lestari")
+		studentsB := h.ImportStudents(httpapitest.NPSNB, "Citra Dewi")
+		examA := h.CreateExam(httpapitest.NPSNA)
+		examB := h.CreateExam(httpapitest.NPSNB)
+		labA := h.NewLabServer("LAB-A", httpapitest.NPSNA)
+		labB := h.NewLabServer("LAB-B", httpapitest.NPSNB)
 		at := h.examClock.Now().Add(-time.Minute).Format(time.RFC3339)
 		citra := studentsB["citra.dewi"]
-		recB := answersJSON(answerRec{examB, citra, "q1", "a", at})
+		recB := httpapitest.AnswersJSON(httpapitest.AnswerRec{ExamID: examB, MemberID: citra, QuestionID: "q1", Answer: "a", AnsweredAt: at})
 
-		h.harness.as(labA, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-B", nil).expectError(403, "SERVER_MISMATCH")
-		h.harness.as(labA, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-B&format=binary", nil).expectError(403, "SERVER_MISMATCH")
-		h.harness.as(labA, "POST", "/api/v1/sync/heartbeat", map[string]any{"server_code": "LAB-B", "status": "offline"}).expectError(403, "SERVER_MISMATCH")
-		h.harness.as(labA, "POST", "/api/v1/sync/heartbeat", map[string]any{"server_code": "LAB-B", "connected_students": 99}).expectError(403, "SERVER_MISMATCH")
-		h.harness.as(labA, "POST", "/api/v1/sync/push-answers", encodePush(newPush(labB, recB, 1))).expectError(403, "SERVER_MISMATCH")
-		own := newPush(labA, recB, 1)
-		own.NPSN = npsnB
-		h.harness.as(labA, "POST", "/api/v1/sync/push-answers", encodePush(own)).expectError(403, "SERVER_MISMATCH")
-		h.harness.as(labA, "POST", "/api/v1/sync/push-answers", encodePush(newPush(labA, recB, 1))).expectError(422, "UNKNOWN_EXAM")
+		h.Harness.As(labA, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-B", nil).ExpectError(403, "SERVER_MISMATCH")
+		h.Harness.As(labA, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-B&format=binary", nil).ExpectError(403, "SERVER_MISMATCH")
+		h.Harness.As(labA, "POST", "/api/v1/sync/heartbeat", map[string]any{"server_code": "LAB-B", "status": "offline"}).ExpectError(403, "SERVER_MISMATCH")
+		h.Harness.As(labA, "POST", "/api/v1/sync/heartbeat", map[string]any{"server_code": "LAB-B", "connected_students": 99}).ExpectError(403, "SERVER_MISMATCH")
+		h.Harness.As(labA, "POST", "/api/v1/sync/push-answers", httpapitest.EncodePush(httpapitest.NewPush(labB, recB, 1))).ExpectError(403, "SERVER_MISMATCH")
+		own := httpapitest.NewPush(labA, recB, 1)
+		own.NPSN = httpapitest.NPSNB
+		h.Harness.As(labA, "POST", "/api/v1/sync/push-answers", httpapitest.EncodePush(own)).ExpectError(403, "SERVER_MISMATCH")
+		h.Harness.As(labA, "POST", "/api/v1/sync/push-answers", httpapitest.EncodePush(httpapitest.NewPush(labA, recB, 1))).ExpectError(422, "UNKNOWN_EXAM")
 
 		// A's own pull is A's package; B's results hold no answer.
-		var p pullJSON
-		h.harness.as(labA, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-A", nil).expect(200).decode(&p)
-		if p.NPSN != npsnA || p.ServerCode != "LAB-A" {
+		var p httpapitest.PullJSON
+		h.Harness.As(labA, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-A", nil).Expect(200).Decode(&p)
+		if p.NPSN != httpapitest.NPSNA || p.ServerCode != "LAB-A" {
 			t.Fatalf("lab A pulled %s of %s", p.ServerCode, p.NPSN)
 		}
-		if res := h.results(examB); res.AnswerRows != 0 {
+		if res := h.Results(examB); res.AnswerRows != 0 {
 			t.Fatalf("school B's exam has %d answers after lab A's attempts", res.AnswerRows)
 		}
 		// B itself is served.
-		h.harness.as(labB, "POST", "/api/v1/sync/push-answers", encodePush(newPush(labB, recB, 1))).expect(200)
-		if res := h.results(examB); res.AnswerRows != 1 {
+		h.Harness.As(labB, "POST", "/api/v1/sync/push-answers", httpapitest.EncodePush(httpapitest.NewPush(labB, recB, 1))).Expect(200)
+		if res := h.Results(examB); res.AnswerRows != 1 {
 			t.Fatalf("school B's own push stored %d answers", res.AnswerRows)
 		}
 		_ = studentsA
@@ -156,11 +158,11 @@ func TestSecurityLabServerObjectLevel(t *testing.T) {
 // are forbidden in every body the other customer receives).
 func TestSecurityOrderObjectLevel(t *testing.T) {
 	forEachSecStore(t, func(t *testing.T, h *secHarness) {
-		owner := h.orderingLogin("08110000001", secOwnerNumber)
-		alice := h.orderingLogin("6281234567891", "6281234567891")
-		bob := h.orderingLogin("6281234567892", "6281234567892")
+		owner := h.OrderingLogin("08110000001", secOwnerNumber)
+		alice := h.OrderingLogin("6281234567891", "6281234567891")
+		bob := h.OrderingLogin("6281234567892", "6281234567892")
 		id, invoice, _ := h.secOrder(owner, alice)
-		h.uploadProof(alice, id, tinyPNG).expect(200)
+		h.UploadProof(alice, id, httpapitest.TinyPNG).Expect(200)
 
 		h.scan.forbid("SECRET-NOTE-567891", id, invoice)
 		for _, rq := range []struct {
@@ -175,31 +177,31 @@ func TestSecurityOrderObjectLevel(t *testing.T) {
 			{"POST", "/api/orders/" + id + "/status", map[string]any{"status": "PREPARING"}, 0, ""},
 			{"POST", "/api/payments/" + id + "/verify", map[string]any{"approve": true}, 404, "ORDER_NOT_FOUND"},
 		} {
-			r := h.req(rq.method, rq.path, rq.body, bearer(bob)...)
+			r := h.Req(rq.method, rq.path, rq.body, httpapitest.Bearer(bob)...)
 			switch {
 			case rq.status != 0:
-				if r.status != rq.status {
-					t.Errorf("bob: %s %s = %d %s, want %d", rq.method, rq.path, r.status, r.body, rq.status)
+				if r.Status != rq.status {
+					t.Errorf("bob: %s %s = %d %s, want %d", rq.method, rq.path, r.Status, r.Body, rq.status)
 					continue
 				}
-				r.expectError(rq.status, rq.code)
-			case r.status != 403 && r.status != 404:
-				t.Errorf("bob: %s %s = %d %s, want 403 or 404", rq.method, rq.path, r.status, r.body)
+				r.ExpectError(rq.status, rq.code)
+			case r.Status != 403 && r.Status != 404:
+				t.Errorf("bob: %s %s = %d %s, want 403 or 404", rq.method, rq.path, r.Status, r.Body)
 			}
 		}
-		h.uploadProof(bob, id, tinyPNG).expectError(404, "ORDER_NOT_FOUND")
+		h.UploadProof(bob, id, httpapitest.TinyPNG).ExpectError(404, "ORDER_NOT_FOUND")
 		var list struct{ Orders []struct{ ID string } }
-		h.req("GET", "/api/orders", nil, bearer(bob)...).expect(200).decode(&list)
+		h.Req("GET", "/api/orders", nil, httpapitest.Bearer(bob)...).Expect(200).Decode(&list)
 		if len(list.Orders) != 0 {
 			t.Fatalf("bob lists %+v", list.Orders)
 		}
 		h.scan.allow()
 
 		var got struct{ Order struct{ Status string } }
-		h.req("GET", "/api/orders/"+id, nil, bearer(alice)...).expect(200).decode(&got)
+		h.Req("GET", "/api/orders/"+id, nil, httpapitest.Bearer(alice)...).Expect(200).Decode(&got)
 		if got.Order.Status != "WAITING_VERIFICATION" {
 			t.Fatalf("alice's order is %s after bob's attempts, want WAITING_VERIFICATION", got.Order.Status)
 		}
-		h.req("GET", "/api/payments/"+id+"/proof", nil, bearer(owner)...).expect(200)
+		h.Req("GET", "/api/payments/"+id+"/proof", nil, httpapitest.Bearer(owner)...).Expect(200)
 	})
 }

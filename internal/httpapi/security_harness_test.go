@@ -17,6 +17,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/httpapi/httpapitest"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/testkit"
 )
@@ -25,7 +26,7 @@ import (
 // ordering API's owner in the security harness.
 const secOwnerNumber = "628110000001"
 
-// Keys the harnesses sign with (harness_test.go, ordering_test.go): the
+// Keys the harnesses sign with (internal/httpapi/httpapitest): the
 // suite forges tokens with them to prove that a validly signed token is
 // still refused when its algorithm, audience, issuer or expiry is wrong.
 const (
@@ -35,7 +36,7 @@ const (
 
 // secHarness serves the three APIs from one router over one store.
 type secHarness struct {
-	*linksHarness
+	*httpapitest.LinksHarness
 	scan *bodyScanner
 	// examClock is the exam service's clock; h.clock is the one of the
 	// link and ordering services.
@@ -45,7 +46,7 @@ type secHarness struct {
 // advanceAll moves the clocks of the three APIs forward by d.
 func (h *secHarness) advanceAll(d time.Duration) {
 	h.examClock.Add(d)
-	h.clock.Add(d)
+	h.Clock.Add(d)
 }
 
 // newSecHarness builds a portal router with the exam, link and ordering
@@ -54,26 +55,26 @@ func newSecHarness(t *testing.T, open func(testing.TB) exam.Store) *secHarness {
 	t.Helper()
 	clk := testkit.NewClock(time.Time{})
 	var linkSvc *links.Service
-	h := newHarness(t, func(t testing.TB) exam.Store {
+	h := httpapitest.New(t, func(t testing.TB) exam.Store {
 		st := open(t)
 		if _, ok := st.(links.Store); !ok {
 			t.Fatalf("the store %T does not serve the link API", st)
 		}
 		return st
-	}, withOrdering(clk, secOwnerNumber, t.TempDir()), withLinks(clk, &linkSvc))
-	examClock := h.clock
-	clk.Set(h.clock.Now())
-	h.clock = clk
-	scan := &bodyScanner{t: t, base: h.srv.Client().Transport}
-	h.client = &http.Client{Transport: scan}
-	return &secHarness{linksHarness: &linksHarness{harness: h, links: linkSvc}, scan: scan, examClock: examClock}
+	}, httpapitest.WithOrdering(clk, secOwnerNumber, t.TempDir()), httpapitest.WithLinks(clk, &linkSvc))
+	examClock := h.Clock
+	clk.Set(h.Clock.Now())
+	h.Clock = clk
+	scan := &bodyScanner{t: t, base: h.Server.Client().Transport}
+	h.Client = &http.Client{Transport: scan}
+	return &secHarness{LinksHarness: &httpapitest.LinksHarness{Harness: h, Links: linkSvc}, scan: scan, examClock: examClock}
 }
 
 // forEachSecStore runs fn against a security harness on every store.
 func forEachSecStore(t *testing.T, fn func(t *testing.T, h *secHarness)) {
-	for _, so := range storeOpeners() {
-		t.Run(so.name, func(t *testing.T) {
-			fn(t, newSecHarness(t, so.open))
+	for _, so := range httpapitest.StoreOpeners() {
+		t.Run(so.Name, func(t *testing.T) {
+			fn(t, newSecHarness(t, so.Open))
 		})
 	}
 }
@@ -85,7 +86,7 @@ var forbiddenInBodies = []string{
 	`"password_hash"`, `"passwordHash"`, `"PasswordHash"`, `"exam_password_hash"`, `"ExamPasswordHash"`,
 	`"key_hash"`, `"keyHash"`, `"KeyHash"`, `"answer_key"`, `"answerKey"`,
 	"$2a$", "$2b$", "$2y$", "pbkdf2-sha256$",
-	examJWTSecret, orderingJWTKey, gatewaySecret, providerSecret, providerOldSecret, adminPassword,
+	examJWTSecret, orderingJWTKey, httpapitest.GatewaySecret, httpapitest.ProviderSecret, httpapitest.ProviderOldSecret, httpapitest.AdminPassword,
 }
 
 // bodyScanner is an http.RoundTripper that reads every response body,

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/seedhq/portal/internal/httpapi/httpapitest"
 )
 
 // TestSecuritySSRF (OWASP API7, server-side request forgery): the portal
@@ -33,39 +35,39 @@ func TestSecuritySSRF(t *testing.T) {
 		targets := []string{c + "/target", "http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/", "http://192.168.1.1/",
 			"http://172.16.0.1/", "http://[::1]:" + strings.TrimPrefix(c[strings.LastIndexByte(c, ':'):], ":") + "/", "http://localhost" + c[strings.LastIndexByte(c, ':'):] + "/"}
 
-		u := h.newLinkUser("alice", 1000)
+		u := h.NewLinkUser("alice", 1000)
 		var lids []int64
 		for i, target := range targets {
-			id, _ := h.addLink(u, map[string]any{"url": target, "custom": fmt.Sprintf("ssrf%d", i)})
+			id, _ := h.AddLink(u, map[string]any{"url": target, "custom": fmt.Sprintf("ssrf%d", i)})
 			lids = append(lids, id)
 		}
-		h.as(u, "PUT", fmt.Sprintf("/api/url/%d/update", lids[0]), map[string]any{"url": c + "/updated"}).expectOK()
-		did := num(h.as(u, "POST", "/api/domain/add", map[string]any{"domain": c, "redirectroot": c + "/root", "redirect404": c + "/404"}).expectOK()["id"])
-		h.as(u, "PUT", fmt.Sprintf("/api/domain/%d/update", did), map[string]any{"redirectroot": "http://169.254.169.254/"}).expectOK()
-		qid := num(h.as(u, "POST", "/api/qr/add", map[string]any{"type": "link", "data": c + "/qr"}).expectOK()["id"])
-		h.as(u, "POST", "/api/qr/add", map[string]any{"type": "text", "data": "x", "logo": c + "/logo.png"}).expectLinkError(400)
-		h.as(u, "POST", "/api/qr/add", map[string]any{"type": "text", "data": "x", "logo": "http://169.254.169.254/logo.png"}).expectLinkError(400)
-		h.as(u, "PUT", fmt.Sprintf("/api/qr/%d/update", qid), map[string]any{"data": c + "/qr2", "logo": c + "/logo.png"}).expectLinkError(400)
-		h.op("POST", "/api/v1/admin/link-users", map[string]any{"email": "bob@example.com", "username": "bob", "avatar": c + "/avatar.png"}).expect(201)
+		h.As(u, "PUT", fmt.Sprintf("/api/url/%d/update", lids[0]), map[string]any{"url": c + "/updated"}).ExpectOK()
+		did := httpapitest.Num(h.As(u, "POST", "/api/domain/add", map[string]any{"domain": c, "redirectroot": c + "/root", "redirect404": c + "/404"}).ExpectOK()["id"])
+		h.As(u, "PUT", fmt.Sprintf("/api/domain/%d/update", did), map[string]any{"redirectroot": "http://169.254.169.254/"}).ExpectOK()
+		qid := httpapitest.Num(h.As(u, "POST", "/api/qr/add", map[string]any{"type": "link", "data": c + "/qr"}).ExpectOK()["id"])
+		h.As(u, "POST", "/api/qr/add", map[string]any{"type": "text", "data": "x", "logo": c + "/logo.png"}).ExpectLinkError(400)
+		h.As(u, "POST", "/api/qr/add", map[string]any{"type": "text", "data": "x", "logo": "http://169.254.169.254/logo.png"}).ExpectLinkError(400)
+		h.As(u, "PUT", fmt.Sprintf("/api/qr/%d/update", qid), map[string]any{"data": c + "/qr2", "logo": c + "/logo.png"}).ExpectLinkError(400)
+		h.Op("POST", "/api/v1/admin/link-users", map[string]any{"email": "bob@example.com", "username": "bob", "avatar": c + "/avatar.png"}).Expect(201)
 
 		for _, id := range lids {
-			h.as(u, "GET", fmt.Sprintf("/api/url/%d", id), nil).expectOK()
+			h.As(u, "GET", fmt.Sprintf("/api/url/%d", id), nil).ExpectOK()
 		}
-		h.as(u, "GET", fmt.Sprintf("/api/qr/%d", qid), nil).expect(200)
+		h.As(u, "GET", fmt.Sprintf("/api/qr/%d", qid), nil).Expect(200)
 		for _, l := range []struct{ path, name string }{{"/api/urls", "urls"}, {"/api/domains", "domains"}, {"/api/qr", "qrs"}} {
-			h.as(u, "GET", l.path, nil).expectList(l.name)
+			h.As(u, "GET", l.path, nil).ExpectList(l.name)
 		}
-		h.op("GET", "/api/v1/admin/link-users", nil).expect(200)
+		h.Op("GET", "/api/v1/admin/link-users", nil).Expect(200)
 
-		owner := h.orderingLogin("08110000001", secOwnerNumber)
+		owner := h.OrderingLogin("08110000001", secOwnerNumber)
 		var cat struct{ Category struct{ ID string } }
-		h.req("POST", "/api/menu/categories", map[string]any{"name": "Kopi"}, bearer(owner)...).expect(201).decode(&cat)
+		h.Req("POST", "/api/menu/categories", map[string]any{"name": "Kopi"}, httpapitest.Bearer(owner)...).Expect(201).Decode(&cat)
 		var item struct{ Item struct{ ID string } }
-		h.req("POST", "/api/menu/items", map[string]any{"categoryId": cat.Category.ID, "name": "Kopi", "price": 1000, "imageUrl": c + "/img.png"},
-			bearer(owner)...).expect(201).decode(&item)
-		h.req("GET", "/api/menu", nil, bearer(owner)...).expect(200)
-		h.req("POST", "/api/orders", map[string]any{"shippingType": "PICKUP", "items": []map[string]any{{"menuId": item.Item.ID, "quantity": 1}}},
-			bearer(owner)...).expect(201)
+		h.Req("POST", "/api/menu/items", map[string]any{"categoryId": cat.Category.ID, "name": "Kopi", "price": 1000, "imageUrl": c + "/img.png"},
+			httpapitest.Bearer(owner)...).Expect(201).Decode(&item)
+		h.Req("GET", "/api/menu", nil, httpapitest.Bearer(owner)...).Expect(200)
+		h.Req("POST", "/api/orders", map[string]any{"shippingType": "PICKUP", "items": []map[string]any{{"menuId": item.Item.ID, "quantity": 1}}},
+			httpapitest.Bearer(owner)...).Expect(201)
 
 		if n := hits.Load(); n != 0 {
 			t.Fatalf("the portal contacted the canary %d times: it fetched a URL a user gave", n)
@@ -92,10 +94,10 @@ var openRedirectTargets = []string{
 // VALIDATION_FAILED, and nothing is stored.
 func TestSecurityOpenRedirects(t *testing.T) {
 	forEachSecStore(t, func(t *testing.T, h *secHarness) {
-		u := h.newLinkUser("alice", 1000)
-		lid, _ := h.addLink(u, map[string]any{"url": "https://example.com/ok", "custom": "okay"})
-		did := num(h.as(u, "POST", "/api/domain/add", map[string]any{"domain": "https://go.example.com"}).expectOK()["id"])
-		qid := num(h.as(u, "POST", "/api/qr/add", map[string]any{"type": "link", "data": "https://example.com/qr"}).expectOK()["id"])
+		u := h.NewLinkUser("alice", 1000)
+		lid, _ := h.AddLink(u, map[string]any{"url": "https://example.com/ok", "custom": "okay"})
+		did := httpapitest.Num(h.As(u, "POST", "/api/domain/add", map[string]any{"domain": "https://go.example.com"}).ExpectOK()["id"])
+		qid := httpapitest.Num(h.As(u, "POST", "/api/qr/add", map[string]any{"type": "link", "data": "https://example.com/qr"}).ExpectOK()["id"])
 		for _, target := range openRedirectTargets {
 			for _, rq := range []struct {
 				method, path string
@@ -117,25 +119,25 @@ func TestSecurityOpenRedirects(t *testing.T) {
 				if strings.TrimSpace(target) == "" && strings.Contains(rq.path, "/update") && rq.method == "PUT" && strings.HasPrefix(rq.path, "/api/domain/") {
 					continue // an empty string clears the redirect, documented
 				}
-				r := h.as(u, rq.method, rq.path, rq.body)
-				if r.status != 400 {
-					t.Errorf("%s %s with %q: %d %.200s, want 400", rq.method, rq.path, target, r.status, r.body)
+				r := h.As(u, rq.method, rq.path, rq.body)
+				if r.Status != 400 {
+					t.Errorf("%s %s with %q: %d %.200s, want 400", rq.method, rq.path, target, r.Status, r.Body)
 					continue
 				}
-				r.expectLinkError(400)
+				r.ExpectLinkError(400)
 			}
 		}
-		if n := len(items(h.as(u, "GET", "/api/urls", nil).expectList("urls"), "urls")); n != 1 {
+		if n := len(httpapitest.Items(h.As(u, "GET", "/api/urls", nil).ExpectList("urls"), "urls")); n != 1 {
 			t.Fatalf("%d links stored, want 1", n)
 		}
-		if d := h.as(u, "GET", fmt.Sprintf("/api/url/%d", lid), nil).expectOK()["details"].(map[string]any); d["longurl"] != "https://example.com/ok" {
+		if d := h.As(u, "GET", fmt.Sprintf("/api/url/%d", lid), nil).ExpectOK()["details"].(map[string]any); d["longurl"] != "https://example.com/ok" {
 			t.Fatalf("the link's target is now %v", d["longurl"])
 		}
-		dom := items(h.as(u, "GET", "/api/domains", nil).expectList("domains"), "domains")
+		dom := httpapitest.Items(h.As(u, "GET", "/api/domains", nil).ExpectList("domains"), "domains")
 		if len(dom) != 1 || dom[0].(map[string]any)["redirectroot"] != "" || dom[0].(map[string]any)["redirect404"] != "" {
 			t.Fatalf("domains after refused redirects: %v", dom)
 		}
-		if q := string(h.as(u, "GET", fmt.Sprintf("/api/qr/%d", qid), nil).expect(200).body); !strings.Contains(q, "https://example.com/qr") {
+		if q := string(h.As(u, "GET", fmt.Sprintf("/api/qr/%d", qid), nil).Expect(200).Body); !strings.Contains(q, "https://example.com/qr") {
 			t.Fatalf("the QR code's target changed: %s", q)
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seedhq/portal/internal/httpapi/httpapitest"
 	"github.com/seedhq/portal/pkg/labwire"
 )
 
@@ -21,18 +22,18 @@ import (
 // still a CUSTOMER and the link account unchanged.
 func TestSecurityMassAssignment(t *testing.T) {
 	forEachSecStore(t, func(t *testing.T, h *secHarness) {
-		owner := h.orderingLogin("08110000001", secOwnerNumber)
-		customer := h.orderingLogin("6281234567891", "6281234567891")
+		owner := h.OrderingLogin("08110000001", secOwnerNumber)
+		customer := h.OrderingLogin("6281234567891", "6281234567891")
 		var me struct{ User struct{ ID, Role string } }
-		h.req("GET", "/api/auth/me", nil, bearer(customer)...).expect(200).decode(&me)
+		h.Req("GET", "/api/auth/me", nil, httpapitest.Bearer(customer)...).Expect(200).Decode(&me)
 		id, _, _ := h.secOrder(owner, customer)
 		_ = id
 
-		h.req("PUT", "/api/users/"+me.User.ID+"/role", map[string]any{"role": "OWNER"}, bearer(customer)...).expectError(403, "FORBIDDEN")
-		h.req("PUT", "/api/users/"+me.User.ID+"/role", map[string]any{"role": "ADMIN", "allowedMenus": []string{"kitchen"}}, bearer(customer)...).
-			expectError(403, "FORBIDDEN")
-		h.req("POST", "/api/auth/login", map[string]any{"messengerNumber": "6281234567891", "challengeToken": h.solvedChallenge(), "role": "OWNER"}).
-			expectError(400, "INVALID_JSON")
+		h.Req("PUT", "/api/users/"+me.User.ID+"/role", map[string]any{"role": "OWNER"}, httpapitest.Bearer(customer)...).ExpectError(403, "FORBIDDEN")
+		h.Req("PUT", "/api/users/"+me.User.ID+"/role", map[string]any{"role": "ADMIN", "allowedMenus": []string{"kitchen"}}, httpapitest.Bearer(customer)...).
+			ExpectError(403, "FORBIDDEN")
+		h.Req("POST", "/api/auth/login", map[string]any{"messengerNumber": "6281234567891", "challengeToken": h.SolvedChallenge(), "role": "OWNER"}).
+			ExpectError(400, "INVALID_JSON")
 		for _, extra := range []map[string]any{
 			{"role": "OWNER"}, {"userId": "someone"}, {"status": "PAID"}, {"totalPrice": 1}, {"shippingCost": 0},
 			{"paymentMethod": "CASH"}, {"__proto__": map[string]any{"role": "OWNER"}}, {"Role": "OWNER"},
@@ -41,24 +42,24 @@ func TestSecurityMassAssignment(t *testing.T) {
 			for k, v := range extra {
 				body[k] = v
 			}
-			h.req("POST", "/api/orders", body, bearer(customer)...).expectError(400, "INVALID_JSON")
+			h.Req("POST", "/api/orders", body, httpapitest.Bearer(customer)...).ExpectError(400, "INVALID_JSON")
 		}
-		h.req("GET", "/api/auth/me", nil, bearer(customer)...).expect(200).decode(&me)
+		h.Req("GET", "/api/auth/me", nil, httpapitest.Bearer(customer)...).Expect(200).Decode(&me)
 		if me.User.Role != "CUSTOMER" {
 			t.Fatalf("the customer's role is %s after its attempts", me.User.Role)
 		}
-		h.req("GET", "/api/users", nil, bearer(customer)...).expectError(403, "FORBIDDEN")
+		h.Req("GET", "/api/users", nil, httpapitest.Bearer(customer)...).ExpectError(403, "FORBIDDEN")
 
 		// Link API.
-		u := h.newLinkUser("alice", 1000)
-		before := string(h.as(u, "GET", "/api/account", nil).expect(200).body)
+		u := h.NewLinkUser("alice", 1000)
+		before := string(h.As(u, "GET", "/api/account", nil).Expect(200).Body)
 		for _, body := range []map[string]any{
 			{"plan": "enterprise"}, {"rate_limit": 100000}, {"id": 1}, {"status": "admin"}, {"username": "root"},
 			{"expires": ""}, {"key": "lk_x"}, {"email": "alice2@example.com", "plan": "enterprise"},
 		} {
-			h.as(u, "PUT", "/api/account/update", body).expectLinkError(400)
+			h.As(u, "PUT", "/api/account/update", body).ExpectLinkError(400)
 		}
-		if after := string(h.as(u, "GET", "/api/account", nil).expect(200).body); after != before {
+		if after := string(h.As(u, "GET", "/api/account", nil).Expect(200).Body); after != before {
 			t.Fatalf("account changed by refused updates:\n%s\n%s", before, after)
 		}
 		for _, extra := range []map[string]any{{"clicks": 1000}, {"uniqueClicks": 5}, {"owner": 2}, {"id": 7}, {"user_id": 2}} {
@@ -66,21 +67,21 @@ func TestSecurityMassAssignment(t *testing.T) {
 			for k, v := range extra {
 				body[k] = v
 			}
-			h.as(u, "POST", "/api/url/add", body).expectLinkError(400)
+			h.As(u, "POST", "/api/url/add", body).ExpectLinkError(400)
 		}
-		if n := len(items(h.as(u, "GET", "/api/urls", nil).expectList("urls"), "urls")); n != 0 {
+		if n := len(httpapitest.Items(h.As(u, "GET", "/api/urls", nil).ExpectList("urls"), "urls")); n != 0 {
 			t.Fatalf("refused link bodies made %d links", n)
 		}
 
 		// Exam API.
-		lab := h.newLabServer("LAB-A", npsnA)
-		h.harness.as(lab, "POST", "/api/v1/sync/heartbeat", map[string]any{"server_code": "LAB-A", "npsn": npsnB}).expectError(400, "INVALID_JSON")
-		h.req("POST", "/api/v1/auth/login", map[string]any{"username": adminUser, "password": adminPassword, "role": "SUPER_ADMIN"}).
-			expectError(400, "INVALID_JSON")
-		req := validLicenseReq(npsnA, "HW-X")
+		lab := h.NewLabServer("LAB-A", httpapitest.NPSNA)
+		h.Harness.As(lab, "POST", "/api/v1/sync/heartbeat", map[string]any{"server_code": "LAB-A", "npsn": httpapitest.NPSNB}).ExpectError(400, "INVALID_JSON")
+		h.Req("POST", "/api/v1/auth/login", map[string]any{"username": httpapitest.AdminUser, "password": httpapitest.AdminPassword, "role": "SUPER_ADMIN"}).
+			ExpectError(400, "INVALID_JSON")
+		req := httpapitest.ValidLicenseReq(httpapitest.NPSNA, "HW-X")
 		body, _ := json.Marshal(req)
-		h.op("POST", "/api/v1/licenses/generate", strings.TrimSuffix(string(body), "}")+`,"license_id":"chosen","revoked":false}`,
-			"Content-Type", "application/json").expectError(400, "INVALID_JSON")
+		h.Op("POST", "/api/v1/licenses/generate", strings.TrimSuffix(string(body), "}")+`,"license_id":"chosen","revoked":false}`,
+			"Content-Type", "application/json").ExpectError(400, "INVALID_JSON")
 	})
 }
 
@@ -93,39 +94,39 @@ func TestSecurityMassAssignment(t *testing.T) {
 // server (and through it a student) ever receives of an exam.
 func TestSecurityNoSecretsInResponses(t *testing.T) {
 	forEachSecStore(t, func(t *testing.T, h *secHarness) {
-		students := h.importStudents(npsnA, "Ani Lestari", "Budi Santoso")
-		examID := h.createExam(npsnA)
-		lab := h.newLabServer("LAB-A", npsnA)
-		dirKey, _ := h.newAPIKey("sis")
-		u := h.newLinkUser("alice", 1000)
-		h.op("PUT", "/api/v1/admin/link-users/"+strconv.FormatInt(u.id, 10)+"/password", map[string]any{"password": "a-long-link-password"}).expect(200)
-		h.as(u, "POST", "/api/url/add", map[string]any{"url": "https://example.com", "password": "link-password-1"}).expectOK()
-		owner := h.orderingLogin("08110000001", secOwnerNumber)
-		h.orderingLogin("6281234567891", "6281234567891")
+		students := h.ImportStudents(httpapitest.NPSNA, "Ani Lestari", "Budi Santoso")
+		examID := h.CreateExam(httpapitest.NPSNA)
+		lab := h.NewLabServer("LAB-A", httpapitest.NPSNA)
+		dirKey, _ := h.NewAPIKey("sis")
+		u := h.NewLinkUser("alice", 1000)
+		h.Op("PUT", "/api/v1/admin/link-users/"+strconv.FormatInt(u.ID, 10)+"/password", map[string]any{"password": "a-long-link-password"}).Expect(200)
+		h.As(u, "POST", "/api/url/add", map[string]any{"url": "https://example.com", "password": "link-password-1"}).ExpectOK()
+		owner := h.OrderingLogin("08110000001", secOwnerNumber)
+		h.OrderingLogin("6281234567891", "6281234567891")
 		start := h.scan.seen
 
-		h.req("POST", "/api/v1/auth/login", map[string]string{"username": adminUser, "password": adminPassword}).expect(200)
-		h.op("GET", "/api/v1/auth/me", nil).expect(200)
-		h.op("GET", "/api/v1/admin/link-users", nil).expect(200)
-		h.op("GET", "/api/v1/admin/api-keys", nil).expect(200)
-		h.op("GET", "/api/v1/admin/servers", nil).expect(200)
-		h.op("GET", "/api/v1/licenses", nil).expect(200)
-		h.op("GET", "/api/v1/admin/ordering/users", nil).expect(200)
-		h.as(u, "GET", "/api/account", nil).expect(200)
-		h.as(u, "GET", "/api/urls", nil).expectList("urls")
-		h.req("GET", "/api/v1/members?per_page=100", nil, "X-API-Key", dirKey).expect(200)
-		h.req("GET", "/api/v1/members/lookup?id="+students["ani.lestari"], nil, "X-API-Key", dirKey).expect(200)
-		h.req("GET", "/api/users", nil, bearer(owner)...).expect(200)
-		h.req("GET", "/api/auth/me", nil, bearer(owner)...).expect(200)
-		h.req("GET", "/api/v1/licenses/public-key", nil).expect(200)
+		h.Req("POST", "/api/v1/auth/login", map[string]string{"username": httpapitest.AdminUser, "password": httpapitest.AdminPassword}).Expect(200)
+		h.Op("GET", "/api/v1/auth/me", nil).Expect(200)
+		h.Op("GET", "/api/v1/admin/link-users", nil).Expect(200)
+		h.Op("GET", "/api/v1/admin/api-keys", nil).Expect(200)
+		h.Op("GET", "/api/v1/admin/servers", nil).Expect(200)
+		h.Op("GET", "/api/v1/licenses", nil).Expect(200)
+		h.Op("GET", "/api/v1/admin/ordering/users", nil).Expect(200)
+		h.As(u, "GET", "/api/account", nil).Expect(200)
+		h.As(u, "GET", "/api/urls", nil).ExpectList("urls")
+		h.Req("GET", "/api/v1/members?per_page=100", nil, "X-API-Key", dirKey).Expect(200)
+		h.Req("GET", "/api/v1/members/lookup?id="+students["ani.lestari"], nil, "X-API-Key", dirKey).Expect(200)
+		h.Req("GET", "/api/users", nil, httpapitest.Bearer(owner)...).Expect(200)
+		h.Req("GET", "/api/auth/me", nil, httpapitest.Bearer(owner)...).Expect(200)
+		h.Req("GET", "/api/v1/licenses/public-key", nil).Expect(200)
 		if h.scan.seen-start != 14 {
 			t.Fatalf("the scanner saw %d responses, want 14", h.scan.seen-start)
 		}
 
 		// The package.
-		var p pullJSON
-		h.harness.as(lab, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-A", nil).expect(200).decode(&p)
-		dec, err := labwire.NewPackageDecrypter(bytes.NewReader(p.Package), lab.packageKey)
+		var p httpapitest.PullJSON
+		h.Harness.As(lab, "GET", "/api/v1/sync/pull-questions?serverCode=LAB-A", nil).Expect(200).Decode(&p)
+		dec, err := labwire.NewPackageDecrypter(bytes.NewReader(p.Package), lab.PackageKey)
 		if err != nil {
 			t.Fatalf("decrypter: %v", err)
 		}

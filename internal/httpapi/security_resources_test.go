@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/seedhq/portal/internal/httpapi/httpapitest"
 )
 
 // TestSecurityHugeBodies (OWASP API4, unrestricted resource consumption):
@@ -14,9 +16,9 @@ import (
 // limit).
 func TestSecurityHugeBodies(t *testing.T) {
 	forEachSecStore(t, func(t *testing.T, h *secHarness) {
-		lab := h.newLabServer("LAB-A", npsnA)
-		u := h.newLinkUser("alice", 1000)
-		customer := h.orderingLogin("6281234567891", "6281234567891")
+		lab := h.NewLabServer("LAB-A", httpapitest.NPSNA)
+		u := h.NewLinkUser("alice", 1000)
+		customer := h.OrderingLogin("6281234567891", "6281234567891")
 		big := `{"pad":"` + strings.Repeat("x", 2<<20) + `"}`
 		for _, rq := range []struct {
 			method, path string
@@ -24,20 +26,20 @@ func TestSecurityHugeBodies(t *testing.T) {
 		}{
 			{"POST", "/api/v1/auth/login", nil},
 			{"POST", "/api/v1/sync/verify-server", nil},
-			{"POST", "/api/v1/sync/heartbeat", bearer(lab.token)},
-			{"POST", "/api/v1/licenses/generate", bearer(h.operator())},
-			{"POST", "/api/v1/admin/api-keys", bearer(h.operator())},
-			{"POST", "/api/url/add", bearer(u.key)},
-			{"PUT", "/api/account/update", bearer(u.key)},
-			{"POST", "/api/qr/add", bearer(u.key)},
+			{"POST", "/api/v1/sync/heartbeat", httpapitest.Bearer(lab.Token)},
+			{"POST", "/api/v1/licenses/generate", httpapitest.Bearer(h.Operator())},
+			{"POST", "/api/v1/admin/api-keys", httpapitest.Bearer(h.Operator())},
+			{"POST", "/api/url/add", httpapitest.Bearer(u.Key)},
+			{"PUT", "/api/account/update", httpapitest.Bearer(u.Key)},
+			{"POST", "/api/qr/add", httpapitest.Bearer(u.Key)},
 			{"POST", "/api/auth/login", nil},
 			{"POST", "/api/auth/gateway-webhook", nil},
 			{"POST", "/api/payments/provider-webhook", nil},
-			{"POST", "/api/orders", bearer(customer)},
+			{"POST", "/api/orders", httpapitest.Bearer(customer)},
 		} {
-			r := h.req(rq.method, rq.path, big, append([]string{"Content-Type", "application/json"}, rq.hdr...)...)
-			if r.status != 413 || !strings.Contains(string(r.body), "BODY_TOO_LARGE") {
-				t.Errorf("%s %s with 2 MiB: %d %.200s, want 413 BODY_TOO_LARGE", rq.method, rq.path, r.status, r.body)
+			r := h.Req(rq.method, rq.path, big, append([]string{"Content-Type", "application/json"}, rq.hdr...)...)
+			if r.Status != 413 || !strings.Contains(string(r.Body), "BODY_TOO_LARGE") {
+				t.Errorf("%s %s with 2 MiB: %d %.200s, want 413 BODY_TOO_LARGE", rq.method, rq.path, r.Status, r.Body)
 			}
 		}
 	})
@@ -48,8 +50,8 @@ func TestSecurityHugeBodies(t *testing.T) {
 // and on an unknown one, and the portal keeps serving.
 func TestSecurityDeepJSON(t *testing.T) {
 	forEachSecStore(t, func(t *testing.T, h *secHarness) {
-		u := h.newLinkUser("alice", 1000)
-		customer := h.orderingLogin("6281234567891", "6281234567891")
+		u := h.NewLinkUser("alice", 1000)
+		customer := h.OrderingLogin("6281234567891", "6281234567891")
 		const depth = 100_000
 		deep := strings.Repeat("[", depth) + strings.Repeat("]", depth)
 		deepObj := strings.Repeat(`{"a":`, depth/5) + "1" + strings.Repeat("}", depth/5)
@@ -58,12 +60,12 @@ func TestSecurityDeepJSON(t *testing.T) {
 			hdr                 []string
 		}{
 			{"POST", "/api/v1/auth/login", "username", nil},
-			{"POST", "/api/v1/licenses/generate", "npsn", bearer(h.operator())},
-			{"POST", "/api/v1/admin/exams", "questions", bearer(h.operator())},
-			{"POST", "/api/url/add", "url", bearer(u.key)},
-			{"POST", "/api/qr/add", "data", bearer(u.key)},
+			{"POST", "/api/v1/licenses/generate", "npsn", httpapitest.Bearer(h.Operator())},
+			{"POST", "/api/v1/admin/exams", "questions", httpapitest.Bearer(h.Operator())},
+			{"POST", "/api/url/add", "url", httpapitest.Bearer(u.Key)},
+			{"POST", "/api/qr/add", "data", httpapitest.Bearer(u.Key)},
 			{"POST", "/api/auth/login", "messengerNumber", nil},
-			{"POST", "/api/orders", "items", bearer(customer)},
+			{"POST", "/api/orders", "items", httpapitest.Bearer(customer)},
 		} {
 			for _, body := range []string{
 				`{"` + rq.field + `":` + deep + `}`,
@@ -71,13 +73,13 @@ func TestSecurityDeepJSON(t *testing.T) {
 				`{"unknown":` + deep + `}`,
 				deep,
 			} {
-				r := h.req(rq.method, rq.path, body, append([]string{"Content-Type", "application/json"}, rq.hdr...)...)
-				if r.status != 400 {
-					t.Errorf("%s %s with %d-deep JSON: %d %.200s, want 400", rq.method, rq.path, depth, r.status, r.body)
+				r := h.Req(rq.method, rq.path, body, append([]string{"Content-Type", "application/json"}, rq.hdr...)...)
+				if r.Status != 400 {
+					t.Errorf("%s %s with %d-deep JSON: %d %.200s, want 400", rq.method, rq.path, depth, r.Status, r.Body)
 				}
 			}
 		}
-		h.req("GET", "/healthz", nil).expect(200)
+		h.Req("GET", "/healthz", nil).Expect(200)
 	})
 }
 
@@ -87,15 +89,17 @@ func TestSecurityDeepJSON(t *testing.T) {
 // bounded by what they list (docs/security.md).
 func TestSecurityPageSizes(t *testing.T) {
 	forEachSecStore(t, func(t *testing.T, h *secHarness) {
-		u := h.newLinkUser("alice", 1000)
-		owner := h.orderingLogin("08110000001", secOwnerNumber)
-		dirKey, _ := h.newAPIKey("sis")
-		examID := h.createExam(npsnA)
-		type call func(q string) *response
+		u := h.NewLinkUser("alice", 1000)
+		owner := h.OrderingLogin("08110000001", secOwnerNumber)
+		dirKey, _ := h.NewAPIKey("sis")
+		examID := h.CreateExam(httpapitest.NPSNA)
+		type call func(q string) *httpapitest.Response
 		linkList := func(path string) call {
-			return func(q string) *response { return h.as(u, "GET", path+"?"+q, nil) }
+			return func(q string) *httpapitest.Response { return h.As(u, "GET", path+"?"+q, nil) }
 		}
-		op := func(path string) call { return func(q string) *response { return h.op("GET", path+"?"+q, nil) } }
+		op := func(path string) call {
+			return func(q string) *httpapitest.Response { return h.Op("GET", path+"?"+q, nil) }
+		}
 		for _, c := range []struct {
 			name       string
 			call       call
@@ -106,29 +110,33 @@ func TestSecurityPageSizes(t *testing.T) {
 			{"domains", linkList("/api/domains"), "limit", "page", 1000},
 			{"campaigns", linkList("/api/campaigns"), "limit", "page", 1000},
 			{"qr", linkList("/api/qr"), "limit", "page", 1000},
-			{"members", func(q string) *response { return h.req("GET", "/api/v1/members?"+q, nil, "X-API-Key", dirKey) }, "per_page", "page", 100},
+			{"members", func(q string) *httpapitest.Response {
+				return h.Req("GET", "/api/v1/members?"+q, nil, "X-API-Key", dirKey)
+			}, "per_page", "page", 100},
 			{"answers", op("/api/v1/admin/exams/" + examID + "/answers"), "per_page", "page", 1000},
 			{"sync logs", op("/api/v1/admin/sync-logs"), "limit", "", 1000},
-			{"messages", func(q string) *response { return h.req("GET", "/api/gateway/messages?"+q, nil, bearer(owner)...) }, "limit", "", 1000},
+			{"messages", func(q string) *httpapitest.Response {
+				return h.Req("GET", "/api/gateway/messages?"+q, nil, httpapitest.Bearer(owner)...)
+			}, "limit", "", 1000},
 		} {
 			bad := []string{"0", "-1", "1001000", "99999999999999999999", "1e3", "abc", "1;DROP TABLE x", strings.Repeat("9", 400)}
 			for _, v := range append(bad, strconv.Itoa(c.max+1)) {
-				if r := c.call(c.size + "=" + url.QueryEscape(v)); r.status != 400 {
-					t.Errorf("%s: %s=%s: %d %.200s, want 400", c.name, c.size, v, r.status, r.body)
+				if r := c.call(c.size + "=" + url.QueryEscape(v)); r.Status != 400 {
+					t.Errorf("%s: %s=%s: %d %.200s, want 400", c.name, c.size, v, r.Status, r.Body)
 				}
 			}
-			if r := c.call(c.size + "=" + strconv.Itoa(c.max)); r.status != 200 {
-				t.Errorf("%s: %s=%d: %d %.200s, want 200", c.name, c.size, c.max, r.status, r.body)
+			if r := c.call(c.size + "=" + strconv.Itoa(c.max)); r.Status != 200 {
+				t.Errorf("%s: %s=%d: %d %.200s, want 200", c.name, c.size, c.max, r.Status, r.Body)
 			}
 			if c.page != "" {
 				for _, v := range []string{"0", "-5", "99999999999999999999", "x"} {
-					if r := c.call(c.page + "=" + url.QueryEscape(v)); r.status != 400 {
-						t.Errorf("%s: %s=%s: %d %.200s, want 400", c.name, c.page, v, r.status, r.body)
+					if r := c.call(c.page + "=" + url.QueryEscape(v)); r.Status != 400 {
+						t.Errorf("%s: %s=%s: %d %.200s, want 400", c.name, c.page, v, r.Status, r.Body)
 					}
 				}
 				// A far page is an empty page, not an error or a scan.
-				if r := c.call(c.page + "=1000000"); r.status != 200 {
-					t.Errorf("%s: page 1000000: %d %.200s", c.name, r.status, r.body)
+				if r := c.call(c.page + "=1000000"); r.Status != 200 {
+					t.Errorf("%s: page 1000000: %d %.200s", c.name, r.Status, r.Body)
 				}
 			}
 		}

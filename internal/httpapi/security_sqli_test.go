@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/seedhq/portal/internal/httpapi/httpapitest"
 )
 
 // sqlPayloads are values of search, filter, sort and id parameters that
@@ -22,39 +24,39 @@ var sqlPayloads = []string{
 // a search matches nothing (the payload is a literal), and afterwards every
 // record is still there and every list still answers.
 func TestSecuritySQLInjection(t *testing.T) {
-	for _, so := range storeOpeners() {
-		if so.name != "postgres" {
+	for _, so := range httpapitest.StoreOpeners() {
+		if so.Name != "postgres" {
 			continue
 		}
-		t.Run(so.name, func(t *testing.T) {
-			h := newSecHarness(t, so.open)
-			students := h.importStudents(npsnA, "Ani Lestari", "Budi Santoso")
-			examID := h.createExam(npsnA)
-			lab := h.newLabServer("LAB-A", npsnA)
+		t.Run(so.Name, func(t *testing.T) {
+			h := newSecHarness(t, so.Open)
+			students := h.ImportStudents(httpapitest.NPSNA, "Ani Lestari", "Budi Santoso")
+			examID := h.CreateExam(httpapitest.NPSNA)
+			lab := h.NewLabServer("LAB-A", httpapitest.NPSNA)
 			_ = lab
-			dirKey, _ := h.newAPIKey("sis")
-			u := h.newLinkUser("alice", 1000)
-			h.addLink(u, map[string]any{"url": "https://example.com", "custom": "alias1"})
-			owner := h.orderingLogin("08110000001", secOwnerNumber)
-			customer := h.orderingLogin("6281234567891", "6281234567891")
+			dirKey, _ := h.NewAPIKey("sis")
+			u := h.NewLinkUser("alice", 1000)
+			h.AddLink(u, map[string]any{"url": "https://example.com", "custom": "alias1"})
+			owner := h.OrderingLogin("08110000001", secOwnerNumber)
+			customer := h.OrderingLogin("6281234567891", "6281234567891")
 			orderID, _, _ := h.secOrder(owner, customer)
 
 			snapshot := func() string {
 				t.Helper()
 				var parts []string
-				for _, r := range []*response{
-					h.req("GET", "/api/v1/members?per_page=100", nil, "X-API-Key", dirKey).expect(200),
-					h.op("GET", "/api/v1/admin/exams", nil).expect(200),
-					h.op("GET", "/api/v1/licenses", nil).expect(200),
-					h.op("GET", "/api/v1/admin/servers", nil).expect(200),
-					h.op("GET", "/api/v1/admin/api-keys", nil).expect(200),
-					h.op("GET", "/api/v1/admin/link-users", nil).expect(200),
-					h.as(u, "GET", "/api/urls", nil).expect(200),
-					h.req("GET", "/api/orders", nil, bearer(customer)...).expect(200),
-					h.req("GET", "/api/users", nil, bearer(owner)...).expect(200),
-					h.req("GET", "/api/menu", nil, bearer(owner)...).expect(200),
+				for _, r := range []*httpapitest.Response{
+					h.Req("GET", "/api/v1/members?per_page=100", nil, "X-API-Key", dirKey).Expect(200),
+					h.Op("GET", "/api/v1/admin/exams", nil).Expect(200),
+					h.Op("GET", "/api/v1/licenses", nil).Expect(200),
+					h.Op("GET", "/api/v1/admin/servers", nil).Expect(200),
+					h.Op("GET", "/api/v1/admin/api-keys", nil).Expect(200),
+					h.Op("GET", "/api/v1/admin/link-users", nil).Expect(200),
+					h.As(u, "GET", "/api/urls", nil).Expect(200),
+					h.Req("GET", "/api/orders", nil, httpapitest.Bearer(customer)...).Expect(200),
+					h.Req("GET", "/api/users", nil, httpapitest.Bearer(owner)...).Expect(200),
+					h.Req("GET", "/api/menu", nil, httpapitest.Bearer(owner)...).Expect(200),
 				} {
-					parts = append(parts, string(r.body))
+					parts = append(parts, string(r.Body))
 				}
 				return strings.Join(parts, "\n")
 			}
@@ -65,72 +67,90 @@ func TestSecuritySQLInjection(t *testing.T) {
 			for _, v := range sqlPayloads {
 				calls := []struct {
 					name string
-					r    func() *response
+					r    func() *httpapitest.Response
 				}{
-					{"members search", func() *response {
-						return h.req("GET", "/api/v1/members?search="+q(v), nil, "X-API-Key", dirKey)
+					{"members search", func() *httpapitest.Response {
+						return h.Req("GET", "/api/v1/members?search="+q(v), nil, "X-API-Key", dirKey)
 					}},
-					{"members role", func() *response { return h.req("GET", "/api/v1/members?role="+q(v), nil, "X-API-Key", dirKey) }},
-					{"members kelas", func() *response { return h.req("GET", "/api/v1/members?kelas="+q(v), nil, "X-API-Key", dirKey) }},
-					{"exams npsn", func() *response { return h.op("GET", "/api/v1/admin/exams?npsn="+q(v), nil) }},
-					{"monitors", func() *response { return h.op("GET", "/api/v1/admin/monitors?npsn="+q(v)+"&status="+q(v), nil) }},
-					{"sync-logs npsn", func() *response { return h.op("GET", "/api/v1/admin/sync-logs?npsn="+q(v), nil) }},
-					{"sync-logs server", func() *response { return h.op("GET", "/api/v1/admin/sync-logs?server_code="+q(v), nil) }},
-					{"sync-logs status", func() *response { return h.op("GET", "/api/v1/admin/sync-logs?status="+q(v), nil) }},
-					{"servers npsn", func() *response { return h.op("GET", "/api/v1/admin/servers?npsn="+q(v), nil) }},
-					{"licences npsn", func() *response { return h.op("GET", "/api/v1/licenses?npsn="+q(v), nil) }},
-					{"login cards", func() *response { return h.op("GET", "/api/v1/admin/login-cards?npsn="+q(v), nil) }},
-					{"exam id", func() *response { return h.op("GET", "/api/v1/admin/exams/"+p(v), nil) }},
-					{"results", func() *response { return h.op("GET", "/api/v1/admin/exams/"+p(v)+"/results", nil) }},
-					{"answer sheet", func() *response { return h.op("GET", "/api/v1/admin/exams/"+examID+"/results/"+p(v), nil) }},
-					{"answers filter", func() *response {
-						return h.op("GET", "/api/v1/admin/exams/"+examID+"/answers?member_id="+q(v)+"&npsn="+q(v), nil)
+					{"members role", func() *httpapitest.Response {
+						return h.Req("GET", "/api/v1/members?role="+q(v), nil, "X-API-Key", dirKey)
 					}},
-					{"revoke licence", func() *response { return h.op("POST", "/api/v1/licenses/"+p(v)+"/revoke", nil) }},
-					{"reset server", func() *response { return h.op("DELETE", "/api/v1/admin/servers/"+p(v), nil) }},
-					{"reset password", func() *response {
-						return h.op("POST", "/api/v1/admin/members/"+p(v)+"/reset-exam-password", nil)
+					{"members kelas", func() *httpapitest.Response {
+						return h.Req("GET", "/api/v1/members?kelas="+q(v), nil, "X-API-Key", dirKey)
 					}},
-					{"revoke api key", func() *response { return h.op("DELETE", "/api/v1/admin/api-keys/"+p(v), nil) }},
-					{"links order", func() *response { return h.as(u, "GET", "/api/urls?order="+q(v), nil) }},
-					{"link id", func() *response { return h.as(u, "GET", "/api/url/"+p(v), nil) }},
-					{"ledger", func() *response { return h.req("GET", "/api/ledger?from="+q(v)+"&to="+q(v), nil, bearer(owner)...) }},
-					{"admin ledger", func() *response { return h.op("GET", "/api/v1/admin/ordering/ledger?from="+q(v)+"&to="+q(v), nil) }},
-					{"poll token", func() *response { return h.req("GET", "/api/auth/poll-status?token="+q(v), nil) }},
-					{"order id", func() *response { return h.req("GET", "/api/orders/"+p(v), nil, bearer(customer)...) }},
-					{"proof id", func() *response { return h.req("GET", "/api/payments/"+p(v)+"/proof", nil, bearer(owner)...) }},
-					{"ban id", func() *response { return h.req("POST", "/api/bans/"+p(v)+"/lift", nil, bearer(owner)...) }},
-					{"user id", func() *response {
-						return h.req("PUT", "/api/users/"+p(v)+"/role", map[string]any{"role": "STAFF"}, bearer(owner)...)
+					{"exams npsn", func() *httpapitest.Response { return h.Op("GET", "/api/v1/admin/exams?npsn="+q(v), nil) }},
+					{"monitors", func() *httpapitest.Response {
+						return h.Op("GET", "/api/v1/admin/monitors?npsn="+q(v)+"&status="+q(v), nil)
 					}},
-					{"menu item id", func() *response {
-						return h.req("PUT", "/api/menu/items/"+p(v), map[string]any{"name": "x"}, bearer(owner)...)
+					{"sync-logs npsn", func() *httpapitest.Response { return h.Op("GET", "/api/v1/admin/sync-logs?npsn="+q(v), nil) }},
+					{"sync-logs server", func() *httpapitest.Response { return h.Op("GET", "/api/v1/admin/sync-logs?server_code="+q(v), nil) }},
+					{"sync-logs status", func() *httpapitest.Response { return h.Op("GET", "/api/v1/admin/sync-logs?status="+q(v), nil) }},
+					{"servers npsn", func() *httpapitest.Response { return h.Op("GET", "/api/v1/admin/servers?npsn="+q(v), nil) }},
+					{"licences npsn", func() *httpapitest.Response { return h.Op("GET", "/api/v1/licenses?npsn="+q(v), nil) }},
+					{"login cards", func() *httpapitest.Response { return h.Op("GET", "/api/v1/admin/login-cards?npsn="+q(v), nil) }},
+					{"exam id", func() *httpapitest.Response { return h.Op("GET", "/api/v1/admin/exams/"+p(v), nil) }},
+					{"results", func() *httpapitest.Response { return h.Op("GET", "/api/v1/admin/exams/"+p(v)+"/results", nil) }},
+					{"answer sheet", func() *httpapitest.Response { return h.Op("GET", "/api/v1/admin/exams/"+examID+"/results/"+p(v), nil) }},
+					{"answers filter", func() *httpapitest.Response {
+						return h.Op("GET", "/api/v1/admin/exams/"+examID+"/answers?member_id="+q(v)+"&npsn="+q(v), nil)
 					}},
-					{"category id", func() *response { return h.req("DELETE", "/api/menu/categories/"+p(v), nil, bearer(owner)...) }},
+					{"revoke licence", func() *httpapitest.Response { return h.Op("POST", "/api/v1/licenses/"+p(v)+"/revoke", nil) }},
+					{"reset server", func() *httpapitest.Response { return h.Op("DELETE", "/api/v1/admin/servers/"+p(v), nil) }},
+					{"reset password", func() *httpapitest.Response {
+						return h.Op("POST", "/api/v1/admin/members/"+p(v)+"/reset-exam-password", nil)
+					}},
+					{"revoke api key", func() *httpapitest.Response { return h.Op("DELETE", "/api/v1/admin/api-keys/"+p(v), nil) }},
+					{"links order", func() *httpapitest.Response { return h.As(u, "GET", "/api/urls?order="+q(v), nil) }},
+					{"link id", func() *httpapitest.Response { return h.As(u, "GET", "/api/url/"+p(v), nil) }},
+					{"ledger", func() *httpapitest.Response {
+						return h.Req("GET", "/api/ledger?from="+q(v)+"&to="+q(v), nil, httpapitest.Bearer(owner)...)
+					}},
+					{"admin ledger", func() *httpapitest.Response {
+						return h.Op("GET", "/api/v1/admin/ordering/ledger?from="+q(v)+"&to="+q(v), nil)
+					}},
+					{"poll token", func() *httpapitest.Response { return h.Req("GET", "/api/auth/poll-status?token="+q(v), nil) }},
+					{"order id", func() *httpapitest.Response {
+						return h.Req("GET", "/api/orders/"+p(v), nil, httpapitest.Bearer(customer)...)
+					}},
+					{"proof id", func() *httpapitest.Response {
+						return h.Req("GET", "/api/payments/"+p(v)+"/proof", nil, httpapitest.Bearer(owner)...)
+					}},
+					{"ban id", func() *httpapitest.Response {
+						return h.Req("POST", "/api/bans/"+p(v)+"/lift", nil, httpapitest.Bearer(owner)...)
+					}},
+					{"user id", func() *httpapitest.Response {
+						return h.Req("PUT", "/api/users/"+p(v)+"/role", map[string]any{"role": "STAFF"}, httpapitest.Bearer(owner)...)
+					}},
+					{"menu item id", func() *httpapitest.Response {
+						return h.Req("PUT", "/api/menu/items/"+p(v), map[string]any{"name": "x"}, httpapitest.Bearer(owner)...)
+					}},
+					{"category id", func() *httpapitest.Response {
+						return h.Req("DELETE", "/api/menu/categories/"+p(v), nil, httpapitest.Bearer(owner)...)
+					}},
 				}
 				for _, fld := range []string{"id", "username", "email", "dapodik_id", "nisn", "nip", "nik"} {
 					calls = append(calls, struct {
 						name string
-						r    func() *response
-					}{"lookup " + fld, func() *response {
-						return h.req("GET", "/api/v1/members/lookup?"+fld+"="+q(v), nil, "X-API-Key", dirKey)
+						r    func() *httpapitest.Response
+					}{"lookup " + fld, func() *httpapitest.Response {
+						return h.Req("GET", "/api/v1/members/lookup?"+fld+"="+q(v), nil, "X-API-Key", dirKey)
 					}})
 				}
 				for _, c := range calls {
 					r := c.r()
-					switch r.status {
+					switch r.Status {
 					case 200, 400, 404:
 					default:
-						t.Errorf("%s with %q: %d %.300s, want 200, 400 or 404", c.name, v, r.status, r.body)
+						t.Errorf("%s with %q: %d %.300s, want 200, 400 or 404", c.name, v, r.Status, r.Body)
 						continue
 					}
-					if r.status != 200 {
+					if r.Status != 200 {
 						continue
 					}
 					switch {
 					case c.name == "members search" || c.name == "members role" || c.name == "members kelas":
 						var m struct{ Data []any }
-						json.Unmarshal(r.body, &m)
+						json.Unmarshal(r.Body, &m)
 						if len(m.Data) != 0 && v != "%" && v != "_" && v != "$1" {
 							t.Errorf("%s with %q matched %d members", c.name, v, len(m.Data))
 						}
@@ -139,7 +159,7 @@ func TestSecuritySQLInjection(t *testing.T) {
 						}
 					case strings.HasPrefix(c.name, "lookup "):
 						var m struct{ Found bool }
-						json.Unmarshal(r.body, &m)
+						json.Unmarshal(r.Body, &m)
 						if m.Found {
 							t.Errorf("%s with %q found a member", c.name, v)
 						}
@@ -150,8 +170,8 @@ func TestSecuritySQLInjection(t *testing.T) {
 				t.Errorf("records changed by the payloads:\nbefore %s\nafter  %s", before, after)
 			}
 			var o struct{ Order struct{ ID string } }
-			h.req("GET", "/api/orders/"+orderID, nil, bearer(customer)...).expect(200).decode(&o)
-			h.op("GET", "/api/v1/admin/exams/"+examID+"/results/"+students["ani.lestari"], nil).expect(200)
+			h.Req("GET", "/api/orders/"+orderID, nil, httpapitest.Bearer(customer)...).Expect(200).Decode(&o)
+			h.Op("GET", "/api/v1/admin/exams/"+examID+"/results/"+students["ani.lestari"], nil).Expect(200)
 		})
 	}
 }
@@ -165,53 +185,59 @@ func TestSecuritySQLInjection(t *testing.T) {
 // envelope, and nothing is written; bbolt keeps such text as given.
 func TestSecurityNULText(t *testing.T) {
 	forEachSecStore(t, func(t *testing.T, h *secHarness) {
-		u := h.newLinkUser("alice", 1000)
-		owner := h.orderingLogin("08110000001", secOwnerNumber)
-		dirKey, _ := h.newAPIKey("sis")
+		u := h.NewLinkUser("alice", 1000)
+		owner := h.OrderingLogin("08110000001", secOwnerNumber)
+		dirKey, _ := h.NewAPIKey("sis")
 		pg := strings.HasSuffix(t.Name(), "/postgres")
 		for _, c := range []struct {
 			name string
 			link bool
-			r    func() *response
+			r    func() *httpapitest.Response
 		}{
-			{"operator sign-in", false, func() *response {
-				return h.req("POST", "/api/v1/auth/login", `{"username":"a\u0000b","password":"x"}`, "Content-Type", "application/json")
+			{"operator sign-in", false, func() *httpapitest.Response {
+				return h.Req("POST", "/api/v1/auth/login", `{"username":"a\u0000b","password":"x"}`, "Content-Type", "application/json")
 			}},
-			{"api key name", false, func() *response { return h.op("POST", "/api/v1/admin/api-keys", `{"name":"a\u0000b"}`) }},
-			{"member import", false, func() *response {
-				return h.op("POST", "/api/v1/admin/members/import", `{"members":[{"npsn":"20100001","nama":"a\u0000b","nisn":"0000000009"}]}`)
+			{"api key name", false, func() *httpapitest.Response { return h.Op("POST", "/api/v1/admin/api-keys", `{"name":"a\u0000b"}`) }},
+			{"member import", false, func() *httpapitest.Response {
+				return h.Op("POST", "/api/v1/admin/members/import", `{"members":[{"npsn":"20100001","nama":"a\u0000b","nisn":"0000000009"}]}`)
 			}},
-			{"member search", false, func() *response { return h.req("GET", "/api/v1/members?search=a%00b", nil, "X-API-Key", dirKey) }},
-			{"member lookup", false, func() *response { return h.req("GET", "/api/v1/members/lookup?nisn=%FF", nil, "X-API-Key", dirKey) }},
-			{"licences filter", false, func() *response { return h.op("GET", "/api/v1/licenses?npsn=%00", nil) }},
-			{"menu category", false, func() *response {
-				return h.req("POST", "/api/menu/categories", `{"name":"a\u0000b"}`, bearer(owner)...)
+			{"member search", false, func() *httpapitest.Response {
+				return h.Req("GET", "/api/v1/members?search=a%00b", nil, "X-API-Key", dirKey)
 			}},
-			{"order id", false, func() *response { return h.req("GET", "/api/orders/a%00b", nil, bearer(owner)...) }},
-			{"campaign name", true, func() *response { return h.as(u, "POST", "/api/campaign/add", `{"name":"a\u0000b"}`) }},
-			{"link title", true, func() *response {
-				return h.as(u, "POST", "/api/url/add", `{"url":"https://example.com","title":"a\u0000b"}`)
+			{"member lookup", false, func() *httpapitest.Response {
+				return h.Req("GET", "/api/v1/members/lookup?nisn=%FF", nil, "X-API-Key", dirKey)
+			}},
+			{"licences filter", false, func() *httpapitest.Response { return h.Op("GET", "/api/v1/licenses?npsn=%00", nil) }},
+			{"menu category", false, func() *httpapitest.Response {
+				return h.Req("POST", "/api/menu/categories", `{"name":"a\u0000b"}`, httpapitest.Bearer(owner)...)
+			}},
+			{"order id", false, func() *httpapitest.Response {
+				return h.Req("GET", "/api/orders/a%00b", nil, httpapitest.Bearer(owner)...)
+			}},
+			{"campaign name", true, func() *httpapitest.Response { return h.As(u, "POST", "/api/campaign/add", `{"name":"a\u0000b"}`) }},
+			{"link title", true, func() *httpapitest.Response {
+				return h.As(u, "POST", "/api/url/add", `{"url":"https://example.com","title":"a\u0000b"}`)
 			}},
 		} {
 			r := c.r()
-			if r.status >= 500 {
-				t.Errorf("%s: %d %s, want no server error", c.name, r.status, r.body)
+			if r.Status >= 500 {
+				t.Errorf("%s: %d %s, want no server error", c.name, r.Status, r.Body)
 				continue
 			}
 			if !pg {
 				continue // bbolt keeps the text as given
 			}
 			if c.link {
-				r.expectLinkError(400)
-				if !strings.Contains(string(r.body), `"code":"INVALID_TEXT"`) {
-					t.Errorf("%s: %s, want INVALID_TEXT", c.name, r.body)
+				r.ExpectLinkError(400)
+				if !strings.Contains(string(r.Body), `"code":"INVALID_TEXT"`) {
+					t.Errorf("%s: %s, want INVALID_TEXT", c.name, r.Body)
 				}
 			} else {
-				r.expectError(400, "INVALID_TEXT")
+				r.ExpectError(400, "INVALID_TEXT")
 			}
 		}
-		if strings.Contains(h.logs.String(), "internal error") {
-			t.Errorf("the portal logged internal errors:\n%s", h.logs.String())
+		if strings.Contains(h.Logs.String(), "internal error") {
+			t.Errorf("the portal logged internal errors:\n%s", h.Logs.String())
 		}
 	})
 }

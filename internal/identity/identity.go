@@ -29,6 +29,10 @@ var (
 	ErrUnauthorized       = apperr.New(apperr.Unauthorized, "UNAUTHORIZED", "missing or invalid credentials")
 	ErrTokenExpired       = apperr.New(apperr.Unauthorized, "TOKEN_EXPIRED", "the token has expired; sign in again")
 	ErrTooManyAttempts    = apperr.New(apperr.RateLimited, "TOO_MANY_ATTEMPTS", "too many failed sign-ins from this address; try again later")
+	// ErrGraderForbidden refuses a grader (RoleGrader) outside the grading
+	// of the exams assigned to it.
+	ErrGraderForbidden = apperr.New(apperr.Forbidden, "GRADER_FORBIDDEN",
+		"a grader may only grade the essays of the exams assigned to it")
 )
 
 // Config tunes a Service. Zero values take the defaults documented per field.

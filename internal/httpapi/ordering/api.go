@@ -41,11 +41,11 @@ type Options struct {
 	// counter orders, menu categories and items). Required.
 	Idempotency *idempotency.Keeper
 	// RequireOperator admits the portal's operators on the
-	// /api/v1/admin/ordering/* routes, answering the others itself; set by
-	// internal/httpapi, which owns the operators' authentication. Required.
+	// /api/v1/admin/ordering/* routes, answering the others itself
+	// (internal/httpapi/operator). Required.
 	RequireOperator func(http.Handler) http.Handler
 	// OperatorOnce honours Idempotency-Key on an operator's creating call
-	// (after RequireOperator); set by internal/httpapi. Required.
+	// (after RequireOperator). Required.
 	OperatorOnce func(http.Handler) http.Handler
 	// Logger receives internal errors. Nil discards.
 	Logger *slog.Logger

@@ -1,6 +1,7 @@
 package respond
 
 import (
+	"log/slog"
 	"net/http"
 	"strings"
 )
@@ -13,4 +14,14 @@ func BearerToken(r *http.Request) string {
 		return ""
 	}
 	return strings.TrimSpace(token)
+}
+
+// Unauthorized answers a failed bearer authentication with err (Error), and
+// with the WWW-Authenticate challenge of RFC 6750 when the request carried
+// no token.
+func Unauthorized(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	if BearerToken(r) == "" {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="portal"`)
+	}
+	Error(w, r, log, err)
 }

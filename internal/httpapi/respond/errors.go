@@ -117,6 +117,11 @@ func ByteSize(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
+// InvalidQuery returns a 400 INVALID_QUERY error.
+func InvalidQuery(format string, args ...any) error {
+	return apperr.Errorf(apperr.Invalid, CodeInvalidQuery, format, args...)
+}
+
 // InvalidJSON returns a 400 INVALID_JSON error.
 func InvalidJSON(format string, args ...any) error {
 	return apperr.Errorf(apperr.Invalid, CodeInvalidJSON, format, args...)
