@@ -29,9 +29,6 @@ func browseOperator(t *testing.T, kind string) {
 	if h1 := desk.text("h1"); h1 != "Fleet of lab servers" {
 		t.Fatalf("after sign-in the page says %q", h1)
 	}
-	if kind == "bolt" {
-		desk.shot("fleet")
-	}
 	desk.do("generate a licence",
 		chromedp.Navigate(p.srv.URL+"/console/licenses"),
 		chromedp.WaitVisible(chromedp.ID("npsn")),

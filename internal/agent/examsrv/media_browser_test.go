@@ -30,9 +30,6 @@ func TestBrowserMedia(t *testing.T) {
 			if n := p.count("#question-text b"); n != 0 {
 				t.Fatal("markup in the alt text became elements")
 			}
-			if width == 1280 {
-				p.shot("student-media")
-			}
 
 			listening := p.showQuestionWith("What did you hear")
 			if n := p.count("#question-text audio[controls]"); n != 0 {
@@ -41,9 +38,6 @@ func TestBrowserMedia(t *testing.T) {
 			note := func() string { return p.text("#question-text .play-note") }
 			if got := note(); !strings.Contains(got, "Sisa 2 dari 2") {
 				t.Fatalf("before any play: %q", got)
-			}
-			if width == 390 {
-				p.shot("student-listening-phone")
 			}
 			if width == 1024 {
 				// The text-size control: larger text and images, no
@@ -76,7 +70,6 @@ func TestBrowserMedia(t *testing.T) {
 			play()
 			p.waitTrue("no play left, the button aria-disabled",
 				`document.querySelector('#question-text .play-button').getAttribute('aria-disabled') === 'true' && document.querySelector('#question-text .play-note').textContent.indexOf('sudah diputar 2 kali') >= 0`)
-			p.shot("student-listening")
 			// The page's limit is the lab server's: a third play is refused.
 			status := p.eval("a third play", `(function(){var x=new XMLHttpRequest();x.open('POST','/api/student/exams/e1/plays/q2',false);`+
 				`x.setRequestHeader('Content-Type','application/json');x.send('{}');return String(x.status);})()`, false)

@@ -106,7 +106,6 @@ func TestBrowserRichContent(t *testing.T) {
 					if p.count("#question-text table td") != 4 || p.count("#question-text strong") != 1 {
 						t.Error("the table or the bold text is missing")
 					}
-					p.shot(map[int]string{1280: "student-rich-table", 390: "student-rich-phone"}[width])
 				case strings.Contains(text, "Bahasa Arab"):
 					seen["arabic"] = true
 					if got := p.eval("direction", `getComputedStyle(document.querySelector('#question-text p')).direction`, false); got != "rtl" {
