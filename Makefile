@@ -134,8 +134,12 @@ export PORTAL_TEST_BIN_DIR ?= $(CURDIR)/bin/testbin
 # the fuzz binaries, the Windows and arm64 ones): without DWARF, which only
 # a debugger reads (stack traces and race reports come from the binary's
 # own line tables), each links faster. A go build with -ldflags of its own
-# (the end-to-end binaries) is not affected.
-test compile test-norace test-windows test-arm64 fuzz-build fuzz fuzz-brief: export GOFLAGS := $(strip $(filter-out -ldflags=-w,$(shell $(GO) env GOFLAGS)) -ldflags=-w)
+# (the end-to-end binaries) is not affected. With -trimpath the build cache
+# keys leave out the checkout's directory: a fresh clone elsewhere (a CI
+# run) finds this module's packages compiled by the run before, instead of
+# compiling them all again for each configuration (stack traces then name
+# files by import path).
+test compile test-norace test-windows test-arm64 fuzz-build fuzz fuzz-brief: export GOFLAGS := $(strip $(filter-out -ldflags=-w -trimpath,$(shell $(GO) env GOFLAGS)) -trimpath -ldflags=-w)
 test: pgcheck ## every test with -race (PostgreSQL too when reachable), with lint, the race-free tests, fuzz-brief, test-windows and test-arm64 beside it
 	@mkdir -p bin/logs; rm -f bin/logs/lane-* bin/logs/race.time; TIMEFORMAT='%R %U %S'; start=$$SECONDS; \
 	lane() { \

@@ -11,12 +11,12 @@ package wine
 import (
 	"bytes"
 	"context"
+	"embed"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 )
@@ -81,19 +81,29 @@ func New(ctx context.Context, dir string) (*Prefix, error) {
 	return p, nil
 }
 
+// shim is the ProcessPrng shim's source, embedded so that the build does
+// not depend on where this file was compiled (make test builds with
+// -trimpath).
+//
+//go:embed shim/bcryptprimitives.c shim/bcryptprimitives.def
+var shim embed.FS
+
 // buildShim compiles shim/bcryptprimitives.c into the DLL out.
 func buildShim(ctx context.Context, out string) error {
-	_, self, _, ok := runtime.Caller(0)
-	if !ok {
-		return errors.New("wine: cannot find the shim's source")
-	}
-	src := filepath.Join(filepath.Dir(self), "shim")
 	gcc, err := exec.LookPath("x86_64-w64-mingw32-gcc")
 	if err != nil {
 		return errors.New("x86_64-w64-mingw32-gcc not found: install Debian's gcc-mingw-w64-x86-64")
 	}
+	src, err := os.MkdirTemp("", "wine-shim-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(src)
+	if err := os.CopyFS(src, shim); err != nil {
+		return fmt.Errorf("write the shim's source: %w", err)
+	}
 	cmd := exec.CommandContext(ctx, gcc, "-shared", "-O2", "-o", out,
-		filepath.Join(src, "bcryptprimitives.c"), filepath.Join(src, "bcryptprimitives.def"), "-ladvapi32")
+		filepath.Join(src, "shim", "bcryptprimitives.c"), filepath.Join(src, "shim", "bcryptprimitives.def"), "-ladvapi32")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("build the ProcessPrng shim: %w\n%s", err, b)
 	}
