@@ -1,0 +1,206 @@
+package exam
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/itemanalysis"
+)
+
+// AnalysisFilter narrows an exam's item analysis to some of its students;
+// empty fields match every student.
+type AnalysisFilter struct {
+	NPSN  string // the students of one school
+	Kelas string // the students of one class (within NPSN when it is set)
+}
+
+// AnalysedQuestion is a question of an item analysis, in the report's
+// order.
+type AnalysedQuestion struct {
+	Number   int // 1 for the exam's first question
+	Question Question
+}
+
+// SkippedQuestion is a question an item analysis leaves out, and why.
+type SkippedQuestion struct {
+	Number     int
+	QuestionID string
+	// Pending counts the answers still waiting for a grader: the question
+	// is analysed once every answer is graded. 0 for a question worth no
+	// points.
+	Pending int
+}
+
+// ItemAnalysis is the classical item analysis of an exam's answers
+// (internal/itemanalysis, docs/item-analysis.md).
+type ItemAnalysis struct {
+	ExamID, ExamTitle string
+	Filter            AnalysisFilter
+	Report            itemanalysis.Report
+	// Questions are the analysed questions, one per Report.Items entry.
+	Questions []AnalysedQuestion
+	// Skipped are the questions left out: essays with answers still to
+	// grade (never counted as zero), and questions worth no points.
+	Skipped []SkippedQuestion
+}
+
+// ErrUnknownSchool answers an analysis filtered by a school that no member
+// belongs to.
+var ErrUnknownSchool = apperr.New(apperr.NotFound, "UNKNOWN_SCHOOL", "no student belongs to this school")
+
+// ItemAnalysis analyses the answers of the exam's students who match f:
+// every student with at least one stored answer counts, a question they
+// left blank or never reached earning nothing. The answers are read as one
+// stream in (student, question) order, twice (the first time to find the
+// questions still being graded), and never held. An exam without answers
+// gets an empty, well-formed report.
+func (s *Service) ItemAnalysis(ctx context.Context, examID string, f AnalysisFilter) (ItemAnalysis, error) {
+	e, sc, err := s.scorer(ctx, examID)
+	if err != nil {
+		return ItemAnalysis{}, fmt.Errorf("item analysis: %w", err)
+	}
+	in, err := s.analysisMembers(ctx, f)
+	if err != nil {
+		return ItemAnalysis{}, err
+	}
+	q := AnswerQuery{ExamID: examID, NPSN: f.NPSN}
+	pending := map[string]int{}
+	err = s.walkAnswers(ctx, q, func(a Answer) error {
+		if in(a.MemberID) && strings.TrimSpace(a.Answer) != "" {
+			if _, ok := sc.key[a.QuestionID]; ok && !sc.score(a).Graded {
+				pending[a.QuestionID]++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return ItemAnalysis{}, fmt.Errorf("item analysis: %w", err)
+	}
+
+	res := ItemAnalysis{ExamID: e.ID, ExamTitle: e.Title, Filter: f, Skipped: []SkippedQuestion{}}
+	var items []itemanalysis.Item
+	index := map[string]int{} // question id → item
+	for i, qn := range e.Questions {
+		if qn.Points <= 0 || pending[qn.ID] > 0 {
+			res.Skipped = append(res.Skipped, SkippedQuestion{Number: i + 1, QuestionID: qn.ID, Pending: pending[qn.ID]})
+			continue
+		}
+		index[qn.ID] = len(items)
+		items = append(items, analysisItem(qn))
+		res.Questions = append(res.Questions, AnalysedQuestion{Number: i + 1, Question: qn})
+	}
+	if len(items) == 0 {
+		res.Report = itemanalysis.Report{Items: []itemanalysis.ItemReport{}}
+		return res, nil
+	}
+	an, err := itemanalysis.New(items)
+	if err != nil {
+		return ItemAnalysis{}, fmt.Errorf("item analysis: %w", err)
+	}
+	var (
+		member  string
+		answers []itemanalysis.Answer
+	)
+	flush := func() error {
+		if member == "" {
+			return nil
+		}
+		err := an.Add(answers)
+		member = ""
+		return err
+	}
+	err = s.walkAnswers(ctx, q, func(a Answer) error {
+		if !in(a.MemberID) {
+			return nil
+		}
+		if a.MemberID != member {
+			if err := flush(); err != nil {
+				return err
+			}
+			member = a.MemberID
+			answers = make([]itemanalysis.Answer, len(items))
+			for i := range answers {
+				answers[i].Omitted = true
+			}
+		}
+		i, ok := index[a.QuestionID]
+		if !ok || strings.TrimSpace(a.Answer) == "" {
+			return nil
+		}
+		sa := sc.score(a)
+		answers[i] = itemanalysis.Answer{Points: sa.Points, Chosen: chosenOptions(sc.key[a.QuestionID], a.Answer)}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return ItemAnalysis{}, fmt.Errorf("item analysis: %w", err)
+	}
+	res.Report = an.Report()
+	return res, nil
+}
+
+// analysisMembers returns whether a member is among f's students. A school
+// filter is applied by the answer query itself; a class filter needs the
+// school's (or every) member of the class.
+func (s *Service) analysisMembers(ctx context.Context, f AnalysisFilter) (func(string) bool, error) {
+	if f.NPSN != "" {
+		_, n, err := s.store.ListMembers(ctx, MemberFilter{NPSN: f.NPSN, Limit: 1})
+		if err != nil {
+			return nil, fmt.Errorf("item analysis: %w", err)
+		}
+		if n == 0 {
+			return nil, ErrUnknownSchool
+		}
+	}
+	if f.Kelas == "" {
+		return func(string) bool { return true }, nil
+	}
+	ms, _, err := s.store.ListMembers(ctx, MemberFilter{NPSN: f.NPSN, Kelas: f.Kelas})
+	if err != nil {
+		return nil, fmt.Errorf("item analysis: %w", err)
+	}
+	set := make(map[string]bool, len(ms))
+	for _, m := range ms {
+		set[m.ID] = true
+	}
+	return func(id string) bool { return set[id] }, nil
+}
+
+// analysisItem is q as the item analysis sees it: a choice question with
+// its options and key, any other with its points alone.
+func analysisItem(q Question) itemanalysis.Item {
+	it := itemanalysis.Item{ID: q.ID, MaxPoints: q.Points}
+	switch q.Type {
+	case SingleChoice, MultipleChoice:
+		for _, o := range q.Options {
+			it.Options = append(it.Options, o.ID)
+		}
+		it.Key = slices.Clone(q.Answer)
+	case TrueFalse:
+		it.Options = []string{"true", "false"}
+		it.Key = slices.Clone(q.Answer)
+	}
+	return it
+}
+
+// chosenOptions returns the options of q that answer chose (none for a
+// question without options; an id the question lacks is ignored).
+func chosenOptions(q Question, answer string) []string {
+	it := analysisItem(q)
+	if len(it.Options) == 0 {
+		return nil
+	}
+	var chosen []string
+	for _, c := range strings.Split(answer, ",") {
+		c = strings.TrimSpace(c)
+		if slices.Contains(it.Options, c) && !slices.Contains(chosen, c) {
+			chosen = append(chosen, c)
+		}
+	}
+	return chosen
+}
