@@ -59,6 +59,13 @@ func TestAdminGrading(t *testing.T) {
 		t.Errorf("grader list:\n%s", out)
 	}
 
+	// Before grading, the item analysis leaves the essay out as pending.
+	var an client.ExamAnalysis
+	a.mustJSON(&an, "exam", "analysis", ex.ID)
+	if an.Students != 1 || len(an.Items) != 0 || len(an.Skipped) != 1 || an.Skipped[0].Pending != 1 {
+		t.Fatalf("analysis before grading: %+v", an)
+	}
+
 	// The grader signs in with its own account and grades.
 	guru := &adminCLI{t: t, env: []string{"PORTAL_URL=" + p.URL, "PORTAL_ADMIN_USERNAME=bu.sari", "PORTAL_ADMIN_PASSWORD=rahasia-guru"}}
 	guru.mustFail(1, "error: GRADER_FORBIDDEN: ", "exam", "list")
@@ -85,6 +92,15 @@ func TestAdminGrading(t *testing.T) {
 	if len(res.Results) != 1 || res.Results[0].Score != 7.5 || !res.Results[0].Graded {
 		t.Errorf("results after grading: %+v", res.Results)
 	}
+	// Graded, the essay is analysed: one student leaves the spread undefined.
+	a.mustJSON(&an, "exam", "analysis", ex.ID)
+	if len(an.Items) != 1 || an.Items[0].Facility == nil || *an.Items[0].Facility != 0.75 || an.Alpha != nil || len(an.Skipped) != 0 {
+		t.Errorf("analysis after grading: %+v", an)
+	}
+	if out := a.mustRun("exam", "analysis", ex.ID, "--output", "table"); !strings.Contains(out, "ALPHA") || !strings.Contains(out, "0.75") {
+		t.Errorf("analysis table:\n%s", out)
+	}
+	a.mustFail(1, "error: UNKNOWN_SCHOOL: ", "exam", "analysis", ex.ID, "--npsn", "99999999")
 	var shown client.EssayAnswer
 	a.mustJSON(&shown, "exam", "grade", "show", ex.ID, "q1", code, "--names")
 	if shown.MemberID != "m-1" || len(shown.History) != 1 || shown.History[0].Comment != "isi kurang" {

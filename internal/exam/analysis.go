@@ -68,7 +68,11 @@ func (s *Service) ItemAnalysis(ctx context.Context, examID string, f AnalysisFil
 	}
 	q := AnswerQuery{ExamID: examID, NPSN: f.NPSN}
 	pending := map[string]int{}
+	students, last := 0, ""
 	err = s.walkAnswers(ctx, q, func(a Answer) error {
+		if in(a.MemberID) && a.MemberID != last {
+			students, last = students+1, a.MemberID
+		}
 		if in(a.MemberID) && strings.TrimSpace(a.Answer) != "" {
 			if _, ok := sc.key[a.QuestionID]; ok && !sc.score(a).Graded {
 				pending[a.QuestionID]++
@@ -93,7 +97,7 @@ func (s *Service) ItemAnalysis(ctx context.Context, examID string, f AnalysisFil
 		res.Questions = append(res.Questions, AnalysedQuestion{Number: i + 1, Question: qn})
 	}
 	if len(items) == 0 {
-		res.Report = itemanalysis.Report{Items: []itemanalysis.ItemReport{}}
+		res.Report = itemanalysis.Report{Students: students, Items: []itemanalysis.ItemReport{}, Scores: itemanalysis.Distribution{Histogram: []itemanalysis.Bin{}}}
 		return res, nil
 	}
 	an, err := itemanalysis.New(items)

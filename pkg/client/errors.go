@@ -157,6 +157,7 @@ const (
 	CodeRecordCountMismatch  = "RECORD_COUNT_MISMATCH"     // 422
 	CodeUnknownExam          = "UNKNOWN_EXAM"              // 422
 	CodeUnknownQuestion      = "UNKNOWN_QUESTION"          // 422
+	CodeUnknownSchool        = "UNKNOWN_SCHOOL"            // 404 an item analysis of a school no member belongs to
 	CodeTooManyAttempts      = "TOO_MANY_ATTEMPTS"         // 429, with Retry-After
 	CodeInternal             = "INTERNAL"                  // 500
 )

@@ -1,0 +1,60 @@
+package exam_test
+
+import (
+	"testing"
+
+	"github.com/seedhq/portal/internal/httpapi/httpapitest"
+)
+
+// TestExamAnalysis: GET /api/v1/admin/exams/{id}/analysis answers the
+// item analysis of the pushed answers (its shape checked against the
+// OpenAPI description by the harness): the fixture's essay, worth no
+// points, is skipped; undefined figures are null; an unknown school is 404
+// UNKNOWN_SCHOOL, an unknown exam 404 NOT_FOUND; graders are refused.
+func TestExamAnalysis(t *testing.T) {
+	httpapitest.ForEachStore(t, func(t *testing.T, h *httpapitest.Harness) {
+		lab, examID, students := pushFixture(h)
+		path := "/api/v1/admin/exams/" + examID + "/analysis"
+		none := h.Op("GET", path, nil).Expect(200).M()["data"].(map[string]any)
+		if none["students"].(float64) != 0 || none["alpha"] != nil || len(none["items"].([]any)) != 4 {
+			t.Fatalf("before any push: %v", none)
+		}
+
+		ani, budi := students["ani.lestari"], students["budi.santoso"]
+		at := "2026-12-01T08:00:00Z"
+		raw := httpapitest.AnswersJSON(
+			httpapitest.AnswerRec{ExamID: examID, MemberID: ani, QuestionID: "q1", Answer: "b", AnsweredAt: at},
+			httpapitest.AnswerRec{ExamID: examID, MemberID: ani, QuestionID: "q3", Answer: "false", AnsweredAt: at},
+			httpapitest.AnswerRec{ExamID: examID, MemberID: ani, QuestionID: "q5", Answer: "Karena...", AnsweredAt: at},
+			httpapitest.AnswerRec{ExamID: examID, MemberID: budi, QuestionID: "q1", Answer: "a", AnsweredAt: at},
+			httpapitest.AnswerRec{ExamID: examID, MemberID: budi, QuestionID: "q3", Answer: "false", AnsweredAt: at},
+		)
+		h.As(lab, "POST", "/api/v1/sync/push-answers", httpapitest.EncodePush(httpapitest.NewPush(lab, raw, 5))).Expect(200)
+
+		data := h.Op("GET", path, nil).Expect(200).M()["data"].(map[string]any)
+		if data["students"].(float64) != 2 || data["exam_title"] != "Matematika Dasar" {
+			t.Fatalf("analysis: %v", data)
+		}
+		skipped := data["skipped"].([]any)
+		if len(skipped) != 1 || skipped[0].(map[string]any)["question_id"] != "q5" || skipped[0].(map[string]any)["pending"].(float64) != 0 {
+			t.Fatalf("skipped = %v", skipped)
+		}
+		items := data["items"].([]any)
+		q1 := items[0].(map[string]any)
+		if q1["id"] != "q1" || q1["number"].(float64) != 1 || q1["text"] != "1 + 1 = ?" || q1["facility"].(float64) != 0.5 {
+			t.Fatalf("q1 = %v", q1)
+		}
+		q3 := items[2].(map[string]any)
+		if q3["facility"].(float64) != 1 || q3["item_rest"] != nil || q3["flags"].([]any)[len(q3["flags"].([]any))-1] != "all_correct" {
+			t.Fatalf("q3 = %v", q3)
+		}
+		h.Op("GET", path+"?npsn=99999999", nil).ExpectError(404, "UNKNOWN_SCHOOL")
+		h.Op("GET", "/api/v1/admin/exams/no-such-exam/analysis", nil).ExpectError(404, "NOT_FOUND")
+		class := h.Op("GET", path+"?npsn="+httpapitest.NPSNA+"&kelas=XII%20IPA%201", nil).Expect(200).M()["data"].(map[string]any)
+		if class["kelas"] != "XII IPA 1" || class["students"].(float64) != 2 {
+			t.Fatalf("class = %v", class)
+		}
+		_, grader := h.NewGrader("guru.analisis")
+		h.Req("GET", path, nil, httpapitest.Bearer(grader)...).ExpectError(403, "GRADER_FORBIDDEN")
+	})
+}
