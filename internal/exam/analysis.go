@@ -135,7 +135,7 @@ func (s *Service) ItemAnalysis(ctx context.Context, examID string, f AnalysisFil
 			return nil
 		}
 		sa := sc.score(a)
-		answers[i] = itemanalysis.Answer{Points: sa.Points, Chosen: chosenOptions(sc.key[a.QuestionID], a.Answer)}
+		answers[i] = itemanalysis.Answer{Points: sa.Points, Chosen: chosenOptions(items[i].Options, a.Answer)}
 		return nil
 	})
 	if err == nil {
@@ -192,17 +192,16 @@ func analysisItem(q Question) itemanalysis.Item {
 	return it
 }
 
-// chosenOptions returns the options of q that answer chose (none for a
-// question without options; an id the question lacks is ignored).
-func chosenOptions(q Question, answer string) []string {
-	it := analysisItem(q)
-	if len(it.Options) == 0 {
+// chosenOptions returns the options among options that answer chose (none
+// for a question without options; an id the question lacks is ignored).
+func chosenOptions(options []string, answer string) []string {
+	if len(options) == 0 {
 		return nil
 	}
 	var chosen []string
 	for _, c := range strings.Split(answer, ",") {
 		c = strings.TrimSpace(c)
-		if slices.Contains(it.Options, c) && !slices.Contains(chosen, c) {
+		if slices.Contains(options, c) && !slices.Contains(chosen, c) {
 			chosen = append(chosen, c)
 		}
 	}
