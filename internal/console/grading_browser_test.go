@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
@@ -63,9 +62,7 @@ func TestBrowserGrading(t *testing.T) {
 		seen[code] = true
 		desk.do("type the points and the comment", chromedp.KeyEvent(pts+kb.Tab+comments[i]))
 		desk.check("Tab went to the comment", `document.activeElement.id === 'comment'`)
-		if _, err := chromedp.Run(desk.ctx, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.KeyEvent(kb.Enter))); err != nil {
-			t.Fatalf("Enter: %v", err)
-		}
+		desk.loadAfter("Enter", chromedp.KeyEvent(kb.Enter))
 		desk.do("the next answer opens", chromedp.WaitVisible(chromedp.ID("points")))
 		desk.check("saved, and the progress moved", `document.querySelector('p.ok') !== null &&
 			document.querySelector('#progress strong').textContent === '`+string(rune('1'+i))+`'`)
@@ -92,16 +89,12 @@ func TestBrowserGrading(t *testing.T) {
 
 	// K and the down arrow move between answers.
 	before := desk.text("#code")
-	if _, err := chromedp.Run(desk.ctx, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.KeyEvent("k"))); err != nil {
-		t.Fatalf("K: %v", err)
-	}
+	desk.loadAfter("K", chromedp.KeyEvent("k"))
 	desk.do("the previous answer opens", chromedp.WaitVisible(chromedp.ID("points")))
 	if desk.text("#code") == before {
 		t.Fatal("K did not move to the previous answer")
 	}
-	if _, err := chromedp.Run(desk.ctx, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.KeyEvent(kb.ArrowDown))); err != nil {
-		t.Fatalf("down arrow: %v", err)
-	}
+	desk.loadAfter("down arrow", chromedp.KeyEvent(kb.ArrowDown))
 	desk.do("the next answer opens", chromedp.WaitVisible(chromedp.ID("points")))
 	if desk.text("#code") != before {
 		t.Fatal("the down arrow did not come back")

@@ -30,7 +30,6 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/seedhq/portal/internal/blobstore"
@@ -543,9 +542,21 @@ func (b *tab) eventually(what, expr string) {
 // clickLoad clicks what makes the page load another and waits for it.
 func (b *tab) clickLoad(what, sel string) {
 	b.t.Helper()
-	if _, err := chromedp.Run(b.ctx, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.Click(chromedp.CSS(sel)))); err != nil {
-		b.t.Fatalf("%s: %v", what, err)
+	b.loadAfter(what, chromedp.Click(chromedp.CSS(sel)))
+}
+
+// loadAfter runs act, which makes the page load another, and waits until
+// the new document has loaded. The old document is marked first and the
+// wait is for a document without the mark: a load event alone may be the
+// one of the page before, when the step that showed that page returned
+// before its load event fired.
+func (b *tab) loadAfter(what string, act chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`document.portalTestOld = true`)); err != nil {
+		b.t.Fatalf("%s: mark the page: %v", what, err)
 	}
+	b.do(what, act)
+	b.eventually(what+": the next page loaded", `document.portalTestOld === undefined && document.readyState === 'complete'`)
 }
 
 // fitsWidth is true when the page does not scroll sideways (wide tables
