@@ -183,7 +183,10 @@ test-norace: ## the tests that the race detector would distort (memory and alloc
 # by mingw-w64: internal/testkit/wine). First the unit tests of the Windows
 # code, cross-compiled and run in a fresh prefix through go test -exec:
 # only these (WINDOWS_UNIT_TESTS), since Go 1.26's os.RemoveAll fails under
-# Wine 8 and so does the cleanup of every test using t.TempDir. Then the
+# Wine 8 and so does the cleanup of every test using t.TempDir; the test
+# files of those packages that need the portal, PostgreSQL or a browser are
+# built for Linux only (//go:build !windows), so that this build compiles
+# labagent's dependencies and not the portal's. Then the
 # end-to-end flows of cmd/labagent (TestWindows*, build tag wine), which
 # make a prefix of their own. Logs in bin/logs/test-windows-*.log.
 WINDOWS_UNIT_TESTS := ^(TestRawMachineIDWindows|TestMachineHardwareIDWindows|TestDataDirPathsWindows|TestFreeBytesWindows|TestFreeSpaceWindows|TestIsDiskFullWindows|TestOpenLockedWindows|TestUnderWineWindows|TestServeService.*|TestRecoveryStepError|TestStartedByServiceManager)$$

@@ -1,3 +1,5 @@
+//go:build !windows
+
 package main
 
 import (
@@ -13,6 +15,7 @@ import (
 
 	"github.com/seedhq/portal/internal/agent"
 	"github.com/seedhq/portal/internal/testkit"
+	"github.com/seedhq/portal/internal/testkit/browsertest"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -185,11 +188,11 @@ type studentPage struct {
 // in as username with the proctor's token and starts examID.
 func openStudentPage(t *testing.T, lab *labAgent, sch *school, username, examID string) *studentPage {
 	t.Helper()
-	execPath := testkit.FindBrowser(t, "the student page")
+	execPath := browsertest.Find(t, "the student page")
 	token := lab.proctorToken()
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	t.Cleanup(cancel)
-	bctx, cancelBrowser := testkit.NewBrowser(ctx, execPath, 1280, 900)
+	bctx, cancelBrowser := browsertest.New(ctx, execPath, 1280, 900)
 	t.Cleanup(cancelBrowser)
 	p := &studentPage{t: t, ctx: bctx}
 	p.run("sign in and start the exam",

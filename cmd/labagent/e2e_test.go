@@ -1,3 +1,5 @@
+//go:build !windows
+
 package main
 
 // End-to-end tests: the real "portal serve" and "labagent run" binaries as

@@ -1,3 +1,5 @@
+//go:build !windows
+
 package main
 
 // The harness of the end-to-end tests (e2e_test.go): it builds the real

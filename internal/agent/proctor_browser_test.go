@@ -1,3 +1,5 @@
+//go:build !windows
+
 package agent_test
 
 import (
@@ -13,7 +15,7 @@ import (
 
 	"github.com/seedhq/portal/internal/agent/examsrv"
 	"github.com/seedhq/portal/internal/agent/webui"
-	"github.com/seedhq/portal/internal/testkit"
+	"github.com/seedhq/portal/internal/testkit/browsertest"
 )
 
 // TestBrowserProctorLastContact: the proctor page of a lab server that
@@ -21,7 +23,7 @@ import (
 // shows, in Chromium, the push as its last contact with the portal (its
 // time and kind), and the handshake apart; at 1280 and 390 px.
 func TestBrowserProctorLastContact(t *testing.T) {
-	execPath := testkit.FindBrowser(t, "the proctor page")
+	execPath := browsertest.Find(t, "the proctor page")
 	f := newFixture(t, fixtureOptions{})
 	s, st := pushAfterHandshake(t, f, 7*time.Minute)
 	srv, err := examsrv.New(t.Context(), examsrv.Options{DB: f.db, Now: s.Now, ServerCode: f.cfg.ServerCode, SchoolName: f.cfg.SchoolName,
@@ -35,7 +37,7 @@ func TestBrowserProctorLastContact(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	for _, width := range []int64{1280, 390} {
-		bctx, stop := testkit.NewBrowser(ctx, execPath, 1280, 900)
+		bctx, stop := browsertest.New(ctx, execPath, 1280, 900)
 		defer stop()
 		steps := []chromedp.Action[chromedp.Void]{
 			chromedp.EmulateViewport(width, 900),

@@ -46,6 +46,7 @@ import (
 	"github.com/seedhq/portal/internal/store/pgtest"
 	"github.com/seedhq/portal/internal/store/postgres"
 	"github.com/seedhq/portal/internal/testkit"
+	"github.com/seedhq/portal/internal/testkit/browsertest"
 	"github.com/seedhq/portal/internal/webhook"
 )
 
@@ -480,7 +481,7 @@ type headless struct {
 // test's tabs close after timeout at the latest.
 func newHeadless(t *testing.T, what string, timeout time.Duration) *headless {
 	t.Helper()
-	execPath := testkit.FindBrowser(t, what)
+	execPath := browsertest.Find(t, what)
 	ctx, cancel := context.WithTimeout(t.Context(), timeout)
 	t.Cleanup(cancel)
 	return &headless{t: t, ctx: ctx, execPath: execPath}
@@ -488,7 +489,7 @@ func newHeadless(t *testing.T, what string, timeout time.Duration) *headless {
 
 // tab opens a browser window of width×height, closed when the test ends.
 func (h *headless) tab(width, height int) *tab {
-	ctx, stop := testkit.NewBrowser(h.ctx, h.execPath, width, height)
+	ctx, stop := browsertest.New(h.ctx, h.execPath, width, height)
 	h.t.Cleanup(stop)
 	return &tab{t: h.t, ctx: ctx}
 }

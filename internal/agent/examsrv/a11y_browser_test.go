@@ -12,7 +12,7 @@ import (
 	"github.com/seedhq/portal/internal/agent/examsrv"
 	"github.com/seedhq/portal/internal/agent/mediastore"
 	"github.com/seedhq/portal/internal/richtext"
-	"github.com/seedhq/portal/internal/testkit"
+	"github.com/seedhq/portal/internal/testkit/browsertest"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -203,7 +203,7 @@ const phoneLayout = `(function () {
 // rules at a desktop's and a phone's width: every question of allPackage,
 // the review, the finish dialog, the exam list and the sign-in form.
 func TestBrowserAxe(t *testing.T) {
-	testkit.AxeScript(t) // installed (or skipped) before the browser starts
+	browsertest.AxeScript(t) // installed (or skipped) before the browser starts
 	for _, width := range []int{1280, 390} {
 		t.Run(strconv.Itoa(width), func(t *testing.T) {
 			pkg, store := allPackage(t)
@@ -211,7 +211,7 @@ func TestBrowserAxe(t *testing.T) {
 			total := p.count(".nav-item")
 			audit := func(what string) {
 				t.Helper()
-				for _, v := range testkit.Axe(p.ctx, t) {
+				for _, v := range browsertest.Axe(p.ctx, t) {
 					t.Errorf("%s at %d px: %s", what, width, v)
 				}
 			}

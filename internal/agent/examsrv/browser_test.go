@@ -22,6 +22,7 @@ import (
 	"github.com/seedhq/portal/internal/agent/localdb"
 	"github.com/seedhq/portal/internal/agent/webui"
 	"github.com/seedhq/portal/internal/testkit"
+	"github.com/seedhq/portal/internal/testkit/browsertest"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -30,7 +31,7 @@ import (
 // middle of the exam (answers, flags and the server's timer survive it),
 // review and finishing. It checks every step on the server too.
 func TestBrowserStudentFlow(t *testing.T) {
-	execPath := testkit.FindBrowser(t, "the student page")
+	execPath := browsertest.Find(t, "the student page")
 
 	// Portal time moves with the real clock (the page counts down), starting
 	// ten minutes into exam e1's window; jump moves it further on.
@@ -47,7 +48,7 @@ func TestBrowserStudentFlow(t *testing.T) {
 	// stuck step still leaves time to show what the page shows.
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	bctx, cancelBrowser := testkit.NewBrowser(ctx, execPath, 1024, 900)
+	bctx, cancelBrowser := browsertest.New(ctx, execPath, 1024, 900)
 	defer cancelBrowser()
 	p := &studentPage{t: t, ctx: bctx}
 	p.watch()
@@ -479,7 +480,7 @@ func jsString(s string) string {
 // options further (media, say).
 func openExam(t *testing.T, pkg *client.Package, students, width, height int, set ...func(*examsrv.Options)) (*studentPage, *lab) {
 	t.Helper()
-	execPath := testkit.FindBrowser(t, "the student page")
+	execPath := browsertest.Find(t, "the student page")
 	start := time.Now()
 	now := func() time.Time { return t0.Add(10*time.Minute + time.Since(start)) }
 	opts := append([]func(*examsrv.Options){func(o *examsrv.Options) { o.Static = webui.FS(); o.Now = now }}, set...)
@@ -487,7 +488,7 @@ func openExam(t *testing.T, pkg *client.Package, students, width, height int, se
 	l.srv.SetPackage(pkg)
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	t.Cleanup(cancel)
-	bctx, cancelBrowser := testkit.NewBrowser(ctx, execPath, width, height)
+	bctx, cancelBrowser := browsertest.New(ctx, execPath, width, height)
 	t.Cleanup(cancelBrowser)
 	p := &studentPage{t: t, ctx: bctx}
 	p.watch()

@@ -1,4 +1,4 @@
-package testkit
+package browsertest
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/seedhq/portal/internal/testkit"
 )
 
 // AxeVersion is the pinned axe-core (Deque's accessibility rules, MPL-2.0)
@@ -61,7 +62,7 @@ func AxeScript(t testing.TB) string {
 	if axeErr != nil {
 		msg := fmt.Sprintf("NO AXE-CORE: %v; the accessibility audit (axe-core %s) was NOT run "+
 			"(install Debian's npm: apt-get install npm; the tests install axe-core into the user's cache)", axeErr, AxeVersion)
-		Missing(t, msg)
+		testkit.Missing(t, msg)
 	}
 	return axeScript
 }
@@ -87,7 +88,7 @@ func findOrInstallAxe() (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("install axe-core: %w", err)
 	}
-	unlock, err := LockFile(filepath.Join(dir, "axe-core-"+AxeVersion+".lock"))
+	unlock, err := testkit.LockFile(filepath.Join(dir, "axe-core-"+AxeVersion+".lock"))
 	if err != nil {
 		return "", fmt.Errorf("install axe-core: %w", err)
 	}
@@ -122,7 +123,7 @@ func installAxe(dir, prefix string) error {
 	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", tmp, "--no-save", "--no-audit", "--no-fund",
 		"--ignore-scripts", "axe-core@"+AxeVersion)
 	cmd.Dir = tmp
-	fmt.Fprintf(os.Stderr, "testkit: npm install axe-core@%s into %s (once per machine)\n", AxeVersion, dir)
+	fmt.Fprintf(os.Stderr, "browsertest: npm install axe-core@%s into %s (once per machine)\n", AxeVersion, dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("npm install axe-core@%s: %w\n%s", AxeVersion, err, out)
 	}

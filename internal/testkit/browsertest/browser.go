@@ -1,4 +1,8 @@
-package testkit
+// Package browsertest drives headless Chromium for the tests of the pages
+// students and operators see, and audits those pages with axe-core. It is
+// apart from testkit so that the tests that need no browser (and the
+// Windows and arm64 builds of them) do not compile the browser driver.
+package browsertest
 
 import (
 	"context"
@@ -8,16 +12,17 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/seedhq/portal/internal/testkit"
 )
 
 // browserNames are the headless browsers the browser tests try, in order.
 // CI installs Debian's chromium (.ci/run).
 var browserNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
 
-// FindBrowser returns the path of a Chromium-like browser. With none, the
+// Find returns the path of a Chromium-like browser. With none, the
 // test is skipped, except in CI (CI=true), where it fails: what names the
 // page says what was not tested.
-func FindBrowser(t testing.TB, what string) string {
+func Find(t testing.TB, what string) string {
 	t.Helper()
 	for _, name := range browserNames {
 		if p, err := exec.LookPath(name); err == nil {
@@ -26,13 +31,13 @@ func FindBrowser(t testing.TB, what string) string {
 	}
 	msg := fmt.Sprintf("NO BROWSER: none of %s is on PATH, so %s was NOT tested in a real browser "+
 		"(install Debian's chromium: apt-get install chromium)", strings.Join(browserNames, ", "), what)
-	Missing(t, msg)
+	testkit.Missing(t, msg)
 	return ""
 }
 
-// NewBrowser starts the headless browser at execPath with a window of
+// New starts the headless browser at execPath with a window of
 // width×height and returns its context; cancel ends it.
-func NewBrowser(ctx context.Context, execPath string, width, height int) (context.Context, context.CancelFunc) {
+func New(ctx context.Context, execPath string, width, height int) (context.Context, context.CancelFunc) {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(execPath),
 		chromedp.Headless,
