@@ -42,11 +42,7 @@ every formula and threshold.`,
 						dash(it.Discrimination), figure(it.ItemRest), dash(strings.Join(it.Flags, ",")))
 				}
 				for _, s := range res.Skipped {
-					why := "worth no points"
-					if s.Pending > 0 {
-						why = fmt.Sprintf("pending: %d answers to grade", s.Pending)
-					}
-					t.Row(s.Number, s.QuestionID, "-", "-", "-", "-", "-", why)
+					t.Row(s.Number, s.QuestionID, "-", "-", "-", "-", "-", skipReason(s))
 				}
 			})
 		}),
@@ -55,6 +51,14 @@ every formula and threshold.`,
 	f.StringVar(&opts.NPSN, "npsn", "", "only this school's students")
 	f.StringVar(&opts.Kelas, "kelas", "", "only this class's students (within --npsn when given)")
 	return cmd
+}
+
+// skipReason says why an analysis or a calibration left a question out.
+func skipReason(s client.SkippedQuestion) string {
+	if s.Pending > 0 {
+		return fmt.Sprintf("pending: %d answers to grade", s.Pending)
+	}
+	return "worth no points"
 }
 
 // figure prints a statistic to two decimals, "-" when undefined.

@@ -16,7 +16,7 @@ import (
 
 func newExamCmd(o *adminOptions) *cobra.Command {
 	cmd := &cobra.Command{Use: "exam", Aliases: []string{"exams"}, Short: "Create, edit, list, show and delete exams; read their results; grade their essays"}
-	cmd.AddCommand(newExamCreateCmd(o), newExamUpdateCmd(o), newExamListCmd(o), newExamGetCmd(o), newExamDeleteCmd(o), newExamResultsCmd(o), newExamAnalysisCmd(o), newExamAnswersCmd(o),
+	cmd.AddCommand(newExamCreateCmd(o), newExamUpdateCmd(o), newExamListCmd(o), newExamGetCmd(o), newExamDeleteCmd(o), newExamResultsCmd(o), newExamAnalysisCmd(o), newExamCalibrationCmd(o), newExamAnswersCmd(o),
 		newExamMediaCmd(o), newExamGradeCmd(o), newExamImportCmd(o), newExamExportCmd(o), newExamTemplateCmd(o))
 	return cmd
 }

@@ -101,6 +101,16 @@ func TestAdminGrading(t *testing.T) {
 		t.Errorf("analysis table:\n%s", out)
 	}
 	a.mustFail(1, "error: UNKNOWN_SCHOOL: ", "exam", "analysis", ex.ID, "--npsn", "99999999")
+	// One student cannot be calibrated: a note, no items.
+	var cal client.ExamCalibration
+	a.mustJSON(&cal, "exam", "calibration", ex.ID, "--model", "2pl")
+	if cal.Model != client.ModelTwoPL || cal.Students != 1 || cal.Note == "" || len(cal.Items) != 0 || cal.LogLikelihood != nil {
+		t.Errorf("calibration of one student: %+v", cal)
+	}
+	if out := a.mustRun("exam", "calibration", ex.ID, "--output", "table"); !strings.Contains(out, "NOTE: fewer than two students") || !strings.Contains(out, "rasch") {
+		t.Errorf("calibration table:\n%s", out)
+	}
+	a.mustFail(1, "error: UNKNOWN_MODEL: ", "exam", "calibration", ex.ID, "--model", "3pl")
 	var shown client.EssayAnswer
 	a.mustJSON(&shown, "exam", "grade", "show", ex.ID, "q1", code, "--names")
 	if shown.MemberID != "m-1" || len(shown.History) != 1 || shown.History[0].Comment != "isi kurang" {

@@ -67,19 +67,7 @@ func (s *Service) ItemAnalysis(ctx context.Context, examID string, f AnalysisFil
 		return ItemAnalysis{}, err
 	}
 	q := AnswerQuery{ExamID: examID, NPSN: f.NPSN}
-	pending := map[string]int{}
-	students, last := 0, ""
-	err = s.walkAnswers(ctx, q, func(a Answer) error {
-		if in(a.MemberID) && a.MemberID != last {
-			students, last = students+1, a.MemberID
-		}
-		if in(a.MemberID) && strings.TrimSpace(a.Answer) != "" {
-			if _, ok := sc.key[a.QuestionID]; ok && !sc.score(a).Graded {
-				pending[a.QuestionID]++
-			}
-		}
-		return nil
-	})
+	students, pending, err := s.countPending(ctx, q, sc, in)
 	if err != nil {
 		return ItemAnalysis{}, fmt.Errorf("item analysis: %w", err)
 	}
@@ -146,6 +134,29 @@ func (s *Service) ItemAnalysis(ctx context.Context, examID string, f AnalysisFil
 	}
 	res.Report = an.Report()
 	return res, nil
+}
+
+// countPending walks the answers of q of the students that in selects and
+// returns how many students have an answer, and per question the answers
+// still waiting for a grader.
+func (s *Service) countPending(ctx context.Context, q AnswerQuery, sc scorer, in func(string) bool) (students int, pending map[string]int, err error) {
+	pending = map[string]int{}
+	last := ""
+	err = s.walkAnswers(ctx, q, func(a Answer) error {
+		if !in(a.MemberID) {
+			return nil
+		}
+		if a.MemberID != last {
+			students, last = students+1, a.MemberID
+		}
+		if strings.TrimSpace(a.Answer) != "" {
+			if _, ok := sc.key[a.QuestionID]; ok && !sc.score(a).Graded {
+				pending[a.QuestionID]++
+			}
+		}
+		return nil
+	})
+	return students, pending, err
 }
 
 // analysisMembers returns whether a member is among f's students. A school

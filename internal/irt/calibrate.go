@@ -292,7 +292,7 @@ type objective struct {
 	model Model
 	kept  []int
 
-	use   []bool
+	use []bool
 
 	x    []float64
 	val  float64

@@ -74,6 +74,7 @@ func Routes(r chi.Router, o Options) {
 		r.Delete(v1+"/admin/exams/{id}", a.deleteExam)
 		r.Get(v1+"/admin/exams/{id}/results", a.examResults)
 		r.Get(v1+"/admin/exams/{id}/analysis", a.examAnalysis)
+		r.Get(v1+"/admin/exams/{id}/calibration", a.examCalibration)
 		r.Get(v1+"/admin/exams/{id}/results/{member_id}", a.answerSheet)
 		r.Get(v1+"/admin/exams/{id}/answers", a.examAnswers)
 		r.With(respond.RouteBodyLimitCode(exam.MaxAudioSize, exam.ErrMediaTooLarge.Code, exam.ErrMediaTooLarge.Message)).Post(v1+"/admin/media", a.uploadMedia)

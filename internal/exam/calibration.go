@@ -1,0 +1,120 @@
+package exam
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/irt"
+)
+
+// ItemCalibration is the item response theory calibration of an exam's
+// questions over every student who took it (internal/irt,
+// docs/item-analysis.md).
+type ItemCalibration struct {
+	ExamID, ExamTitle string
+	Model             irt.Model
+	// Students is the number of students with at least one answer.
+	Students int
+	// Calibration is the fit; nil when the answers cannot be calibrated,
+	// and Note then says why (no answers yet, fewer than two students or
+	// than two questions some got right and some wrong).
+	Calibration *irt.Calibration
+	Note        string
+	// Questions are the questions put to the model, one per
+	// Calibration.Items entry.
+	Questions []AnalysedQuestion
+	// Skipped are the questions left out before the fit: essays with
+	// answers still to grade, and questions worth no points.
+	Skipped []SkippedQuestion
+}
+
+// ErrUnknownModel answers a calibration asked for with a model other than
+// rasch or 2pl.
+var ErrUnknownModel = apperr.New(apperr.Invalid, "UNKNOWN_MODEL", "model must be rasch or 2pl")
+
+// Calibrate fits model to the answers of every student of the exam: a
+// question is right when the student earned its full points, wrong when
+// less, missing when left blank or not reached. The answers are read as
+// one stream in (student, question) order, twice, and kept one byte per
+// student and question. An exam without answers, or whose answers cannot
+// be calibrated, gets a well-formed result with a note instead of a fit.
+func (s *Service) Calibrate(ctx context.Context, examID string, model irt.Model) (ItemCalibration, error) {
+	if model != irt.Rasch && model != irt.TwoPL {
+		return ItemCalibration{}, ErrUnknownModel
+	}
+	e, sc, err := s.scorer(ctx, examID)
+	if err != nil {
+		return ItemCalibration{}, fmt.Errorf("calibrate: %w", err)
+	}
+	all := func(string) bool { return true }
+	q := AnswerQuery{ExamID: examID}
+	students, pending, err := s.countPending(ctx, q, sc, all)
+	if err != nil {
+		return ItemCalibration{}, fmt.Errorf("calibrate: %w", err)
+	}
+	res := ItemCalibration{ExamID: e.ID, ExamTitle: e.Title, Model: model, Students: students, Skipped: []SkippedQuestion{}}
+	index := map[string]int{}
+	for i, qn := range e.Questions {
+		if qn.Points <= 0 || pending[qn.ID] > 0 {
+			res.Skipped = append(res.Skipped, SkippedQuestion{Number: i + 1, QuestionID: qn.ID, Pending: pending[qn.ID]})
+			continue
+		}
+		index[qn.ID] = len(res.Questions)
+		res.Questions = append(res.Questions, AnalysedQuestion{Number: i + 1, Question: qn})
+	}
+
+	data := irt.NewResponses(len(res.Questions))
+	var (
+		member string
+		row    []int8
+	)
+	flush := func() error {
+		if member == "" {
+			return nil
+		}
+		member = ""
+		return data.Add(row, 1)
+	}
+	err = s.walkAnswers(ctx, q, func(a Answer) error {
+		if a.MemberID != member {
+			if err := flush(); err != nil {
+				return err
+			}
+			member = a.MemberID
+			row = make([]int8, len(res.Questions))
+			for i := range row {
+				row[i] = irt.Missing
+			}
+		}
+		i, ok := index[a.QuestionID]
+		if !ok || strings.TrimSpace(a.Answer) == "" {
+			return nil
+		}
+		row[i] = 0
+		if sc.score(a).Points >= res.Questions[i].Question.Points {
+			row[i] = 1
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return ItemCalibration{}, fmt.Errorf("calibrate: %w", err)
+	}
+	c, err := irt.Calibrate(ctx, data, irt.Options{Model: model})
+	switch {
+	case errors.Is(err, irt.ErrTooFewStudents):
+		res.Note = "fewer than two students have answered"
+	case errors.Is(err, irt.ErrTooFewItems):
+		res.Note = "fewer than two questions that some students got right and some wrong"
+	case err != nil:
+		return ItemCalibration{}, fmt.Errorf("calibrate: %w", err)
+	default:
+		res.Calibration = c
+	}
+	return res, nil
+}

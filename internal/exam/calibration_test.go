@@ -1,0 +1,107 @@
+package exam_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/irt"
+)
+
+// lsatCounts are LSAT's 1,000 students by response pattern (00000 to
+// 11111, the fifth question varying fastest; R's ltm::LSAT).
+var lsatCounts = []int{3, 6, 2, 11, 1, 1, 3, 4, 1, 8, 0, 16, 0, 3, 2, 15, 10, 29, 14, 81, 3, 28, 15, 80, 16, 56, 21, 173, 11, 61, 28, 298}
+
+// TestCalibrate takes LSAT through the store: 1,000 students answer five
+// choice questions as LSAT's examinees did, beside an essay still being
+// graded and a question every student got right. The Rasch calibration of
+// the stored answers is ltm's (Rizopoulos 2006): the essay is skipped as
+// pending, the question everybody got right is left out with the reason.
+func TestCalibrate(t *testing.T) {
+	ctx := context.Background()
+	svc, store := newBoltService(t)
+	start := time.Now().UTC().Add(time.Hour)
+	opts := []exam.Option{{ID: "a", Text: "benar"}, {ID: "b", Text: "salah"}}
+	qs := []exam.Question{}
+	for j := range 5 {
+		qs = append(qs, exam.Question{ID: fmt.Sprint("q", j+1), Type: exam.SingleChoice, Text: fmt.Sprint("Soal ", j+1), Options: opts, Answer: []string{"a"}, Points: 2})
+	}
+	qs = append(qs, exam.Question{ID: "essay", Type: exam.Essay, Text: "Jelaskan", Points: 4},
+		exam.Question{ID: "easy", Type: exam.SingleChoice, Text: "1 + 1 = 2?", Options: opts, Answer: []string{"a"}, Points: 1})
+	e, err := svc.CreateExam(ctx, exam.ExamInput{
+		Title: "LSAT", Subject: "Logika", NPSNs: []string{"20100001"},
+		StartsAt: start, EndsAt: start.Add(2 * time.Hour), DurationMinutes: 60, Questions: qs,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Calibrate(ctx, e.ID, "3pl"); !errors.Is(err, exam.ErrUnknownModel) {
+		t.Fatalf("3pl: %v", err)
+	}
+	empty, err := svc.Calibrate(ctx, e.ID, irt.Rasch)
+	if err != nil || empty.Calibration != nil || empty.Note == "" || empty.Students != 0 {
+		t.Fatalf("before any answer: %+v, %v", empty, err)
+	}
+
+	var rows []exam.MemberInput
+	var patterns []int
+	for p, n := range lsatCounts {
+		for range n {
+			i := len(rows)
+			rows = append(rows, exam.MemberInput{NPSN: "20100001", Nama: fmt.Sprint("Siswa ", i), Role: "student",
+				NISN: fmt.Sprintf("%010d", i+1), Username: fmt.Sprint("siswa", i), Kelas: "XII"})
+			patterns = append(patterns, p)
+		}
+	}
+	rep, err := svc.ImportMembers(ctx, rows, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := start.Add(10 * time.Minute)
+	for b := 0; b < len(rows); b += 100 {
+		var as []exam.Answer
+		for i := b; i < min(b+100, len(rows)); i++ {
+			id := rep.Rows[i].MemberID
+			for j := range 5 {
+				v := "b"
+				if patterns[i]>>(4-j)&1 == 1 {
+					v = "a"
+				}
+				as = append(as, exam.Answer{ExamID: e.ID, MemberID: id, QuestionID: fmt.Sprint("q", j+1), Answer: v, AnsweredAt: at, ServerCode: "LAB-01"})
+			}
+			as = append(as, exam.Answer{ExamID: e.ID, MemberID: id, QuestionID: "essay", Answer: "Karena...", AnsweredAt: at, ServerCode: "LAB-01"},
+				exam.Answer{ExamID: e.ID, MemberID: id, QuestionID: "easy", Answer: "a", AnsweredAt: at, ServerCode: "LAB-01"})
+		}
+		if _, err := store.SaveAnswers(ctx, exam.AnswerBatch{SyncID: fmt.Sprint("sync-", b), ServerCode: "LAB-01", NPSN: "20100001",
+			Checksum: fmt.Sprintf("%064d", b), Answers: as, ReceivedAt: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	res, err := svc.Calibrate(ctx, e.ID, irt.Rasch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Students != 1000 || res.Calibration == nil || len(res.Questions) != 6 {
+		t.Fatalf("calibration: %d students, %d questions %+v, skipped %v, note %q", res.Students, len(res.Questions), res.Questions, res.Skipped, res.Note)
+	}
+	if want := "[{6 essay 1000}]"; fmt.Sprint(res.Skipped) != want {
+		t.Errorf("skipped %v, want %s", res.Skipped, want)
+	}
+	ltm := []float64{-3.6153, -1.3224, -0.3176, -1.7301, -2.7802}
+	if it := res.Calibration.Items[5]; it.Calibrated || it.Reason != irt.ReasonAllRight || res.Questions[5].Number != 7 {
+		t.Errorf("the question everybody got right: %+v, number %d", it, res.Questions[5].Number)
+	}
+	for j, it := range res.Calibration.Items[:5] {
+		if math.Abs(it.Difficulty-ltm[j]) > 0.0005 || math.Abs(it.Discrimination-0.7551) > 0.0005 {
+			t.Errorf("question %d: b %.4f a %.4f, ltm %.4f 0.7551", j+1, it.Difficulty, it.Discrimination, ltm[j])
+		}
+		if res.Questions[j].Number != j+1 || res.Questions[j].Question.ID != fmt.Sprint("q", j+1) {
+			t.Errorf("question %d is %+v", j, res.Questions[j])
+		}
+	}
+}
