@@ -128,8 +128,11 @@ func New(o Options) http.Handler {
 	}
 	funcs := template.FuncMap{"ago": ago, "list": func(xs ...string) []string { return xs },
 		"inc":     func(i int) int { return i + 1 },
+		"dec":     func(i int) int { return i - 1 },
+		"mul":     func(a, b int) int { return a * b },
 		"percent": func(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + " %" },
-		"points":  exam.FormatPoints}
+		"points":  exam.FormatPoints,
+		"fig":     figure}
 	files, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
 		panic(err)
@@ -191,6 +194,7 @@ func New(o Options) http.Handler {
 	r.Method(http.MethodGet, "/exams/{id}/media/{sha256}", c.operator(http.HandlerFunc(c.media)))
 	r.Method(http.MethodGet, "/exams/{id}/results", c.operator(http.HandlerFunc(c.results)))
 	r.Method(http.MethodGet, "/exams/{id}/results.csv", c.operator(http.HandlerFunc(c.resultsCSV)))
+	r.Method(http.MethodGet, "/exams/{id}/analysis", c.operator(http.HandlerFunc(c.analysis)))
 	r.Method(http.MethodGet, "/api-keys", c.operator(http.HandlerFunc(c.apiKeys)))
 	r.Method(http.MethodPost, "/api-keys", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.createAPIKey)))))
 	r.Method(http.MethodPost, "/api-keys/{id}/revoke", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.revokeAPIKey)))))

@@ -569,13 +569,25 @@ func (b *tab) fits() (bool, error) {
 	return chromedp.Run(b.ctx, chromedp.Evaluate[bool](fitsWidth))
 }
 
-// shot saves the page as docs/console/<name>.png when screenshots are on.
+// shot saves the window as docs/console/<name>.png when screenshots are on.
 func (b *tab) shot(name string) {
+	b.t.Helper()
+	b.save(name, chromedp.CaptureScreenshot())
+}
+
+// shotPage saves the whole page, beyond the window, as
+// docs/console/<name>.png when screenshots are on.
+func (b *tab) shotPage(name string) {
+	b.t.Helper()
+	b.save(name, chromedp.FullScreenshot(100))
+}
+
+func (b *tab) save(name string, capture chromedp.Action[[]byte]) {
 	b.t.Helper()
 	if !screenshots {
 		return
 	}
-	png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+	png, err := chromedp.Run(b.ctx, capture)
 	if err != nil {
 		b.t.Fatal(err)
 	}

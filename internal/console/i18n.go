@@ -465,7 +465,7 @@ var messages = map[string]map[string]string{
 
 // catalogs are the console's texts: the common and exam ones, then one
 // catalog per area. A key lives in one catalog.
-var catalogs = []map[string]map[string]string{messages, linkMessages, shopMessages, officeMessages, bankMessages, clozeMessages}
+var catalogs = []map[string]map[string]string{messages, linkMessages, shopMessages, officeMessages, bankMessages, clozeMessages, analysisMessages}
 
 // translate returns the text of key in lang; a key missing in lang falls
 // back to English, then to the key itself.

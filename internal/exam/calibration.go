@@ -20,7 +20,8 @@ type ItemCalibration struct {
 	Students int
 	// Calibration is the fit; nil when the answers cannot be calibrated,
 	// and Note then says why (no answers yet, fewer than two students or
-	// than two questions some got right and some wrong).
+	// than two questions some got right and some wrong, or a question whose
+	// discrimination has no finite estimate).
 	Calibration *irt.Calibration
 	Note        string
 	// Questions are the questions put to the model, one per
@@ -106,11 +107,15 @@ func (s *Service) Calibrate(ctx context.Context, examID string, model irt.Model)
 		return ItemCalibration{}, fmt.Errorf("calibrate: %w", err)
 	}
 	c, err := irt.Calibrate(ctx, data, irt.Options{Model: model})
+	var unbounded *irt.UnboundedError
 	switch {
 	case errors.Is(err, irt.ErrTooFewStudents):
 		res.Note = "fewer than two students have answered"
 	case errors.Is(err, irt.ErrTooFewItems):
 		res.Note = "fewer than two questions that some students got right and some wrong"
+	case errors.As(err, &unbounded):
+		res.Note = fmt.Sprintf("question %d splits the students perfectly by their other answers: its discrimination has no finite estimate under this model; try the Rasch model, or calibrate with more students",
+			res.Questions[unbounded.Item].Number)
 	case err != nil:
 		return ItemCalibration{}, fmt.Errorf("calibrate: %w", err)
 	default:

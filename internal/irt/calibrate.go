@@ -108,7 +108,30 @@ var (
 	ErrTooFewItems    = errors.New("irt: fewer than two questions that some students got right and some wrong")
 	ErrTooFewStudents = errors.New("irt: fewer than two students")
 	ErrUnknownModel   = errors.New("irt: unknown model")
+	// ErrUnbounded is wrapped by an UnboundedError.
+	ErrUnbounded = errors.New("irt: a discrimination has no finite estimate")
 )
+
+// maxDiscrimination is the largest discrimination a calibration reports.
+// Beyond it the likelihood is still rising: the question's answers split
+// the students (nearly) perfectly by their other answers, and its maximum
+// likelihood estimate is infinite. Fitted discriminations rarely pass 4.
+const maxDiscrimination = 10
+
+// UnboundedError is returned when the answers have no finite estimate:
+// Item is the question (index in the responses) whose discrimination grew
+// past maxDiscrimination, the first when several did. The Rasch model, or
+// more students, usually gives one.
+type UnboundedError struct {
+	Item int
+}
+
+func (e *UnboundedError) Error() string {
+	return fmt.Sprintf("%v: question %d separates the students perfectly", ErrUnbounded, e.Item+1)
+}
+
+// Unwrap makes errors.Is(err, ErrUnbounded) true.
+func (e *UnboundedError) Unwrap() error { return ErrUnbounded }
 
 // scoringPoints is the number of Gauss-Hermite nodes of the EAP scores:
 // more than the likelihood's, since one student's posterior is narrower
@@ -194,6 +217,11 @@ func Calibrate(ctx context.Context, data *Responses, opt Options) (*Calibration,
 		return nil, f.err
 	}
 	c.slopes, c.intercepts = f.params(x)
+	for _, j := range kept {
+		if math.Abs(c.slopes[j]) > maxDiscrimination {
+			return nil, &UnboundedError{Item: j}
+		}
+	}
 
 	hf := f
 	if data.Rows() > hessianRows {

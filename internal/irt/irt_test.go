@@ -161,6 +161,29 @@ func TestEdgeCases(t *testing.T) {
 	}
 }
 
+// TestUnbounded: answers that follow the students' order perfectly (a
+// Guttman pattern) have no finite 2PL estimate; the calibration says which
+// question, rather than report a discrimination of hundreds.
+func TestUnbounded(t *testing.T) {
+	r := NewResponses(4)
+	for n := range 40 {
+		row := make([]int8, 4)
+		for j := range row {
+			if n >= 8*(j+1) {
+				row[j] = 1
+			}
+		}
+		if err := r.Add(row, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := Calibrate(t.Context(), r, Options{Model: TwoPL})
+	var ue *UnboundedError
+	if !errors.As(err, &ue) || !errors.Is(err, ErrUnbounded) || ue.Item < 0 || ue.Item > 3 {
+		t.Fatalf("Guttman answers: %v", err)
+	}
+}
+
 func TestBadInput(t *testing.T) {
 	r := NewResponses(2)
 	for _, tc := range []struct {

@@ -83,7 +83,9 @@ func (c *Calibration) fit(ctx context.Context, data *Responses) error {
 			if x == Missing || !c.Items[j].Calibrated {
 				continue
 			}
-			p := c.Probability(j, theta)
+			// A probability of 0 or 1 in floating point (a student far
+			// from the question) would divide 0 by 0.
+			p := min(max(c.Probability(j, theta), 1e-12), 1-1e-12)
 			w := p * (1 - p)
 			r := float64(x) - p
 			outfit[j] += count * r * r / w

@@ -1,0 +1,144 @@
+package console_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/testkit"
+	"github.com/seedhq/portal/internal/testkit/browsertest"
+)
+
+// analysisExam makes a Matematika exam of eight choice questions, the
+// second's text holding the XSS vectors, answered by 60 students of two
+// schools: each question is answered right by the students whose number,
+// give or take some noise, passes its threshold; the fourth question's key
+// is wrong (the strong students choose c, keyed b), everybody gets the
+// fifth right, and nobody chooses option d of the first.
+func (p *portal) analysisExam(t *testing.T) exam.Exam {
+	t.Helper()
+	ctx := t.Context()
+	opts := []exam.Option{{ID: "a", Text: "2"}, {ID: "b", Text: "3"}, {ID: "c", Text: "4"}, {ID: "d", Text: "5"}}
+	q := func(id, text, key string) exam.Question {
+		return exam.Question{ID: id, Type: exam.SingleChoice, Text: text, Options: opts, Answer: []string{key}, Points: 1}
+	}
+	e, err := p.exam.CreateExam(ctx, exam.ExamInput{Title: "Matematika Kelas XII", Subject: "MTK", NPSNs: []string{"20100001", "20100002"},
+		StartsAt: time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC), EndsAt: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), DurationMinutes: 90,
+		Questions: []exam.Question{
+			q("q1", "Berapakah 1 + 1?", "a"),
+			q("q2", "Akar dari 16 adalah ... "+strings.Join(testkit.XSSVectors, " "), "c"),
+			q("q3", "Bilangan prima terkecil yang lebih dari 4?", "d"),
+			q("q4", "Berapakah 2 × 2?", "b"),
+			q("q5", "Berapakah 6 − 3?", "b"),
+			q("q6", "Berapakah 10 ÷ 5?", "a"),
+			q("q7", "Jika x + 1 = 4, x = ...", "b"),
+			q("q8", "Berapakah 2³ − 3?", "d"),
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Per question: the answer of a student who passes the threshold,
+	// those of one who does not (taken in turn), and the threshold.
+	plan := []struct {
+		right, wrong string
+		threshold    int
+	}{{"a", "bc", 8}, {"c", "abd", 24}, {"d", "abc", 44}, {"c", "bad", 30}, {"b", "b", 0}, {"a", "bcd", 16}, {"b", "acd", 36}, {"d", "abc", 52}}
+	for s, npsn := range []string{"20100001", "20100002"} {
+		var rows []exam.MemberInput
+		for i := range 30 {
+			n := s*30 + i
+			rows = append(rows, exam.MemberInput{Nama: fmt.Sprintf("Siswa %02d", n), Username: fmt.Sprintf("siswa%02d", n),
+				NISN: fmt.Sprintf("00990000%02d", n), Kelas: "XII IPA"})
+		}
+		rep, err := p.exam.ImportMembers(ctx, rows, npsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var as []exam.Answer
+		at := time.Date(2026, 12, 1, 7, 30, 0, 0, time.UTC)
+		for i, r := range rep.Rows {
+			n := 2*i + s // ability 0 to 59, the schools alike
+			for j, pl := range plan {
+				v := string(pl.wrong[(n+j)%len(pl.wrong)])
+				if n+(n*7+j*13)%21-10 >= pl.threshold {
+					v = pl.right
+				}
+				as = append(as, exam.Answer{ExamID: e.ID, MemberID: r.MemberID, QuestionID: fmt.Sprint("q", j+1), Answer: v, AnsweredAt: at, ServerCode: "LAB-01"})
+			}
+		}
+		if _, err := p.store.SaveAnswers(ctx, exam.AnswerBatch{SyncID: "sync-" + npsn, ServerCode: "LAB-01", NPSN: npsn,
+			Checksum: fmt.Sprintf("%064d", s), Answers: as, ReceivedAt: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
+}
+
+// TestBrowserAnalysis opens an exam's item analysis in Chromium, in
+// Indonesian and English, on a desk and a phone: the histogram and the
+// distractor charts are drawn, the question whose key is wrong comes first
+// with its flag, a school filter narrows it, the 2PL calibration of these
+// few students says it has no finite estimate and the Rasch one shows its
+// table and information curve; the XSS vectors in a question stay text
+// and none runs; axe finds nothing; the page fits a 390 px screen.
+func TestBrowserAnalysis(t *testing.T) {
+	chrome := newHeadless(t, "the item analysis page", 120*time.Second)
+	p := newPortal(t, onStore("bolt"))
+	e := p.analysisExam(t)
+	page := p.srv.URL + "/console/exams/" + e.ID + "/analysis"
+
+	desk := chrome.tab(1280, 900)
+	desk.do("sign in", p.operatorSignInSteps()...)
+	desk.do("open the analysis", chromedp.Navigate(page+"?lang=id"), chromedp.WaitVisible(chromedp.CSS("table.items")))
+	desk.check("the histogram and every choice question's distractor chart are drawn", `document.querySelectorAll('svg.histogram rect').length > 0 &&
+		document.querySelectorAll('table.items svg.options').length === 8`)
+	desk.check("the wrong key comes first, flagged in Indonesian", `document.querySelector('table.items tbody tr').classList.contains('flagged') &&
+		document.querySelector('table.items tbody tr td').textContent === '4' &&
+		document.querySelector('table.items tbody tr').textContent.includes('kunci mungkin salah')`)
+	desk.check("everybody right and the unchosen option are flagged", `document.body.textContent.includes('semua menjawab benar') &&
+		document.body.textContent.includes('pengecoh tidak dipilih')`)
+	desk.check("60 students", `document.querySelector('table.summary tbody td').textContent === '60'`)
+	desk.check("the vectors are text, and nothing ran", `window.__xss === undefined &&
+		document.querySelectorAll('main img, main script, main iframe, main [onerror], main [onload]').length === 0 &&
+		[...document.querySelectorAll('td.qtext')].some(td => td.textContent.includes('<script>window.__xss=1</script>'))`)
+	desk.shotPage("analysis-id-1280")
+
+	desk.do("calibrate with the 2PL",
+		chromedp.SetValue(chromedp.ID("model"), "2pl"),
+		chromedp.Click(chromedp.CSS(`form:has(#model) button`)),
+		chromedp.WaitVisible(chromedp.CSS("p.note")),
+	)
+	desk.check("the 2PL has no finite estimate for these answers, and says so", `document.querySelector('p.note').textContent.includes('Rasch') &&
+		document.querySelector('table.calibration') === null && document.getElementById('model').value === '2pl'`)
+	desk.do("calibrate with the Rasch model",
+		chromedp.SetValue(chromedp.ID("model"), "rasch"),
+		chromedp.Click(chromedp.CSS(`form:has(#model) button`)),
+		chromedp.WaitVisible(chromedp.CSS("table.calibration")),
+	)
+	desk.check("the calibration's table and information curve", `document.querySelectorAll('table.calibration tbody tr').length === 8 &&
+		document.querySelector('svg.information polyline').getAttribute('points').split(' ').length === 81 &&
+		document.querySelector('table.calibration').textContent.includes('semua benar: tidak dikalibrasi') &&
+		!document.querySelector('table.calibration').textContent.includes('NaN')`)
+	if v := browsertest.Axe(desk.ctx, t); len(v) > 0 {
+		t.Errorf("axe on the analysis page: %v", v)
+	}
+	desk.do("show the calibration", chromedp.ScrollIntoView(chromedp.CSS("table.calibration")))
+	desk.shot("analysis-calibration-id-1280")
+
+	desk.do("one school, in English", chromedp.Navigate(page+"?lang=en&npsn=20100002"), chromedp.WaitVisible(chromedp.CSS("table.items")))
+	desk.check("30 students, flags in English", `document.querySelector('table.summary tbody td').textContent === '30' &&
+		document.body.textContent.includes('everybody right') && document.getElementById('npsn').value === '20100002'`)
+	desk.do("an unknown school", chromedp.Navigate(page+"?npsn=99999999"), chromedp.WaitVisible(chromedp.CSS(".error, [role=alert]")))
+
+	phone := chrome.tab(500, 900)
+	phone.do("sign in", p.operatorSignInSteps()...)
+	phone.do("a 390 px screen", chromedp.EmulateViewport(390, 844), chromedp.Navigate(page+"?lang=id&model=rasch"), chromedp.WaitVisible(chromedp.CSS("table.calibration")))
+	if ok, err := phone.fits(); err != nil || !ok {
+		t.Errorf("the analysis page scrolls sideways on a phone (%v)", err)
+	}
+	phone.shot("analysis-id-390")
+}
