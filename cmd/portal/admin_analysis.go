@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,7 +13,10 @@ import (
 )
 
 func newExamAnalysisCmd(o *adminOptions) *cobra.Command {
-	var opts client.AnalysisOptions
+	var (
+		opts      client.AnalysisOptions
+		out, lang string
+	)
 	cmd := &cobra.Command{
 		Use:   "analysis EXAM_ID",
 		Short: "Show the item analysis of an exam: reliability, and each question's facility, discrimination and flags",
@@ -22,11 +27,24 @@ upper-lower 27 % index D, the corrected item-total correlation, their bands
 and the flags to look at. --output json adds every choice question's option
 table. An essay with answers still to grade is listed as pending. A figure
 the data leave undefined is "-" (null in JSON). docs/item-analysis.md gives
-every formula and threshold.`,
+every formula and threshold. --out FILE.xlsx or FILE.csv writes instead the
+table teachers paste into their reports, one row per question (--lang id,
+the default, or en).`,
 		Example: `  portal admin exam analysis EXAM_ID
-  portal admin exam analysis EXAM_ID --npsn 20100001 --kelas "XII IPA 1"`,
+  portal admin exam analysis EXAM_ID --npsn 20100001 --kelas "XII IPA 1"
+  portal admin exam analysis EXAM_ID --npsn 20100001 --out analisis.xlsx`,
 		Args: exactArgs("EXAM_ID"),
 		RunE: o.adminRun(func(ctx context.Context, c *client.Client, args []string) error {
+			if out != "" {
+				format := strings.TrimPrefix(strings.ToLower(filepath.Ext(out)), ".")
+				if format != "csv" && format != "xlsx" {
+					return fmt.Errorf("--out %s: the file must end in .xlsx or .csv", out)
+				}
+				return writeFileAtomically(out, func(f *os.File) error {
+					_, err := c.Exam.Admin.ExamAnalysisTable(ctx, args[0], opts, format, lang, f)
+					return err
+				})
+			}
 			res, _, err := c.Exam.Admin.ExamAnalysis(ctx, args[0], opts)
 			if err != nil {
 				return err
@@ -50,6 +68,8 @@ every formula and threshold.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.NPSN, "npsn", "", "only this school's students")
 	f.StringVar(&opts.Kelas, "kelas", "", "only this class's students (within --npsn when given)")
+	f.StringVarP(&out, "out", "o", "", "write the table to this .xlsx or .csv file instead")
+	f.StringVar(&lang, "lang", "id", "the table's language: id or en")
 	return cmd
 }
 

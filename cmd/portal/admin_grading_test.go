@@ -101,6 +101,12 @@ func TestAdminGrading(t *testing.T) {
 		t.Errorf("analysis table:\n%s", out)
 	}
 	a.mustFail(1, "error: UNKNOWN_SCHOOL: ", "exam", "analysis", ex.ID, "--npsn", "99999999")
+	table := filepath.Join(t.TempDir(), "analisis.csv")
+	a.mustRun("exam", "analysis", ex.ID, "--out", table, "--lang", "en")
+	if b, err := os.ReadFile(table); err != nil || !strings.HasPrefix(string(b), "No,Question id,Question,Key") || !strings.Contains(string(b), "0.75") {
+		t.Errorf("analysis table file (%v):\n%s", err, b)
+	}
+	a.mustFail(1, "must end in .xlsx or .csv", "exam", "analysis", ex.ID, "--out", filepath.Join(t.TempDir(), "a.pdf"))
 	// One student cannot be calibrated: a note, no items.
 	var cal client.ExamCalibration
 	a.mustJSON(&cal, "exam", "calibration", ex.ID, "--model", "2pl")

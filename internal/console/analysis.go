@@ -1,6 +1,7 @@
 package console
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/exam/analysissheet"
 	"github.com/seedhq/portal/internal/irt"
 	"github.com/seedhq/portal/internal/itemanalysis"
 )
@@ -119,6 +121,28 @@ func (c *console) analysis(w http.ResponseWriter, r *http.Request) {
 	av.Histogram, av.HistMax = histogram(av.Analysis.Report.Scores.Histogram)
 	v.Data = av
 	c.render(w, r, "analysis", http.StatusOK, v)
+}
+
+// analysisFile serves GET /console/exams/{id}/analysis.csv|xlsx[?npsn=&kelas=&lang=]:
+// the analysis as the table teachers paste into their reports.
+func (c *console) analysisFile(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := exam.AnalysisFilter{NPSN: strings.TrimSpace(q.Get("npsn")), Kelas: strings.TrimSpace(q.Get("kelas"))}
+	format := analysissheet.Format(chi.URLParam(r, "format"))
+	res, err := c.exam.ItemAnalysis(r.Context(), chi.URLParam(r, "id"), f)
+	var buf bytes.Buffer
+	if err == nil {
+		err = analysissheet.Write(&buf, res, format, language(r))
+	}
+	if err != nil {
+		v := c.examView(r)
+		c.render(w, r, "analysis", c.showError(&v, err), v)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", analysissheet.ContentType(format))
+	h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", analysissheet.FileName(res, format)))
+	w.Write(buf.Bytes())
 }
 
 // flagRank is the rank of a question's most urgent flag; unflagged last.

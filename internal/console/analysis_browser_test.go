@@ -106,6 +106,19 @@ func TestBrowserAnalysis(t *testing.T) {
 		document.querySelectorAll('main img, main script, main iframe, main [onerror], main [onload]').length === 0 &&
 		[...document.querySelectorAll('td.qtext')].some(td => td.textContent.includes('<script>window.__xss=1</script>'))`)
 	desk.shotPage("analysis-id-1280")
+	// The download links carry the filter and the language; the file is
+	// the analysis's table.
+	desk.check("the xlsx link", `document.getElementById('download-xlsx').getAttribute('href') === '/console/exams/`+e.ID+`/analysis.xlsx?npsn=&kelas=&lang=id'`)
+	c := browser(t)
+	p.signIn(t, c)
+	res, body := get(t, c, p.srv.URL+"/console/exams/"+e.ID+"/analysis.csv?lang=id")
+	if res.StatusCode != 200 || !strings.HasPrefix(body, "No,ID soal,Soal,Kunci") || strings.Count(body, "\n") != 9 {
+		t.Errorf("analysis.csv: %d\n%s", res.StatusCode, body)
+	}
+	if res, _ := get(t, c, p.srv.URL+"/console/exams/"+e.ID+"/analysis.xlsx?lang=en&npsn=20100002"); res.StatusCode != 200 ||
+		res.Header.Get("Content-Disposition") != `attachment; filename="analisis-`+e.ID+`-20100002.xlsx"` {
+		t.Errorf("analysis.xlsx: %d %v", res.StatusCode, res.Header)
+	}
 
 	desk.do("calibrate with the 2PL",
 		chromedp.SetValue(chromedp.ID("model"), "2pl"),

@@ -33,6 +33,7 @@ import (
 
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/exam/analysissheet"
 	"github.com/seedhq/portal/internal/httpapi/respond"
 	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/internal/links"
@@ -132,7 +133,8 @@ func New(o Options) http.Handler {
 		"mul":     func(a, b int) int { return a * b },
 		"percent": func(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + " %" },
 		"points":  exam.FormatPoints,
-		"fig":     figure}
+		"fig":     figure,
+		"label":   analysissheet.Label}
 	files, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
 		panic(err)
@@ -195,6 +197,7 @@ func New(o Options) http.Handler {
 	r.Method(http.MethodGet, "/exams/{id}/results", c.operator(http.HandlerFunc(c.results)))
 	r.Method(http.MethodGet, "/exams/{id}/results.csv", c.operator(http.HandlerFunc(c.resultsCSV)))
 	r.Method(http.MethodGet, "/exams/{id}/analysis", c.operator(http.HandlerFunc(c.analysis)))
+	r.Method(http.MethodGet, "/exams/{id}/analysis.{format:csv|xlsx}", c.operator(http.HandlerFunc(c.analysisFile)))
 	r.Method(http.MethodGet, "/api-keys", c.operator(http.HandlerFunc(c.apiKeys)))
 	r.Method(http.MethodPost, "/api-keys", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.createAPIKey)))))
 	r.Method(http.MethodPost, "/api-keys/{id}/revoke", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.revokeAPIKey)))))

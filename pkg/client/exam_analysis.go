@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 )
@@ -116,4 +117,26 @@ func (s *ExamAdminService) ExamAnalysis(ctx context.Context, examID string, opts
 		q.Set("kelas", opts.Kelas)
 	}
 	return examData[*ExamAnalysis](ctx, s.client, http.MethodGet, "admin/exams/"+id+"/analysis", q, nil)
+}
+
+// ExamAnalysisTable writes the item analysis as the table teachers paste
+// into their reports to w: format "csv" or "xlsx" (a summary sheet and a
+// questions sheet), lang "id" (the default) or "en" for its headings (GET
+// /api/v1/admin/exams/{id}/analysis?format=).
+func (s *ExamAdminService) ExamAnalysisTable(ctx context.Context, examID string, opts AnalysisOptions, format, lang string, w io.Writer) (*Response, error) {
+	id, err := segment("exam id", examID)
+	if err != nil {
+		return nil, err
+	}
+	q := url.Values{"format": {format}}
+	if opts.NPSN != "" {
+		q.Set("npsn", opts.NPSN)
+	}
+	if opts.Kelas != "" {
+		q.Set("kelas", opts.Kelas)
+	}
+	if lang != "" {
+		q.Set("lang", lang)
+	}
+	return s.download(ctx, "admin/exams/"+id+"/analysis", q, w)
 }

@@ -1,12 +1,15 @@
 package exam
 
 import (
+	"bytes"
+	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/exam/analysissheet"
 	"github.com/seedhq/portal/internal/httpapi/respond"
 	"github.com/seedhq/portal/internal/itemanalysis"
 )
@@ -29,11 +32,41 @@ type skippedView struct {
 // examAnalysis handles GET /api/v1/admin/exams/{id}/analysis: the
 // classical item analysis of the exam's answers (docs/item-analysis.md),
 // of every student, or of one school (npsn) or class (kelas).
+//
+// format=csv or xlsx answers the table teachers paste into their reports
+// (internal/exam/analysissheet), with lang=id (the default) or en headings.
 func (a *api) examAnalysis(w http.ResponseWriter, r *http.Request) {
-	f := exam.AnalysisFilter{NPSN: strings.TrimSpace(r.URL.Query().Get("npsn")), Kelas: strings.TrimSpace(r.URL.Query().Get("kelas"))}
+	q := r.URL.Query()
+	format := analysissheet.Format(q.Get("format"))
+	if format != "" && format != "json" && format != analysissheet.CSV && format != analysissheet.XLSX {
+		a.writeError(w, r, respond.InvalidQuery("format must be json, csv or xlsx"))
+		return
+	}
+	lang := q.Get("lang")
+	if lang != "" && lang != "id" && lang != "en" {
+		a.writeError(w, r, respond.InvalidQuery("lang must be id or en"))
+		return
+	}
+	f := exam.AnalysisFilter{NPSN: strings.TrimSpace(q.Get("npsn")), Kelas: strings.TrimSpace(q.Get("kelas"))}
 	res, err := a.svc.ItemAnalysis(r.Context(), chi.URLParam(r, "id"), f)
 	if err != nil {
 		a.writeError(w, r, err)
+		return
+	}
+	if format == analysissheet.CSV || format == analysissheet.XLSX {
+		if lang == "" {
+			lang = "id"
+		}
+		var buf bytes.Buffer
+		if err := analysissheet.Write(&buf, res, format, lang); err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", analysissheet.ContentType(format))
+		h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", analysissheet.FileName(res, format)))
+		h.Set("Cache-Control", "no-store")
+		w.Write(buf.Bytes())
 		return
 	}
 	items := make([]analysedItemView, len(res.Report.Items))

@@ -1,7 +1,12 @@
 package exam_test
 
 import (
+	"bytes"
+	"encoding/csv"
+	"strings"
 	"testing"
+
+	"github.com/xuri/excelize/v2"
 
 	"github.com/seedhq/portal/internal/httpapi/httpapitest"
 )
@@ -48,6 +53,23 @@ func TestExamAnalysis(t *testing.T) {
 		if q3["facility"].(float64) != 1 || q3["item_rest"] != nil || q3["flags"].([]any)[len(q3["flags"].([]any))-1] != "all_correct" {
 			t.Fatalf("q3 = %v", q3)
 		}
+		// The table teachers paste: CSV in Indonesian, xlsx in English.
+		csvRes := h.Op("GET", path+"?format=csv", nil).Expect(200)
+		recs, err := csv.NewReader(bytes.NewReader(csvRes.Body)).ReadAll()
+		if err != nil || csvRes.Header.Get("Content-Type") != "text/csv; charset=utf-8" || len(recs) != 6 ||
+			recs[0][2] != "Soal" || recs[1][1] != "q1" || recs[5][1] != "q5" || !strings.Contains(csvRes.Header.Get("Content-Disposition"), "analisis-") {
+			t.Fatalf("csv (%v): %q", err, recs)
+		}
+		xl := h.Op("GET", path+"?format=xlsx&lang=en", nil).Expect(200)
+		book, err := excelize.OpenReader(bytes.NewReader(xl.Body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := book.GetCellValue("Questions", "C1"); v != "Question" {
+			t.Errorf("xlsx heading %q", v)
+		}
+		h.Op("GET", path+"?format=pdf", nil).ExpectError(400, "INVALID_QUERY")
+		h.Op("GET", path+"?format=csv&lang=fr", nil).ExpectError(400, "INVALID_QUERY")
 		h.Op("GET", path+"?npsn=99999999", nil).ExpectError(404, "UNKNOWN_SCHOOL")
 		h.Op("GET", "/api/v1/admin/exams/no-such-exam/analysis", nil).ExpectError(404, "NOT_FOUND")
 		class := h.Op("GET", path+"?npsn="+httpapitest.NPSNA+"&kelas=XII%20IPA%201", nil).Expect(200).M()["data"].(map[string]any)
