@@ -263,9 +263,10 @@ func TestExamResultsPage(t *testing.T) {
 		t.Fatal("the exams page misses the exam")
 	}
 	_, body := get(t, c, p.srv.URL+"/console/exams/"+e.ID+"/results")
-	// q1 right, q2 wrong, q3 one pair of two: 10 + 1.5, and q3 not correct.
-	for _, want := range []string{"Ani Lestari", "<td>11.5</td>", "<tr><td>1</td><td>1</td><td>1</td><td>100.0 %</td><td>0</td></tr>",
-		"<tr><td>3</td><td>1</td><td>0</td><td>0.0 %</td><td>0</td></tr>"} {
+	// q1 right, q2 wrong, q3 one pair of two: 10 + 1.5, and q3 not correct
+	// but half its points earned. Each question shows its id and text.
+	for _, want := range []string{"Ani Lestari", "<td>11.5</td>", `<td class="qtext"><code>q1</code> `, "</td><td>1</td><td>1</td><td>100.0 %</td><td>100.0 %</td><td>0</td></tr>",
+		`<td class="qtext"><code>q3</code> `, "</td><td>1</td><td>0</td><td>0.0 %</td><td>50.0 %</td><td>0</td></tr>"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("results page lacks %q", want)
 		}

@@ -236,10 +236,27 @@ func (s *Service) AnswerSheet(ctx context.Context, examID, memberID string) (Ans
 type QuestionStat struct {
 	Number     int // 1 for the exam's first question
 	QuestionID string
-	Answered   int
-	Correct    int // for an essay: graded with the question's full points
+	// Text and MaxPoints are the question's.
+	Text      string
+	MaxPoints float64
+	Answered  int
+	Correct   int // for an essay: graded with the question's full points
+	// Points are those the scored answers earned, partial credit and
+	// graded essays included.
+	Points float64
 	// Pending counts the essay answers still waiting for their grades.
 	Pending int
+}
+
+// PointsRate is the share of the question's points the scored answers
+// earned (a 9.5 of 10 essay counts 0.95, where it is not Correct), 0
+// without any.
+func (q QuestionStat) PointsRate() float64 {
+	scored := q.Answered - q.Pending
+	if scored <= 0 || q.MaxPoints <= 0 {
+		return 0
+	}
+	return q.Points / (q.MaxPoints * float64(scored))
 }
 
 // CorrectRate is the share of the scored answers (answered, less those
@@ -263,7 +280,7 @@ func (s *Service) QuestionStats(ctx context.Context, examID string) ([]QuestionS
 	stats := make([]QuestionStat, len(e.Questions))
 	index := make(map[string]int, len(e.Questions))
 	for i, q := range e.Questions {
-		stats[i] = QuestionStat{Number: i + 1, QuestionID: q.ID}
+		stats[i] = QuestionStat{Number: i + 1, QuestionID: q.ID, Text: q.Text, MaxPoints: q.Points}
 		index[q.ID] = i
 	}
 	err = s.WalkAnswers(ctx, AnswerQuery{ExamID: examID}, func(a StoredAnswer) error {
@@ -275,6 +292,7 @@ func (s *Service) QuestionStats(ctx context.Context, examID string) ([]QuestionS
 			if !a.Graded {
 				stats[i].Pending++
 			}
+			stats[i].Points += a.Points
 		}
 		return nil
 	})
