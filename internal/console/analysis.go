@@ -93,8 +93,7 @@ func (c *console) analysis(w http.ResponseWriter, r *http.Request) {
 	v := c.examView(r)
 	id := chi.URLParam(r, "id")
 	q := r.URL.Query()
-	av := analysisView{Filter: exam.AnalysisFilter{NPSN: strings.TrimSpace(q.Get("npsn")), Kelas: strings.TrimSpace(q.Get("kelas"))},
-		Model: strings.TrimSpace(q.Get("model"))}
+	av := analysisView{Filter: analysisFilter(r), Model: strings.TrimSpace(q.Get("model"))}
 	var err error
 	if av.Exam, err = c.exam.GetExam(r.Context(), id); err == nil {
 		av.Analysis, err = c.exam.ItemAnalysis(r.Context(), id, av.Filter)
@@ -126,10 +125,8 @@ func (c *console) analysis(w http.ResponseWriter, r *http.Request) {
 // analysisFile serves GET /console/exams/{id}/analysis.csv|xlsx[?npsn=&kelas=&lang=]:
 // the analysis as the table teachers paste into their reports.
 func (c *console) analysisFile(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	f := exam.AnalysisFilter{NPSN: strings.TrimSpace(q.Get("npsn")), Kelas: strings.TrimSpace(q.Get("kelas"))}
 	format := analysissheet.Format(chi.URLParam(r, "format"))
-	res, err := c.exam.ItemAnalysis(r.Context(), chi.URLParam(r, "id"), f)
+	res, err := c.exam.ItemAnalysis(r.Context(), chi.URLParam(r, "id"), analysisFilter(r))
 	var buf bytes.Buffer
 	if err == nil {
 		err = analysissheet.Write(&buf, res, format, language(r))
@@ -143,6 +140,13 @@ func (c *console) analysisFile(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", analysissheet.ContentType(format))
 	h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", analysissheet.FileName(res, format)))
 	w.Write(buf.Bytes())
+}
+
+// analysisFilter reads the page's filter: npsn, kelas and academic_year.
+func analysisFilter(r *http.Request) exam.AnalysisFilter {
+	q := r.URL.Query()
+	return exam.AnalysisFilter{NPSN: strings.TrimSpace(q.Get("npsn")), Kelas: strings.TrimSpace(q.Get("kelas")),
+		AcademicYear: strings.TrimSpace(q.Get("academic_year"))}
 }
 
 // flagRank is the rank of a question's most urgent flag; unflagged last.

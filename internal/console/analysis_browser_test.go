@@ -52,7 +52,7 @@ func (p *portal) analysisExam(t *testing.T) exam.Exam {
 		for i := range 30 {
 			n := s*30 + i
 			rows = append(rows, exam.MemberInput{Nama: fmt.Sprintf("Siswa %02d", n), Username: fmt.Sprintf("siswa%02d", n),
-				NISN: fmt.Sprintf("00990000%02d", n), Kelas: "XII IPA"})
+				NISN: fmt.Sprintf("00990000%02d", n), Kelas: "XII IPA", AcademicYearName: []string{"2025/2026", "2024/2025"}[i%2]})
 		}
 		rep, err := p.exam.ImportMembers(ctx, rows, npsn)
 		if err != nil {
@@ -81,7 +81,7 @@ func (p *portal) analysisExam(t *testing.T) exam.Exam {
 // TestBrowserAnalysis opens an exam's item analysis in Chromium, in
 // Indonesian and English, on a desk and a phone: the histogram and the
 // distractor charts are drawn, the question whose key is wrong comes first
-// with its flag, a school filter narrows it, the 2PL calibration of these
+// with its flag, a school or an academic year narrows it, the 2PL calibration of these
 // few students says it has no finite estimate and the Rasch one shows its
 // table and information curve; the XSS vectors in a question stay text
 // and none runs; axe finds nothing; the page fits a 390 px screen.
@@ -108,7 +108,7 @@ func TestBrowserAnalysis(t *testing.T) {
 	desk.shotPage("analysis-id-1280")
 	// The download links carry the filter and the language; the file is
 	// the analysis's table.
-	desk.check("the xlsx link", `document.getElementById('download-xlsx').getAttribute('href') === '/console/exams/`+e.ID+`/analysis.xlsx?npsn=&kelas=&lang=id'`)
+	desk.check("the xlsx link", `document.getElementById('download-xlsx').getAttribute('href') === '/console/exams/`+e.ID+`/analysis.xlsx?npsn=&kelas=&academic_year=&lang=id'`)
 	c := browser(t)
 	p.signIn(t, c)
 	res, body := get(t, c, p.srv.URL+"/console/exams/"+e.ID+"/analysis.csv?lang=id")
@@ -145,6 +145,9 @@ func TestBrowserAnalysis(t *testing.T) {
 	desk.do("one school, in English", chromedp.Navigate(page+"?lang=en&npsn=20100002"), chromedp.WaitVisible(chromedp.CSS("table.items")))
 	desk.check("30 students, flags in English", `document.querySelector('table.summary tbody td').textContent === '30' &&
 		document.body.textContent.includes('everybody right') && document.getElementById('npsn').value === '20100002'`)
+	desk.do("one academic year", chromedp.Navigate(page+"?academic_year=2025/2026"), chromedp.WaitVisible(chromedp.CSS("table.items")))
+	desk.check("30 students of 2025/2026", `document.querySelector('table.summary tbody td').textContent === '30' &&
+		document.getElementById('academic_year').value === '2025/2026'`)
 	desk.do("an unknown school", chromedp.Navigate(page+"?npsn=99999999"), chromedp.WaitVisible(chromedp.CSS(".error, [role=alert]")))
 
 	phone := chrome.tab(500, 900)

@@ -15,6 +15,9 @@ import (
 type AnalysisFilter struct {
 	NPSN  string // the students of one school
 	Kelas string // the students of one class (within NPSN when it is set)
+	// AcademicYear is the students of one academic year, by name
+	// ("2025/2026"), as the member directory records it.
+	AcademicYear string
 }
 
 // AnalysedQuestion is a question of an item analysis, in the report's
@@ -50,6 +53,10 @@ type ItemAnalysis struct {
 // ErrUnknownSchool answers an analysis filtered by a school that no member
 // belongs to.
 var ErrUnknownSchool = apperr.New(apperr.NotFound, "UNKNOWN_SCHOOL", "no student belongs to this school")
+
+// ErrUnknownAcademicYear answers an analysis filtered by an academic year
+// that no member belongs to.
+var ErrUnknownAcademicYear = apperr.New(apperr.NotFound, "UNKNOWN_ACADEMIC_YEAR", "no student belongs to this academic year")
 
 // ItemAnalysis analyses the answers of the exam's students who match f:
 // every student with at least one stored answer counts, a question they
@@ -160,8 +167,8 @@ func (s *Service) countPending(ctx context.Context, q AnswerQuery, sc scorer, in
 }
 
 // analysisMembers returns whether a member is among f's students. A school
-// filter is applied by the answer query itself; a class filter needs the
-// school's (or every) member of the class.
+// filter is applied by the answer query itself; a class or year filter
+// needs the matching members of the school (or of every school).
 func (s *Service) analysisMembers(ctx context.Context, f AnalysisFilter) (func(string) bool, error) {
 	if f.NPSN != "" {
 		_, n, err := s.store.ListMembers(ctx, MemberFilter{NPSN: f.NPSN, Limit: 1})
@@ -172,10 +179,19 @@ func (s *Service) analysisMembers(ctx context.Context, f AnalysisFilter) (func(s
 			return nil, ErrUnknownSchool
 		}
 	}
-	if f.Kelas == "" {
+	if f.AcademicYear != "" {
+		_, n, err := s.store.ListMembers(ctx, MemberFilter{AcademicYear: f.AcademicYear, Limit: 1})
+		if err != nil {
+			return nil, fmt.Errorf("item analysis: %w", err)
+		}
+		if n == 0 {
+			return nil, ErrUnknownAcademicYear
+		}
+	}
+	if f.Kelas == "" && f.AcademicYear == "" {
 		return func(string) bool { return true }, nil
 	}
-	ms, _, err := s.store.ListMembers(ctx, MemberFilter{NPSN: f.NPSN, Kelas: f.Kelas})
+	ms, _, err := s.store.ListMembers(ctx, MemberFilter{NPSN: f.NPSN, Kelas: f.Kelas, AcademicYear: f.AcademicYear})
 	if err != nil {
 		return nil, fmt.Errorf("item analysis: %w", err)
 	}

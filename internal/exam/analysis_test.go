@@ -15,8 +15,9 @@ import (
 // TestItemAnalysis: the analysis of an exam's stored answers counts every
 // student who answered, a blank or missing answer as nothing; an essay
 // with answers still to grade is left out as pending, never zero, and
-// counted once graded; a class or a school narrows it; an unknown school
-// is refused; an exam without answers gets an empty report.
+// counted once graded; a class, a school or an academic year narrows it;
+// an unknown school or year is refused; an exam without answers gets an
+// empty report.
 func TestItemAnalysis(t *testing.T) {
 	ctx := context.Background()
 	svc, store := newBoltService(t)
@@ -49,7 +50,8 @@ func TestItemAnalysis(t *testing.T) {
 			npsn = "20100002"
 		}
 		rows = append(rows, exam.MemberInput{NPSN: npsn, Nama: fmt.Sprintf("Siswa %d", i), Role: "student",
-			NISN: fmt.Sprintf("%010d", i+1), Username: fmt.Sprintf("siswa%d", i), Kelas: kelas})
+			NISN: fmt.Sprintf("%010d", i+1), Username: fmt.Sprintf("siswa%d", i), Kelas: kelas,
+			AcademicYearName: []string{"2025/2026", "2024/2025"}[i%2]})
 	}
 	rep, err := svc.ImportMembers(ctx, rows, "")
 	if err != nil {
@@ -139,6 +141,17 @@ func TestItemAnalysis(t *testing.T) {
 	school, err := svc.ItemAnalysis(ctx, e.ID, exam.AnalysisFilter{NPSN: "20100002"})
 	if err != nil || school.Report.Students != 2 {
 		t.Fatalf("school 20100002: %d students, %v", school.Report.Students, err)
+	}
+	year, err := svc.ItemAnalysis(ctx, e.ID, exam.AnalysisFilter{AcademicYear: "2024/2025"})
+	if err != nil || year.Report.Students != 4 {
+		t.Fatalf("academic year 2024/2025: %d students, %v", year.Report.Students, err)
+	}
+	yearClass, err := svc.ItemAnalysis(ctx, e.ID, exam.AnalysisFilter{NPSN: "20100001", Kelas: "XII IPA 1", AcademicYear: "2025/2026"})
+	if err != nil || yearClass.Report.Students != 2 {
+		t.Fatalf("2025/2026 in XII IPA 1: %d students, %v", yearClass.Report.Students, err)
+	}
+	if _, err := svc.ItemAnalysis(ctx, e.ID, exam.AnalysisFilter{AcademicYear: "2019/2020"}); !errors.Is(err, exam.ErrUnknownAcademicYear) {
+		t.Fatalf("an academic year without members: %v", err)
 	}
 	if _, err := svc.ItemAnalysis(ctx, e.ID, exam.AnalysisFilter{NPSN: "99999999"}); !errors.Is(err, exam.ErrUnknownSchool) {
 		t.Fatalf("an unknown school: %v", err)

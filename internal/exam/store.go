@@ -136,8 +136,11 @@ type MemberFilter struct {
 	Role   string
 	Kelas  string
 	NPSN   string
-	Offset int
-	Limit  int // 0 means no limit
+	// AcademicYear matches the members of one academic year, by name
+	// (Member.AcademicYearName).
+	AcademicYear string
+	Offset       int
+	Limit        int // 0 means no limit
 }
 
 // ImportAction is what ImportMembers did with one row.

@@ -158,6 +158,7 @@ const (
 	CodeUnknownExam          = "UNKNOWN_EXAM"              // 422
 	CodeUnknownQuestion      = "UNKNOWN_QUESTION"          // 422
 	CodeUnknownSchool        = "UNKNOWN_SCHOOL"            // 404 an item analysis of a school no member belongs to
+	CodeUnknownAcademicYear  = "UNKNOWN_ACADEMIC_YEAR"     // 404 an item analysis of an academic year no member belongs to
 	CodeUnknownModel         = "UNKNOWN_MODEL"             // 400 a calibration with a model other than rasch or 2pl
 	CodeTooManyAttempts      = "TOO_MANY_ATTEMPTS"         // 429, with Retry-After
 	CodeInternal             = "INTERNAL"                  // 500

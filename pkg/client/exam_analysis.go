@@ -9,21 +9,23 @@ import (
 
 // AnalysisOptions narrow an item analysis; empty fields match every student.
 type AnalysisOptions struct {
-	NPSN  string // one school's students
-	Kelas string // one class's students (within NPSN when set)
+	NPSN         string // one school's students
+	Kelas        string // one class's students (within NPSN when set)
+	AcademicYear string // one academic year's students ("2025/2026")
 }
 
 // ExamAnalysis is the classical item analysis of an exam's answers
 // (docs/item-analysis.md gives every formula and threshold). A figure the
 // data leave undefined (one student, every total the same) is nil.
 type ExamAnalysis struct {
-	ExamID    string            `json:"exam_id"`
-	ExamTitle string            `json:"exam_title"`
-	NPSN      string            `json:"npsn"`
-	Kelas     string            `json:"kelas"`
-	Students  int               `json:"students"`
-	MaxScore  float64           `json:"max_score"`
-	Scores    ScoreDistribution `json:"scores"`
+	ExamID       string            `json:"exam_id"`
+	ExamTitle    string            `json:"exam_title"`
+	NPSN         string            `json:"npsn"`
+	Kelas        string            `json:"kelas"`
+	AcademicYear string            `json:"academic_year"`
+	Students     int               `json:"students"`
+	MaxScore     float64           `json:"max_score"`
+	Scores       ScoreDistribution `json:"scores"`
 	// KR20 is given when every item was scored right or wrong; it then
 	// equals Alpha.
 	KR20  *float64 `json:"kr20"`
@@ -116,6 +118,9 @@ func (s *ExamAdminService) ExamAnalysis(ctx context.Context, examID string, opts
 	if opts.Kelas != "" {
 		q.Set("kelas", opts.Kelas)
 	}
+	if opts.AcademicYear != "" {
+		q.Set("academic_year", opts.AcademicYear)
+	}
 	return examData[*ExamAnalysis](ctx, s.client, http.MethodGet, "admin/exams/"+id+"/analysis", q, nil)
 }
 
@@ -134,6 +139,9 @@ func (s *ExamAdminService) ExamAnalysisTable(ctx context.Context, examID string,
 	}
 	if opts.Kelas != "" {
 		q.Set("kelas", opts.Kelas)
+	}
+	if opts.AcademicYear != "" {
+		q.Set("academic_year", opts.AcademicYear)
 	}
 	if lang != "" {
 		q.Set("lang", lang)

@@ -97,8 +97,8 @@ func TestXLSX(t *testing.T) {
 		}
 		return v
 	}
-	if get("Summary", "B1") != "Matematika" || get("Summary", "B2") != "20100001" || get("Summary", "B3") != "all" || get("Summary", "B4") != "4" {
-		t.Errorf("summary: %q %q %q %q", get("Summary", "B1"), get("Summary", "B2"), get("Summary", "B3"), get("Summary", "B4"))
+	if get("Summary", "B1") != "Matematika" || get("Summary", "B2") != "20100001" || get("Summary", "B3") != "all" || get("Summary", "B4") != "all" || get("Summary", "B5") != "4" {
+		t.Errorf("summary: %q %q %q %q", get("Summary", "B1"), get("Summary", "B2"), get("Summary", "B3"), get("Summary", "B5"))
 	}
 	if typ, _ := x.GetCellType("Questions", "G2"); typ != excelize.CellTypeNumber && typ != excelize.CellTypeUnset {
 		t.Errorf("facility cell type %v", typ)

@@ -47,7 +47,8 @@ func (a *api) examAnalysis(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, respond.InvalidQuery("lang must be id or en"))
 		return
 	}
-	f := exam.AnalysisFilter{NPSN: strings.TrimSpace(q.Get("npsn")), Kelas: strings.TrimSpace(q.Get("kelas"))}
+	f := exam.AnalysisFilter{NPSN: strings.TrimSpace(q.Get("npsn")), Kelas: strings.TrimSpace(q.Get("kelas")),
+		AcademicYear: strings.TrimSpace(q.Get("academic_year"))}
 	res, err := a.svc.ItemAnalysis(r.Context(), chi.URLParam(r, "id"), f)
 	if err != nil {
 		a.writeError(w, r, err)
@@ -84,6 +85,7 @@ func (a *api) examAnalysis(w http.ResponseWriter, r *http.Request) {
 		ExamTitle string                    `json:"exam_title"`
 		NPSN      string                    `json:"npsn"`
 		Kelas     string                    `json:"kelas"`
+		Year      string                    `json:"academic_year"`
 		Students  int                       `json:"students"`
 		MaxScore  float64                   `json:"max_score"`
 		Scores    itemanalysis.Distribution `json:"scores"`
@@ -92,5 +94,5 @@ func (a *api) examAnalysis(w http.ResponseWriter, r *http.Request) {
 		SEM       *float64                  `json:"sem"`
 		Items     []analysedItemView        `json:"items"`
 		Skipped   []skippedView             `json:"skipped"`
-	}{res.ExamID, res.ExamTitle, f.NPSN, f.Kelas, rep.Students, rep.MaxScore, rep.Scores, rep.KR20, rep.Alpha, rep.SEM, items, skipped})
+	}{res.ExamID, res.ExamTitle, f.NPSN, f.Kelas, f.AcademicYear, rep.Students, rep.MaxScore, rep.Scores, rep.KR20, rep.Alpha, rep.SEM, items, skipped})
 }

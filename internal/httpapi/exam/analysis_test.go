@@ -71,6 +71,7 @@ func TestExamAnalysis(t *testing.T) {
 		h.Op("GET", path+"?format=pdf", nil).ExpectError(400, "INVALID_QUERY")
 		h.Op("GET", path+"?format=csv&lang=fr", nil).ExpectError(400, "INVALID_QUERY")
 		h.Op("GET", path+"?npsn=99999999", nil).ExpectError(404, "UNKNOWN_SCHOOL")
+		h.Op("GET", path+"?academic_year=2019/2020", nil).ExpectError(404, "UNKNOWN_ACADEMIC_YEAR")
 		h.Op("GET", "/api/v1/admin/exams/no-such-exam/analysis", nil).ExpectError(404, "NOT_FOUND")
 		class := h.Op("GET", path+"?npsn="+httpapitest.NPSNA+"&kelas=XII%20IPA%201", nil).Expect(200).M()["data"].(map[string]any)
 		if class["kelas"] != "XII IPA 1" || class["students"].(float64) != 2 {

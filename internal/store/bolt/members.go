@@ -263,7 +263,7 @@ func (s *Store) ListMembers(ctx context.Context, f exam.MemberFilter) ([]exam.Me
 	total := 0
 	offset := max(f.Offset, 0)
 	search := strings.ToLower(f.Search)
-	needRecord := f.Role != "" || f.Kelas != "" || search != ""
+	needRecord := f.Role != "" || f.Kelas != "" || f.AcademicYear != "" || search != ""
 	inPage := func(n int) bool { return n >= offset && (f.Limit <= 0 || n < offset+f.Limit) }
 	err := s.view(ctx, "list members", func(tx *bbolt.Tx) error {
 		mt := newMemberTx(tx)
@@ -307,7 +307,8 @@ func memberMatches(r *memberRecord, f exam.MemberFilter, search string) bool {
 	switch {
 	case f.NPSN != "" && r.NPSN != f.NPSN,
 		f.Role != "" && r.Role != f.Role,
-		f.Kelas != "" && r.Kelas != f.Kelas:
+		f.Kelas != "" && r.Kelas != f.Kelas,
+		f.AcademicYear != "" && r.AcademicYearName != f.AcademicYear:
 		return false
 	case search == "":
 		return true

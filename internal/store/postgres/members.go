@@ -339,6 +339,9 @@ func (s *Store) ListMembers(ctx context.Context, f exam.MemberFilter) ([]exam.Me
 	if f.NPSN != "" {
 		conds = append(conds, `npsn = `+arg(f.NPSN))
 	}
+	if f.AcademicYear != "" {
+		conds = append(conds, `academic_year_name = `+arg(f.AcademicYear))
+	}
 	where := ""
 	if len(conds) > 0 {
 		where = ` WHERE ` + strings.Join(conds, ` AND `)

@@ -336,6 +336,9 @@ func testListMembers(t *testing.T, s Store) {
 	budiB := mk("id-01", "budi.b", "Budi Santoso", npsnB, exam.RoleStudent, "X-1") // same nama: ordered by id
 	aniR := mk("id-06", "ani.rahma", "ani rahma", npsnB, exam.RoleStudent, "X-2")  // byte order: after every capital
 	zul := mk("id-07", "zul_01", "Zulkifli", npsnA, exam.RoleStudent, "X-1")
+	// aniL and citra keep member's 2025/2026.
+	zul.AcademicYearName = "2024/2025"
+	budiA.AcademicYearName, guru.AcademicYearName, budiB.AcademicYearName, aniR.AcademicYearName = "2026/2027", "2026/2027", "2026/2027", "2026/2027"
 	MustImportMembers(t, s, zul, aniL, budiA, guru)
 	MustImportMembers(t, s, citra, budiB, aniR)
 
@@ -361,6 +364,9 @@ func testListMembers(t *testing.T, s Store) {
 		{"npsn", exam.MemberFilter{NPSN: npsnB}, []string{"id-01", "id-04", "id-06"}, 3},
 		{"npsn role kelas", exam.MemberFilter{NPSN: npsnA, Role: exam.RoleStudent, Kelas: "X-1"}, []string{"id-03", "id-07"}, 2},
 		{"npsn search", exam.MemberFilter{NPSN: npsnA, Search: "budi"}, []string{"id-02"}, 1},
+		{"academic year", exam.MemberFilter{AcademicYear: "2025/2026"}, []string{"id-03", "id-04"}, 2},
+		{"npsn kelas academic year", exam.MemberFilter{NPSN: npsnA, Kelas: "X-1", AcademicYear: "2024/2025"}, []string{"id-07"}, 1},
+		{"academic year without members", exam.MemberFilter{AcademicYear: "2023/2024"}, nil, 0},
 		{"first page", exam.MemberFilter{Limit: 3}, []string{"id-03", "id-01", "id-02"}, 7},
 		{"second page", exam.MemberFilter{Offset: 3, Limit: 3}, []string{"id-04", "id-05", "id-07"}, 7},
 		{"last page", exam.MemberFilter{Offset: 6, Limit: 3}, []string{"id-06"}, 7},
