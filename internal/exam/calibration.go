@@ -42,10 +42,31 @@ var ErrUnknownModel = apperr.New(apperr.Invalid, "UNKNOWN_MODEL", "model must be
 // one stream in (student, question) order, twice, and kept one byte per
 // student and question. An exam without answers, or whose answers cannot
 // be calibrated, gets a well-formed result with a note instead of a fit.
+//
+// Calls for the same exam and model while one runs share its result: two
+// operators asking at once cost one fit. The fit goes on when its first
+// caller leaves, for the others; each caller stops waiting when its own
+// ctx ends.
 func (s *Service) Calibrate(ctx context.Context, examID string, model irt.Model) (ItemCalibration, error) {
 	if model != irt.Rasch && model != irt.TwoPL {
 		return ItemCalibration{}, ErrUnknownModel
 	}
+	ch := s.calibrations.DoChan(examID+"\x00"+string(model), func() (any, error) {
+		return s.calibrate(context.WithoutCancel(ctx), examID, model)
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return ItemCalibration{}, r.Err
+		}
+		return r.Val.(ItemCalibration), nil
+	case <-ctx.Done():
+		return ItemCalibration{}, ctx.Err()
+	}
+}
+
+// calibrate is Calibrate's fit.
+func (s *Service) calibrate(ctx context.Context, examID string, model irt.Model) (ItemCalibration, error) {
 	e, sc, err := s.scorer(ctx, examID)
 	if err != nil {
 		return ItemCalibration{}, fmt.Errorf("calibrate: %w", err)

@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/seedhq/portal/internal/exam"
@@ -104,4 +108,70 @@ func TestCalibrate(t *testing.T) {
 			t.Errorf("question %d is %+v", j, res.Questions[j])
 		}
 	}
+}
+
+// gatedStore holds every ListAnswers until release is closed, counting
+// the calls.
+type gatedStore struct {
+	exam.Store
+	calls   atomic.Int32
+	release chan struct{}
+}
+
+func (g *gatedStore) ListAnswers(ctx context.Context, q exam.AnswerQuery) ([]exam.Answer, error) {
+	g.calls.Add(1)
+	<-g.release
+	return g.Store.ListAnswers(ctx, q)
+}
+
+// TestCalibrateShared: a second call for the same exam and model while the
+// first runs waits for it and gets its result, and the answers are read
+// once; another model is a fit of its own.
+func TestCalibrateShared(t *testing.T) {
+	_, store := newBoltService(t)
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		g := &gatedStore{Store: store, release: make(chan struct{})}
+		svc, err := exam.NewService(ctx, g, exam.Config{Blobs: store.Blobs()}, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now().UTC().Add(time.Hour)
+		e, err := svc.CreateExam(ctx, exam.ExamInput{Title: "Logika", NPSNs: []string{"20100001"}, StartsAt: start, EndsAt: start.Add(time.Hour),
+			DurationMinutes: 60, Questions: []exam.Question{{ID: "q1", Type: exam.TrueFalse, Text: "1 = 1", Answer: []string{"true"}, Points: 1}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		results := make([]exam.ItemCalibration, 3)
+		var wg sync.WaitGroup
+		run := func(i int, model irt.Model) {
+			wg.Go(func() {
+				r, err := svc.Calibrate(ctx, e.ID, model)
+				if err != nil {
+					t.Error(err)
+				}
+				results[i] = r
+			})
+		}
+		run(0, irt.Rasch)
+		synctest.Wait() // the first fit waits on the store
+		if n := g.calls.Load(); n != 1 {
+			t.Fatalf("%d reads before the second call", n)
+		}
+		run(1, irt.Rasch)
+		synctest.Wait() // the second waits for the first's result, or reads
+		if n := g.calls.Load(); n != 1 {
+			t.Fatalf("the second call read the answers itself: %d reads", n)
+		}
+		run(2, irt.TwoPL)
+		synctest.Wait()
+		if n := g.calls.Load(); n != 2 {
+			t.Fatalf("another model: %d reads, want its own", n)
+		}
+		close(g.release)
+		wg.Wait()
+		if results[0].Model != irt.Rasch || results[1].Model != irt.Rasch || results[0].Note == "" || results[1].Note != results[0].Note || results[2].Model != irt.TwoPL {
+			t.Fatalf("results: %+v", results)
+		}
+	})
 }

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/blobstore"
 	"github.com/seedhq/portal/internal/identity"
@@ -92,6 +94,9 @@ type Service struct {
 	builds       sync.Map // npsn -> *sync.Mutex, serialises package builds per school
 	renderCache
 	examKeys sync.Map // exam id -> examShape, see examQuestions
+	// calibrations shares a running calibration with the calls for the
+	// same exam and model (Calibrate).
+	calibrations singleflight.Group
 }
 
 // NewService loads (or creates on first start) the portal's secrets from the
