@@ -125,7 +125,8 @@ func TestBrowserAnalysis(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`form:has(#model) button`)),
 		chromedp.WaitVisible(chromedp.CSS("p.note")),
 	)
-	desk.check("the 2PL has no finite estimate for these answers, and says so", `document.querySelector('p.note').textContent.includes('Rasch') &&
+	desk.check("the 2PL has no finite estimate for these answers, and says so in Indonesian", `document.querySelector('p.note').textContent.includes('Gunakan model Rasch') &&
+		/\(Soal \d\)/.test(document.querySelector('p.note').textContent) &&
 		document.querySelector('table.calibration') === null && document.getElementById('model').value === '2pl'`)
 	desk.do("calibrate with the Rasch model",
 		chromedp.SetValue(chromedp.ID("model"), "rasch"),
@@ -145,9 +146,10 @@ func TestBrowserAnalysis(t *testing.T) {
 	desk.do("one school, in English", chromedp.Navigate(page+"?lang=en&npsn=20100002"), chromedp.WaitVisible(chromedp.CSS("table.items")))
 	desk.check("30 students, flags in English", `document.querySelector('table.summary tbody td').textContent === '30' &&
 		document.body.textContent.includes('everybody right') && document.getElementById('npsn').value === '20100002'`)
-	desk.do("one academic year", chromedp.Navigate(page+"?academic_year=2025/2026"), chromedp.WaitVisible(chromedp.CSS("table.items")))
+	desk.do("one academic year", chromedp.Navigate(page+"?lang=id&academic_year=2025/2026"), chromedp.WaitVisible(chromedp.CSS("table.items")))
 	desk.check("30 students of 2025/2026", `document.querySelector('table.summary tbody td').textContent === '30' &&
-		document.getElementById('academic_year').value === '2025/2026'`)
+		document.getElementById('academic_year').value === '2025/2026' &&
+		document.querySelector('label:has(#academic_year)').textContent.includes('Tahun ajaran')`)
 	desk.do("an unknown school", chromedp.Navigate(page+"?npsn=99999999"), chromedp.WaitVisible(chromedp.CSS(".error, [role=alert]")))
 
 	phone := chrome.tab(500, 900)

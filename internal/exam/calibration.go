@@ -24,6 +24,11 @@ type ItemCalibration struct {
 	// discrimination has no finite estimate).
 	Calibration *irt.Calibration
 	Note        string
+	// NoteCode names the note's case (one of the Note* codes), for a
+	// caller that words it in another language; NoteQuestion is the
+	// question's number for NoteUnbounded.
+	NoteCode     string
+	NoteQuestion int
 	// Questions are the questions put to the model, one per
 	// Calibration.Items entry.
 	Questions []AnalysedQuestion
@@ -31,6 +36,13 @@ type ItemCalibration struct {
 	// answers still to grade, and questions worth no points.
 	Skipped []SkippedQuestion
 }
+
+// Why a calibration has no fit (ItemCalibration.NoteCode).
+const (
+	NoteTooFewStudents = "too_few_students"
+	NoteTooFewItems    = "too_few_items"
+	NoteUnbounded      = "unbounded"
+)
 
 // ErrUnknownModel answers a calibration asked for with a model other than
 // rasch or 2pl.
@@ -131,12 +143,13 @@ func (s *Service) calibrate(ctx context.Context, examID string, model irt.Model)
 	var unbounded *irt.UnboundedError
 	switch {
 	case errors.Is(err, irt.ErrTooFewStudents):
-		res.Note = "fewer than two students have answered"
+		res.Note, res.NoteCode = "fewer than two students have answered", NoteTooFewStudents
 	case errors.Is(err, irt.ErrTooFewItems):
-		res.Note = "fewer than two questions that some students got right and some wrong"
+		res.Note, res.NoteCode = "fewer than two questions that some students got right and some wrong", NoteTooFewItems
 	case errors.As(err, &unbounded):
+		res.NoteCode, res.NoteQuestion = NoteUnbounded, res.Questions[unbounded.Item].Number
 		res.Note = fmt.Sprintf("question %d splits the students perfectly by their other answers: its discrimination has no finite estimate under this model; try the Rasch model, or calibrate with more students",
-			res.Questions[unbounded.Item].Number)
+			res.NoteQuestion)
 	case err != nil:
 		return ItemCalibration{}, fmt.Errorf("calibrate: %w", err)
 	default:

@@ -47,7 +47,7 @@ func TestCalibrate(t *testing.T) {
 		t.Fatalf("3pl: %v", err)
 	}
 	empty, err := svc.Calibrate(ctx, e.ID, irt.Rasch)
-	if err != nil || empty.Calibration != nil || empty.Note == "" || empty.Students != 0 {
+	if err != nil || empty.Calibration != nil || empty.Note == "" || empty.NoteCode != exam.NoteTooFewStudents || empty.Students != 0 {
 		t.Fatalf("before any answer: %+v, %v", empty, err)
 	}
 

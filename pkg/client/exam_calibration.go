@@ -23,6 +23,10 @@ type ExamCalibration struct {
 	Model    string `json:"model"`
 	Students int    `json:"students"`
 	Note     string `json:"note"`
+	// NoteCode is the note's case: "too_few_students", "too_few_items" or
+	// "unbounded" (a question splits the students perfectly: try the
+	// Rasch model); empty with a fit.
+	NoteCode string `json:"note_code"`
 	// LogLikelihood is the marginal log-likelihood at the estimates.
 	LogLikelihood *float64         `json:"log_likelihood"`
 	Iterations    int              `json:"iterations"`

@@ -102,11 +102,12 @@ func (a *api) examCalibration(w http.ResponseWriter, r *http.Request) {
 		Model         irt.Model            `json:"model"`
 		Students      int                  `json:"students"`
 		Note          string               `json:"note"`
+		NoteCode      string               `json:"note_code"`
 		LogLikelihood *float64             `json:"log_likelihood"`
 		Iterations    int                  `json:"iterations"`
 		Converged     bool                 `json:"converged"`
 		Items         []calibratedItemView `json:"items"`
 		Information   []infoPointView      `json:"information"`
 		Skipped       []skippedView        `json:"skipped"`
-	}{res.ExamID, res.ExamTitle, res.Model, res.Students, res.Note, logLik, iterations, converged, items, info, skipped})
+	}{res.ExamID, res.ExamTitle, res.Model, res.Students, res.Note, res.NoteCode, logLik, iterations, converged, items, info, skipped})
 }

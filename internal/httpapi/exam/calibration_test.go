@@ -78,7 +78,7 @@ func TestExamCalibration(t *testing.T) {
 		// Eight students cannot identify a 2PL: a question splits them
 		// perfectly, and the answer says which and suggests Rasch.
 		two := h.Op("GET", path+"?model=2pl", nil).Expect(200).M()["data"].(map[string]any)
-		if two["model"] != "2pl" || len(two["items"].([]any)) != 0 || !strings.Contains(two["note"].(string), "Rasch") || two["log_likelihood"] != nil {
+		if two["model"] != "2pl" || len(two["items"].([]any)) != 0 || !strings.Contains(two["note"].(string), "Rasch") || two["note_code"] != "unbounded" || two["log_likelihood"] != nil {
 			t.Fatalf("2pl: %v", two)
 		}
 		h.Op("GET", path+"?model=3pl", nil).ExpectError(400, "UNKNOWN_MODEL")
