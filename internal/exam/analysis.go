@@ -79,17 +79,12 @@ func (s *Service) ItemAnalysis(ctx context.Context, examID string, f AnalysisFil
 		return ItemAnalysis{}, fmt.Errorf("item analysis: %w", err)
 	}
 
-	res := ItemAnalysis{ExamID: e.ID, ExamTitle: e.Title, Filter: f, Skipped: []SkippedQuestion{}}
-	var items []itemanalysis.Item
-	index := map[string]int{} // question id → item
-	for i, qn := range e.Questions {
-		if qn.Points <= 0 || pending[qn.ID] > 0 {
-			res.Skipped = append(res.Skipped, SkippedQuestion{Number: i + 1, QuestionID: qn.ID, Pending: pending[qn.ID]})
-			continue
-		}
-		index[qn.ID] = len(items)
-		items = append(items, analysisItem(qn))
-		res.Questions = append(res.Questions, AnalysedQuestion{Number: i + 1, Question: qn})
+	res := ItemAnalysis{ExamID: e.ID, ExamTitle: e.Title, Filter: f}
+	var index map[string]int
+	res.Questions, index, res.Skipped = questionsToAnalyse(e, pending)
+	items := make([]itemanalysis.Item, len(res.Questions))
+	for i, qn := range res.Questions {
+		items[i] = analysisItem(qn.Question)
 	}
 	if len(items) == 0 {
 		res.Report = itemanalysis.Report{Students: students, Items: []itemanalysis.ItemReport{}, Scores: itemanalysis.Distribution{Histogram: []itemanalysis.Bin{}}}
@@ -99,43 +94,15 @@ func (s *Service) ItemAnalysis(ctx context.Context, examID string, f AnalysisFil
 	if err != nil {
 		return ItemAnalysis{}, fmt.Errorf("item analysis: %w", err)
 	}
-	var (
-		member  string
-		answers []itemanalysis.Answer
-	)
-	flush := func() error {
-		if member == "" {
-			return nil
+	var answers []itemanalysis.Answer
+	err = s.walkStudents(ctx, q, in, index, func() {
+		answers = make([]itemanalysis.Answer, len(items))
+		for i := range answers {
+			answers[i].Omitted = true
 		}
-		err := an.Add(answers)
-		member = ""
-		return err
-	}
-	err = s.walkAnswers(ctx, q, func(a Answer) error {
-		if !in(a.MemberID) {
-			return nil
-		}
-		if a.MemberID != member {
-			if err := flush(); err != nil {
-				return err
-			}
-			member = a.MemberID
-			answers = make([]itemanalysis.Answer, len(items))
-			for i := range answers {
-				answers[i].Omitted = true
-			}
-		}
-		i, ok := index[a.QuestionID]
-		if !ok || strings.TrimSpace(a.Answer) == "" {
-			return nil
-		}
-		sa := sc.score(a)
-		answers[i] = itemanalysis.Answer{Points: sa.Points, Chosen: chosenOptions(items[i].Options, a.Answer)}
-		return nil
-	})
-	if err == nil {
-		err = flush()
-	}
+	}, func(i int, a Answer) {
+		answers[i] = itemanalysis.Answer{Points: sc.score(a).Points, Chosen: chosenOptions(items[i].Options, a.Answer)}
+	}, func() error { return an.Add(answers) })
 	if err != nil {
 		return ItemAnalysis{}, fmt.Errorf("item analysis: %w", err)
 	}
@@ -164,6 +131,55 @@ func (s *Service) countPending(ctx context.Context, q AnswerQuery, sc scorer, in
 		return nil
 	})
 	return students, pending, err
+}
+
+// questionsToAnalyse returns the questions of e an analysis or a
+// calibration takes, in the exam's order, with their positions by id, and
+// those it skips: worth no points, or with answers still to grade
+// (pending, by question id).
+func questionsToAnalyse(e Exam, pending map[string]int) (qs []AnalysedQuestion, index map[string]int, skipped []SkippedQuestion) {
+	index, skipped = map[string]int{}, []SkippedQuestion{}
+	for i, qn := range e.Questions {
+		if qn.Points <= 0 || pending[qn.ID] > 0 {
+			skipped = append(skipped, SkippedQuestion{Number: i + 1, QuestionID: qn.ID, Pending: pending[qn.ID]})
+			continue
+		}
+		index[qn.ID] = len(qs)
+		qs = append(qs, AnalysedQuestion{Number: i + 1, Question: qn})
+	}
+	return qs, index, skipped
+}
+
+// walkStudents walks the answers of q of the students that in selects, one
+// student at a time (the answers come in (student, question) order):
+// begin at a student's first answer, add for each answer that is not
+// blank to a question of index (with its position), end after the
+// student's last answer.
+func (s *Service) walkStudents(ctx context.Context, q AnswerQuery, in func(string) bool, index map[string]int,
+	begin func(), add func(i int, a Answer), end func() error) error {
+	member := ""
+	err := s.walkAnswers(ctx, q, func(a Answer) error {
+		if !in(a.MemberID) {
+			return nil
+		}
+		if a.MemberID != member {
+			if member != "" {
+				if err := end(); err != nil {
+					return err
+				}
+			}
+			member = a.MemberID
+			begin()
+		}
+		if i, ok := index[a.QuestionID]; ok && strings.TrimSpace(a.Answer) != "" {
+			add(i, a)
+		}
+		return nil
+	})
+	if err == nil && member != "" {
+		err = end()
+	}
+	return err
 }
 
 // analysisMembers returns whether a member is among f's students. A school

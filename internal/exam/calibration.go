@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/irt"
@@ -89,53 +88,22 @@ func (s *Service) calibrate(ctx context.Context, examID string, model irt.Model)
 	if err != nil {
 		return ItemCalibration{}, fmt.Errorf("calibrate: %w", err)
 	}
-	res := ItemCalibration{ExamID: e.ID, ExamTitle: e.Title, Model: model, Students: students, Skipped: []SkippedQuestion{}}
-	index := map[string]int{}
-	for i, qn := range e.Questions {
-		if qn.Points <= 0 || pending[qn.ID] > 0 {
-			res.Skipped = append(res.Skipped, SkippedQuestion{Number: i + 1, QuestionID: qn.ID, Pending: pending[qn.ID]})
-			continue
-		}
-		index[qn.ID] = len(res.Questions)
-		res.Questions = append(res.Questions, AnalysedQuestion{Number: i + 1, Question: qn})
-	}
-
+	res := ItemCalibration{ExamID: e.ID, ExamTitle: e.Title, Model: model, Students: students}
+	var index map[string]int
+	res.Questions, index, res.Skipped = questionsToAnalyse(e, pending)
 	data := irt.NewResponses(len(res.Questions))
-	var (
-		member string
-		row    []int8
-	)
-	flush := func() error {
-		if member == "" {
-			return nil
+	var row []int8
+	err = s.walkStudents(ctx, q, all, index, func() {
+		row = make([]int8, len(res.Questions))
+		for i := range row {
+			row[i] = irt.Missing
 		}
-		member = ""
-		return data.Add(row, 1)
-	}
-	err = s.walkAnswers(ctx, q, func(a Answer) error {
-		if a.MemberID != member {
-			if err := flush(); err != nil {
-				return err
-			}
-			member = a.MemberID
-			row = make([]int8, len(res.Questions))
-			for i := range row {
-				row[i] = irt.Missing
-			}
-		}
-		i, ok := index[a.QuestionID]
-		if !ok || strings.TrimSpace(a.Answer) == "" {
-			return nil
-		}
+	}, func(i int, a Answer) {
 		row[i] = 0
 		if sc.score(a).Points >= res.Questions[i].Question.Points {
 			row[i] = 1
 		}
-		return nil
-	})
-	if err == nil {
-		err = flush()
-	}
+	}, func() error { return data.Add(row, 1) })
 	if err != nil {
 		return ItemCalibration{}, fmt.Errorf("calibrate: %w", err)
 	}
