@@ -30,12 +30,12 @@ func TestOperatorSignIn(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, "Wrong username or password") {
 		t.Fatalf("wrong password: %d", resp.StatusCode)
 	}
-	resp, _ = post(t, c, p.srv.URL+"/console/login", url.Values{"username": {"admin"}, "password": {password}},
+	resp, _ = post(t, c, p.srv.URL+"/console/login", url.Values{"username": {"admin"}, "password": {adminPassword}},
 		"Sec-Fetch-Site", "cross-site")
 	if resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("cross-site sign-in: %d, want 403", resp.StatusCode)
 	}
-	resp, _ = post(t, c, p.srv.URL+"/console/login", url.Values{"username": {"admin"}, "password": {password}})
+	resp, _ = post(t, c, p.srv.URL+"/console/login", url.Values{"username": {"admin"}, "password": {adminPassword}})
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/console/fleet" {
 		t.Fatalf("sign-in: %d %s", resp.StatusCode, resp.Header.Get("Location"))
 	}

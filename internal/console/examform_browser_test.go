@@ -200,7 +200,7 @@ func apiJSON(t *testing.T, method, u, token, body string) (int, map[string]any) 
 func TestBrowserExamEditorSaveUnchanged(t *testing.T) {
 	chrome := newHeadless(t, "the console's exam editor", 90*time.Second)
 	p := newPortal(t, onStore("bolt"))
-	status, login := apiJSON(t, "POST", p.srv.URL+"/api/v1/auth/login", "", `{"username":"admin","password":"`+password+`"}`)
+	status, login := apiJSON(t, "POST", p.srv.URL+"/api/v1/auth/login", "", `{"username":"admin","password":"`+adminPassword+`"}`)
 	if status != 200 {
 		t.Fatalf("login: %d %v", status, login)
 	}

@@ -145,7 +145,7 @@ func createNumericCloze(t *testing.T, p *portal) (*client.Client, string, []clie
 	if err != nil {
 		t.Fatal(err)
 	}
-	login, _, err := api.Exam.Auth.Login(ctx, "admin", password)
+	login, _, err := api.Exam.Auth.Login(ctx, "admin", adminPassword)
 	if err != nil {
 		t.Fatal(err)
 	}

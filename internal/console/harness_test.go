@@ -42,6 +42,7 @@ import (
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/ordering"
 	"github.com/seedhq/portal/internal/ordering/challenge"
+	"github.com/seedhq/portal/internal/password"
 	"github.com/seedhq/portal/internal/store/bolt"
 	"github.com/seedhq/portal/internal/store/pgtest"
 	"github.com/seedhq/portal/internal/store/postgres"
@@ -52,8 +53,8 @@ import (
 
 // The accounts every portal has.
 const (
-	// password is the operator admin's password.
-	password = "console-Password-1"
+	// adminPassword is the operator admin's password.
+	adminPassword = "console-Password-1"
 	// marketerPassword is the account password of the marketer ana (budi
 	// has none: he signs in with his API key).
 	marketerPassword = "marketer-Password-1"
@@ -123,7 +124,7 @@ func forEachStore(t *testing.T, test func(t *testing.T, kind string)) {
 
 // portal is the router with the console and its three APIs over one store,
 // wired as cmd/portal wires them, with every area's accounts:
-//   - the operator admin ("admin", password);
+//   - the operator admin ("admin", adminPassword);
 //   - the marketers ana (marketerPassword and anaKey) and budi (budiKey);
 //   - the shop, whose first sign-in of ownerNumber is its owner; the shop
 //     signs in with the built-in proof of work, the messaging gateway's and
@@ -177,7 +178,7 @@ func newPortal(t *testing.T, opts ...portalOption) *portal {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	identity.BcryptCost, links.BcryptCost = 4, 4
+	password.Cost = 4
 	ctx := context.Background()
 	p := &portal{store: openStore(t, cfg.kind), clock: testkit.NewClock(time.Now())}
 	// The server's address is needed before its handler: the stand-ins'
@@ -192,7 +193,7 @@ func newPortal(t *testing.T, opts ...portalOption) *portal {
 	if p.exam, err = exam.NewService(ctx, p.store, exam.Config{Tokens: p.ids.Tokens(), TempDir: t.TempDir()}, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := p.ids.EnsureAdmin(ctx, "admin", password); err != nil {
+	if _, _, err := p.ids.EnsureAdmin(ctx, "admin", adminPassword); err != nil {
 		t.Fatal(err)
 	}
 
@@ -346,7 +347,7 @@ func csrfOf(t *testing.T, page string) string {
 // signIn signs c in as the operator admin and returns a page's CSRF token.
 func (p *portal) signIn(t *testing.T, c *http.Client) string {
 	t.Helper()
-	post(t, c, p.srv.URL+"/console/login", url.Values{"username": {"admin"}, "password": {password}})
+	post(t, c, p.srv.URL+"/console/login", url.Values{"username": {"admin"}, "password": {adminPassword}})
 	_, body := get(t, c, p.srv.URL+"/console/fleet")
 	return csrfOf(t, body)
 }
@@ -612,7 +613,7 @@ func passwordSignInSteps(page, loginField, login, secret string) []chromedp.Acti
 
 // operatorSignInSteps sign the operator admin in through the form.
 func (p *portal) operatorSignInSteps() []chromedp.Action[chromedp.Void] {
-	return passwordSignInSteps(p.srv.URL+"/console/", "username", "admin", password)
+	return passwordSignInSteps(p.srv.URL+"/console/", "username", "admin", adminPassword)
 }
 
 // marketerSignInSteps sign ana in through the password form.

@@ -16,6 +16,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/password"
 	"github.com/seedhq/portal/internal/sortid"
 	"github.com/seedhq/portal/internal/throttle"
 	"github.com/seedhq/portal/pkg/labwire"
@@ -108,7 +109,7 @@ type LoginResult struct {
 // dummyHash is compared against when the user does not exist, so that unknown
 // users and wrong passwords take the same time.
 var dummyHash = sync.OnceValue(func() string {
-	h, _ := HashPassword("not-a-real-password")
+	h, _ := password.Hash("not-a-real-password")
 	return h
 })
 
@@ -135,7 +136,7 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (LoginResult, error)
 	if err != nil {
 		hash = dummyHash()
 	}
-	if !CheckPassword(hash, in.Password) || err != nil {
+	if !password.Check(hash, in.Password) || err != nil {
 		if err := s.logins.Fail(ctx, in.ClientAddr, s.cfg.Now()); err != nil {
 			return LoginResult{}, fmt.Errorf("login: %w", err)
 		}
@@ -232,7 +233,7 @@ func (s *Service) CreateOperator(ctx context.Context, in OperatorInput) (User, e
 	if u.Name == "" {
 		u.Name = u.Username
 	}
-	hash, err := HashPassword(in.Password)
+	hash, err := password.Hash(in.Password)
 	if err != nil {
 		return User{}, fmt.Errorf("hash password: %w", err)
 	}

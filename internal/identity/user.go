@@ -27,6 +27,6 @@ type User struct {
 	Username     string // unique, compared case-insensitively (stored lower-case)
 	Name         string
 	Role         Role
-	PasswordHash string // see HashPassword
+	PasswordHash string // bcrypt, see package password
 	CreatedAt    time.Time
 }

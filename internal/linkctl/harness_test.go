@@ -23,6 +23,7 @@ import (
 	"github.com/seedhq/portal/internal/links/redirect"
 	"github.com/seedhq/portal/internal/links/visits"
 	"github.com/seedhq/portal/internal/openapi/openapitest"
+	"github.com/seedhq/portal/internal/password"
 	"github.com/seedhq/portal/internal/store/bolt"
 	"github.com/seedhq/portal/pkg/client"
 )
@@ -44,9 +45,9 @@ func mustStartPortal(t *testing.T) *testPortal {
 // e.g. a clock (links.Config.Now) that the rate limit counts windows by.
 func mustStartPortalWith(t *testing.T, linksCfg links.Config) *testPortal {
 	t.Helper()
-	oldExam, oldLinks := identity.BcryptCost, links.BcryptCost
-	identity.BcryptCost, links.BcryptCost = 4, 4
-	t.Cleanup(func() { identity.BcryptCost, links.BcryptCost = oldExam, oldLinks })
+	old := password.Cost
+	password.Cost = 4
+	t.Cleanup(func() { password.Cost = old })
 
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"))
 	if err != nil {

@@ -7,9 +7,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
-	"sync"
-
-	"golang.org/x/crypto/bcrypt"
 )
 
 // KeyPrefix starts every API key, so that leaked keys are easy to recognise.
@@ -48,45 +45,8 @@ func WellFormedAPIKey(key string) bool {
 	return err == nil && len(b) == keyBytes
 }
 
-// BcryptCost is the cost of HashPassword. Tests may lower it.
-var BcryptCost = 12
-
-// MaxPasswordBytes is the longest password accepted: bcrypt ignores the rest.
-const MaxPasswordBytes = 72
-
 // MinPasswordBytes is the shortest account password accepted.
 const MinPasswordBytes = 8
-
-// HashPassword returns a bcrypt hash of an account or link password.
-func HashPassword(password string) (string, error) {
-	if len(password) > MaxPasswordBytes {
-		return "", invalid("password must be at most %d bytes", MaxPasswordBytes)
-	}
-	h, err := bcrypt.GenerateFromPassword([]byte(password), BcryptCost)
-	if err != nil {
-		return "", fmt.Errorf("links: hash password: %w", err)
-	}
-	return string(h), nil
-}
-
-var (
-	dummyOnce sync.Once
-	dummyHash []byte
-)
-
-// CheckPassword reports whether password matches the bcrypt hash. An empty or
-// invalid hash still costs one bcrypt comparison, so timing does not tell it
-// apart from a wrong password.
-func CheckPassword(hash, password string) bool {
-	if _, err := bcrypt.Cost([]byte(hash)); err != nil {
-		dummyOnce.Do(func() {
-			dummyHash, _ = bcrypt.GenerateFromPassword([]byte("no such password"), BcryptCost)
-		})
-		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
-		return false
-	}
-	return len(password) <= MaxPasswordBytes && bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
-}
 
 // aliasAlphabet is the alphabet of generated aliases.
 const aliasAlphabet = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"

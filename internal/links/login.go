@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/apperr"
+	"github.com/seedhq/portal/internal/password"
 	"github.com/seedhq/portal/internal/throttle"
 )
 
@@ -81,7 +82,7 @@ func (t loginThrottle) fail(ctx context.Context, addr, login string, now time.Ti
 // before the password); a success clears the count of the address and
 // login (not that of the address, so that a valid account cannot be used
 // to go on guessing others'). An expired account answers ErrAccountExpired.
-func (s *Service) PasswordLogin(ctx context.Context, login, password, clientAddr string) (User, error) {
+func (s *Service) PasswordLogin(ctx context.Context, login, pw, clientAddr string) (User, error) {
 	login = strings.ToLower(strings.TrimSpace(login))
 	now := s.clock()
 	if err := s.logins.blocked(ctx, clientAddr, login, now); err != nil {
@@ -91,8 +92,8 @@ func (s *Service) PasswordLogin(ctx context.Context, login, password, clientAddr
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return User{}, fmt.Errorf("links: password login: %w", err)
 	}
-	// CheckPassword costs one bcrypt comparison even for an empty hash.
-	if !CheckPassword(u.PasswordHash, password) || err != nil || login == "" {
+	// password.Check costs one bcrypt comparison even for an empty hash.
+	if !password.Check(u.PasswordHash, pw) || err != nil || login == "" {
 		if err := s.logins.fail(ctx, clientAddr, login, now); err != nil {
 			return User{}, fmt.Errorf("links: password login: %w", err)
 		}

@@ -9,13 +9,14 @@ import (
 
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/links"
+	"github.com/seedhq/portal/internal/password"
 	"github.com/seedhq/portal/internal/store/bolt"
 )
 
 // newService is a link service over a fresh bbolt store at a fixed clock.
 func newService(t *testing.T, now *time.Time) *links.Service {
 	t.Helper()
-	links.BcryptCost = 4
+	password.Cost = 4
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"), bolt.WithNoSync())
 	if err != nil {
 		t.Fatal(err)

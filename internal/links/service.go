@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/blobstore"
+	"github.com/seedhq/portal/internal/password"
 )
 
 // Config tunes a Service. Zero values take the documented defaults.
@@ -98,7 +99,7 @@ func hashAccountPassword(pw string) (string, error) {
 	if len(pw) < MinPasswordBytes {
 		return "", invalid("password must be at least %d characters", MinPasswordBytes)
 	}
-	return HashPassword(pw)
+	return password.Hash(pw)
 }
 
 // RotateAPIKey gives the user a new API key, returned this once; the old key

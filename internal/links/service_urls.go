@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/seedhq/portal/internal/password"
 )
 
 // LinkInput is the input of CreateLink (POST /api/url/add).
@@ -42,7 +44,7 @@ func (s *Service) CreateLink(ctx context.Context, owner int64, in LinkInput) (Sh
 		return ShortLink{}, err
 	}
 	if in.Password != "" {
-		h, err := HashPassword(in.Password)
+		h, err := password.Hash(in.Password)
 		if err != nil {
 			return ShortLink{}, err
 		}
@@ -163,7 +165,7 @@ func (s *Service) UpdateLink(ctx context.Context, owner, id int64, in LinkPatch)
 	}
 	var hash string
 	if in.Password != nil && *in.Password != "" {
-		h, err := HashPassword(*in.Password)
+		h, err := password.Hash(*in.Password)
 		if err != nil {
 			return ShortLink{}, err
 		}

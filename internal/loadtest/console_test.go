@@ -17,10 +17,10 @@ import (
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
 	ordhttp "github.com/seedhq/portal/internal/httpapi/ordering"
-	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/ordering"
 	"github.com/seedhq/portal/internal/ordering/challenge"
+	"github.com/seedhq/portal/internal/password"
 	"github.com/seedhq/portal/internal/webhook"
 )
 
@@ -59,7 +59,7 @@ func TestConsoleLoad(t *testing.T) {
 
 func runConsole(t *testing.T, kind string, st consoleStore) {
 	ctx := t.Context()
-	identity.BcryptCost = 4
+	password.Cost = 4
 	svc, ids, idem := newServices(t, st)
 	if _, _, err := ids.EnsureAdmin(ctx, "admin", consolePassword); err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seedhq/portal/internal/identity"
+	"github.com/seedhq/portal/internal/password"
 	"github.com/seedhq/portal/pkg/client"
 	"github.com/seedhq/portal/pkg/labwire"
 )
@@ -44,9 +44,9 @@ func TestImportAnswersRequest(t *testing.T) {
 // portal on both stores: stored once, safe to repeat, a duplicate of the
 // lab's later push, and a damaged copy refused with a code.
 func TestImportAnswersRealPortal(t *testing.T) {
-	old := identity.BcryptCost
-	identity.BcryptCost = 4
-	t.Cleanup(func() { identity.BcryptCost = old })
+	old := password.Cost
+	password.Cost = 4
+	t.Cleanup(func() { password.Cost = old })
 	for _, so := range itStores {
 		t.Run(so.name, func(t *testing.T) {
 			base, _ := newRealPortal(t, so.open(t))

@@ -9,7 +9,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/seedhq/portal/internal/identity"
+	"github.com/seedhq/portal/internal/password"
 	"github.com/seedhq/portal/internal/qbank/sheet"
 	"github.com/seedhq/portal/pkg/client"
 )
@@ -18,9 +18,9 @@ import (
 // the template, a preview, a refused creation, a creation of the rows that
 // passed, and the exam exported and read back.
 func TestIntegrationExamImport(t *testing.T) {
-	old := identity.BcryptCost
-	identity.BcryptCost = 4
-	t.Cleanup(func() { identity.BcryptCost = old })
+	old := password.Cost
+	password.Cost = 4
+	t.Cleanup(func() { password.Cost = old })
 	for _, so := range itStores {
 		t.Run(so.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/exam"
-	"github.com/seedhq/portal/internal/identity"
+	"github.com/seedhq/portal/internal/password"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -43,9 +43,9 @@ func gradingPortal(t *testing.T, ctx context.Context, st exam.Store) (base strin
 // a real portal on both stores: a grader grades anonymously, a stale save
 // is a *GradeConflictError with the grade that won, results change.
 func TestGradingClient(t *testing.T) {
-	old := identity.BcryptCost
-	identity.BcryptCost = 4
-	t.Cleanup(func() { identity.BcryptCost = old })
+	old := password.Cost
+	password.Cost = 4
+	t.Cleanup(func() { password.Cost = old })
 	for _, so := range itStores {
 		t.Run(so.name, func(t *testing.T) {
 			ctx := t.Context()

@@ -9,8 +9,7 @@ import (
 
 	"github.com/hashicorp/go-retryablehttp"
 
-	"github.com/seedhq/portal/internal/identity"
-	"github.com/seedhq/portal/internal/links"
+	"github.com/seedhq/portal/internal/password"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -45,9 +44,9 @@ func (l *lossyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // same Idempotency-Key, and the portal creates one link, answering the
 // retry with the first answer.
 func TestRetriedCreationCreatesOnce(t *testing.T) {
-	oldExam, oldLinks := identity.BcryptCost, links.BcryptCost
-	identity.BcryptCost, links.BcryptCost = 4, 4
-	t.Cleanup(func() { identity.BcryptCost, links.BcryptCost = oldExam, oldLinks })
+	old := password.Cost
+	password.Cost = 4
+	t.Cleanup(func() { password.Cost = old })
 	for _, so := range itStores {
 		t.Run(so.name, func(t *testing.T) {
 			base, op := newLinksPortal(t, so.open(t))

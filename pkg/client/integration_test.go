@@ -22,6 +22,7 @@ import (
 	"github.com/seedhq/portal/internal/httpapi"
 	"github.com/seedhq/portal/internal/idempotency"
 	"github.com/seedhq/portal/internal/identity"
+	"github.com/seedhq/portal/internal/password"
 	"github.com/seedhq/portal/internal/store/bolt"
 	"github.com/seedhq/portal/internal/store/pgtest"
 	"github.com/seedhq/portal/internal/store/postgres"
@@ -106,9 +107,9 @@ func newRealPortal(t *testing.T, st exam.Store) (string, *exam.Service) {
 }
 
 func TestIntegrationRealPortal(t *testing.T) {
-	old := identity.BcryptCost
-	identity.BcryptCost = 4
-	t.Cleanup(func() { identity.BcryptCost = old })
+	old := password.Cost
+	password.Cost = 4
+	t.Cleanup(func() { password.Cost = old })
 	for _, so := range itStores {
 		t.Run(so.name, func(t *testing.T) {
 			base, svc := newRealPortal(t, so.open(t))

@@ -16,8 +16,8 @@ import (
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi"
 	"github.com/seedhq/portal/internal/idempotency"
-	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/internal/links"
+	"github.com/seedhq/portal/internal/password"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -70,9 +70,9 @@ func mustLinkUser(t *testing.T, op *client.Client, base, username string, rateLi
 }
 
 func TestLinksIntegration(t *testing.T) {
-	oldExam, oldLinks := identity.BcryptCost, links.BcryptCost
-	identity.BcryptCost, links.BcryptCost = 4, 4
-	t.Cleanup(func() { identity.BcryptCost, links.BcryptCost = oldExam, oldLinks })
+	old := password.Cost
+	password.Cost = 4
+	t.Cleanup(func() { password.Cost = old })
 	for _, so := range itStores {
 		t.Run(so.name, func(t *testing.T) {
 			base, op := newLinksPortal(t, so.open(t))

@@ -30,7 +30,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
-	"github.com/seedhq/portal/internal/links"
+	"github.com/seedhq/portal/internal/password"
 	"github.com/seedhq/portal/internal/testkit"
 
 	"github.com/go-chi/chi/v5"
@@ -48,7 +48,7 @@ import (
 )
 
 func init() {
-	identity.BcryptCost, links.BcryptCost = bcrypt.MinCost, bcrypt.MinCost
+	password.Cost = bcrypt.MinCost
 }
 
 // StoreOpener opens a fresh, empty store for one test.

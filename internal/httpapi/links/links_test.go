@@ -14,11 +14,12 @@ import (
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/httpapi/httpapitest"
 	"github.com/seedhq/portal/internal/links"
+	"github.com/seedhq/portal/internal/password"
 	"github.com/seedhq/portal/internal/testkit"
 )
 
 func init() {
-	links.BcryptCost = 4 // account and link passwords in tests need not be slow
+	password.Cost = 4 // account and link passwords in tests need not be slow
 }
 
 // forEachLinksStore runs fn against every store that implements

@@ -100,6 +100,7 @@ import (
 	"github.com/seedhq/portal/internal/blobstore"
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/visits"
+	"github.com/seedhq/portal/internal/password"
 )
 
 // Store is what the redirector reads. links.Store implementations provide
@@ -519,7 +520,7 @@ func (h *Handler) checkPassword(w http.ResponseWriter, r *http.Request, dom link
 		h.passwordPage(w, l, "The form could not be read. Please try again.", http.StatusBadRequest)
 		return
 	}
-	if !links.CheckPassword(l.PasswordHash, r.PostForm.Get("password")) {
+	if !password.Check(l.PasswordHash, r.PostForm.Get("password")) {
 		h.limiter.fail(key, now)
 		h.passwordPage(w, l, "Wrong password.", http.StatusUnauthorized)
 		return

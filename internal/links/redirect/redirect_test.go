@@ -16,6 +16,7 @@ import (
 
 	"github.com/seedhq/portal/internal/links"
 	"github.com/seedhq/portal/internal/links/visits"
+	"github.com/seedhq/portal/internal/password"
 	"github.com/seedhq/portal/internal/testkit"
 )
 
@@ -370,8 +371,8 @@ func TestMethods(t *testing.T) {
 }
 
 func TestPassword(t *testing.T) {
-	links.BcryptCost = 4
-	hash, err := links.HashPassword("open sesame")
+	password.Cost = 4
+	hash, err := password.Hash("open sesame")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,8 +436,8 @@ func TestPassword(t *testing.T) {
 }
 
 func TestPasswordBodyLimit(t *testing.T) {
-	links.BcryptCost = 4
-	hash, _ := links.HashPassword("open sesame")
+	password.Cost = 4
+	hash, _ := password.Hash("open sesame")
 	f := newFixture(t, nil)
 	f.addLink(links.ShortLink{ID: 1, Alias: "secret", LongURL: "https://example.com/secret", PasswordHash: hash})
 	w := f.do("POST", short, "/secret", url.Values{"password": {strings.Repeat("x", 10000)}})
@@ -748,8 +749,8 @@ func TestListPage(t *testing.T) {
 }
 
 func TestQR(t *testing.T) {
-	links.BcryptCost = 4
-	hash, _ := links.HashPassword("open sesame")
+	password.Cost = 4
+	hash, _ := password.Hash("open sesame")
 	f := newFixture(t, nil)
 	data := func(s string) json.RawMessage { b, _ := json.Marshal(s); return b }
 	f.addLink(links.ShortLink{ID: 1, Alias: "abc", LongURL: "https://example.com/via-link"})
