@@ -1,8 +1,9 @@
 // Package openapitest validates HTTP exchanges against the portal's OpenAPI
 // descriptions (internal/openapi) in tests: Wrap serves a handler so that
 // every request it accepts and every response it gives is checked against
-// the document that describes its route, with pb33f/libopenapi-validator,
-// and a mismatch fails the test.
+// the document that describes its route, with getkin/kin-openapi's
+// openapi3filter (JSON Schema 2020-12, as OpenAPI 3.1 has it), and a mismatch
+// fails the test.
 //
 //   - Every response is checked: its status must be one its operation
 //     lists, its Content-Type one it declares and its body must match the
@@ -21,17 +22,21 @@ package openapitest
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
 	"github.com/go-chi/chi/v5"
-	"github.com/pb33f/libopenapi"
-	validator "github.com/pb33f/libopenapi-validator"
-	vErrors "github.com/pb33f/libopenapi-validator/errors"
 
 	"github.com/seedhq/portal/internal/openapi"
 )
@@ -40,12 +45,11 @@ import (
 // validation; larger ones are streamed through unchecked.
 const MaxValidatedBody = 2 << 20
 
-// apiDoc is one OpenAPI document: its validator and a router that matches
+// apiDoc is one OpenAPI document: its model and a router that matches
 // the operations it describes.
 type apiDoc struct {
 	name string
-	mu   sync.Mutex // the validator is used by one request at a time
-	v    validator.Validator
+	doc  *openapi3.T
 	ops  *chi.Mux
 	list []string // "METHOD /path/{param}" of every operation
 	// bodyTypes are the request media types of each operation, by
@@ -98,62 +102,110 @@ func loadDoc(name string) (*apiDoc, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := libopenapi.NewDocument(src)
+	docJSON, err := openapi.JSON(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateAgainstMetaSchema(docJSON); err != nil {
+		return nil, fmt.Errorf("%s: not a valid OpenAPI 3.1 document: %w", name, err)
+	}
+	doc, err := openapi3.NewLoader().LoadFromData(src)
 	if err != nil {
 		return nil, fmt.Errorf("%s: parse: %w", name, err)
 	}
-	v, errs := validator.NewValidator(doc)
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("%s: build validator: %v", name, errs)
+	if err := doc.Validate(context.Background()); err != nil {
+		return nil, fmt.Errorf("%s: not a valid OpenAPI document: %w", name, err)
 	}
-	if ok, verrs := v.ValidateDocument(); !ok {
-		return nil, fmt.Errorf("%s: not a valid OpenAPI document:\n%s", name, formatErrors(verrs))
-	}
-	model, err := doc.BuildV3Model()
-	if err != nil {
-		return nil, fmt.Errorf("%s: build model: %w", name, err)
-	}
-	d := &apiDoc{name: name, v: v, ops: chi.NewMux(), bodyTypes: map[string][]string{}}
+	d := &apiDoc{name: name, doc: doc, ops: chi.NewMux(), bodyTypes: map[string][]string{}}
 	noop := func(http.ResponseWriter, *http.Request) {}
-	for path, item := range model.Model.Paths.PathItems.FromOldest() {
-		for method, op := range item.GetOperations().FromOldest() {
+	for _, path := range doc.Paths.InMatchingOrder() {
+		for method, op := range doc.Paths.Value(path).Operations() {
 			m := strings.ToUpper(method)
 			d.ops.MethodFunc(m, path, noop)
 			d.list = append(d.list, m+" "+path)
-			if op.RequestBody != nil {
-				for mt := range op.RequestBody.Content.KeysFromOldest() {
-					d.bodyTypes[m+" "+path] = append(d.bodyTypes[m+" "+path], mt)
-				}
+			if op.RequestBody != nil && op.RequestBody.Value != nil {
+				d.bodyTypes[m+" "+path] = bodyTypes(op.RequestBody.Value.Content)
 			}
 		}
 	}
 	return d, nil
 }
 
+// bodyTypes returns the media types of a request body, JSON first, the
+// others in order.
+func bodyTypes(content openapi3.Content) []string {
+	types := slices.Sorted(maps.Keys(content))
+	if i := slices.Index(types, "application/json"); i > 0 {
+		types = slices.Insert(slices.Delete(types, i, i+1), 0, "application/json")
+	}
+	return types
+}
+
+func init() {
+	// To the documents, every body that is not JSON, a form or multipart is
+	// a string of bytes (type: string), YAML and CSV included, which
+	// kin-openapi would otherwise parse into values.
+	for _, mt := range []string{"*/*", "application/yaml", "application/x-yaml", "text/csv"} {
+		openapi3filter.RegisterBodyDecoder(mt, openapi3filter.FileBodyDecoder)
+	}
+}
+
+// validateMu lets one exchange at a time be validated: kin-openapi builds
+// some schema caches lazily, on first use.
+var validateMu sync.Mutex
+
+// route returns the route of the operation that method and pattern name,
+// or nil (also for a nil d).
+func (d *apiDoc) route(method, pattern string) *routers.Route {
+	if d == nil {
+		return nil
+	}
+	item := d.doc.Paths.Value(pattern)
+	if item == nil {
+		return nil
+	}
+	op := item.GetOperation(method)
+	if op == nil {
+		return nil
+	}
+	return &routers.Route{Spec: d.doc, Path: pattern, PathItem: item, Method: method, Operation: op}
+}
+
 // docFor returns the document that describes the operation method path
 // and the operation's path template, or nil.
-func docFor(docs []*apiDoc, method, path string) (*apiDoc, string) {
+func docFor(docs []*apiDoc, method, path string) (*apiDoc, string, map[string]string) {
 	for _, d := range docs {
 		rctx := chi.NewRouteContext()
 		if d.ops.Match(rctx, method, path) {
-			return d, rctx.RoutePattern()
+			params := map[string]string{}
+			for i, k := range rctx.URLParams.Keys {
+				params[k] = rctx.URLParams.Values[i]
+			}
+			return d, rctx.RoutePattern(), params
 		}
 	}
-	return nil, ""
+	return nil, "", nil
 }
 
-// formatErrors lists validation errors, one a line, with the schema
-// failures under each.
-func formatErrors(errs []*vErrors.ValidationError) string {
+// formatErrors lists validation errors, one a line (each schema failure
+// of a multi-error on its own), without the schema and value kin-openapi
+// appends: the report gives the bodies.
+func formatErrors(errs ...error) string {
 	var b strings.Builder
-	for _, e := range errs {
-		fmt.Fprintf(&b, "  - %s", e.Message)
-		if e.Reason != "" && e.Reason != e.Message {
-			fmt.Fprintf(&b, ": %s", e.Reason)
-		}
-		b.WriteByte('\n')
-		for _, f := range e.SchemaValidationErrors {
-			fmt.Fprintf(&b, "      %s: %s\n", f.FieldPath, f.Reason)
+	line := func(err error) {
+		msg, _, _ := strings.Cut(err.Error(), "\nSchema:")
+		fmt.Fprintf(&b, "  - %s\n", strings.ReplaceAll(strings.TrimSpace(msg), "\n", "\n    "))
+	}
+	for _, err := range errs {
+		var multi openapi3.MultiError
+		switch {
+		case err == nil:
+		case errors.As(err, &multi):
+			for _, e := range multi {
+				line(e)
+			}
+		default:
+			line(err)
 		}
 	}
 	return b.String()
@@ -198,8 +250,9 @@ func (vh *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		vh.next.ServeHTTP(w, r)
 		return
 	}
-	d, pattern := docFor(vh.docs, r.Method, r.URL.Path)
-	if d == nil || !vh.routed(r) {
+	d, pattern, params := docFor(vh.docs, r.Method, r.URL.Path)
+	route := d.route(r.Method, pattern)
+	if route == nil || !vh.routed(r) {
 		vh.next.ServeHTTP(w, r)
 		return
 	}
@@ -231,30 +284,33 @@ func (vh *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// operation's media type (its first: JSON where there are two).
 		vr.Header.Set("Content-Type", types[0])
 	}
-	resp := &http.Response{
-		StatusCode: status,
-		Header:     cw.sent,
-		Body:       io.NopCloser(bytes.NewReader(cw.body.Bytes())),
-		Request:    vr,
+	header := cw.sent
+	if header == nil {
+		header = cw.header.Clone()
 	}
-	if resp.Header == nil {
-		resp.Header = cw.header.Clone()
-	}
-	d.mu.Lock()
-	_, respErrs := d.v.ValidateHttpResponse(vr, resp)
-	var reqErrs []*vErrors.ValidationError
+	opts := &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, IncludeResponseStatus: true, MultiError: true}
+	in := &openapi3filter.RequestValidationInput{Request: vr, PathParams: params, Route: route, Options: opts}
+	validateMu.Lock()
+	respErr := openapi3filter.ValidateResponse(vr.Context(), &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: in,
+		Status:                 status,
+		Header:                 header,
+		Body:                   io.NopCloser(bytes.NewReader(cw.body.Bytes())),
+		Options:                opts,
+	})
+	var reqErr error
 	if status < 400 && !reqBody.overflow {
 		vr.Body = io.NopCloser(bytes.NewReader(reqBody.buf.Bytes()))
-		_, reqErrs = d.v.ValidateHttpRequest(vr)
+		reqErr = openapi3filter.ValidateRequest(vr.Context(), in)
 	}
-	d.mu.Unlock()
-	if len(respErrs) > 0 || len(reqErrs) > 0 {
+	validateMu.Unlock()
+	if respErr != nil || reqErr != nil {
 		vh.mu.Lock()
 		t := vh.t
 		vh.mu.Unlock()
 		t.Errorf("openapi %s: %s %s -> %d does not match its description:\n%s%s\trequest body: %s\n\tresponse body: %s",
 			d.name, r.Method, r.URL.RequestURI(), status,
-			formatErrors(reqErrs), formatErrors(respErrs),
+			formatErrors(reqErr), formatErrors(respErr),
 			excerpt(reqBody.buf.Bytes()), excerpt(cw.body.Bytes()))
 	}
 	cw.flushBuffered()
