@@ -117,6 +117,7 @@ func TestAdminGrading(t *testing.T) {
 		t.Errorf("calibration table:\n%s", out)
 	}
 	a.mustFail(1, "error: UNKNOWN_MODEL: ", "exam", "calibration", ex.ID, "--model", "3pl")
+	a.mustFail(1, "error: NOT_CALIBRATED: the answers cannot be calibrated: fewer than two students", "exam", "calibration", ex.ID, "--keep")
 	var shown client.EssayAnswer
 	a.mustJSON(&shown, "exam", "grade", "show", ex.ID, "q1", code, "--names")
 	if shown.MemberID != "m-1" || len(shown.History) != 1 || shown.History[0].Comment != "isi kurang" {

@@ -70,6 +70,9 @@ type calibrationView struct {
 	// Curve is the polyline's points; Peak the information's largest value.
 	Curve string
 	Peak  string
+	// Kept is the number of questions whose parameters were just kept
+	// with them (0 for none).
+	Kept int
 }
 
 // calibrationRow is one question of the calibration table.
@@ -102,6 +105,7 @@ func (c *console) analysis(w http.ResponseWriter, r *http.Request) {
 		var res exam.ItemCalibration
 		if res, err = c.exam.Calibrate(r.Context(), id, irt.Model(av.Model)); err == nil {
 			av.Calibration = newCalibrationView(res)
+			av.Calibration.Kept, _ = strconv.Atoi(q.Get("kept"))
 		}
 	}
 	if err != nil {
@@ -120,6 +124,24 @@ func (c *console) analysis(w http.ResponseWriter, r *http.Request) {
 	av.Histogram, av.HistMax = histogram(av.Analysis.Report.Scores.Histogram)
 	v.Data = av
 	c.render(w, r, "analysis", http.StatusOK, v)
+}
+
+// keepCalibration serves POST /console/exams/{id}/calibration (model):
+// the calibration's parameters kept with the questions
+// (exam.Service.KeepCalibration), then the analysis page with that
+// calibration and how many questions kept parameters.
+func (c *console) keepCalibration(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	model := strings.TrimSpace(r.PostFormValue("model"))
+	_, kept, err := c.exam.KeepCalibration(r.Context(), id, irt.Model(model))
+	if err != nil {
+		v := c.examView(r)
+		v.Data = analysisView{Model: model}
+		c.render(w, r, "analysis", c.showError(&v, err), v)
+		return
+	}
+	c.log.Info("console: calibration kept", "exam", id, "model", model, "questions", kept, "by", operatorFrom(r).Username)
+	http.Redirect(w, r, fmt.Sprintf("/console/exams/%s/analysis?model=%s&kept=%d", url.PathEscape(id), url.QueryEscape(model), kept), http.StatusSeeOther)
 }
 
 // analysisFile serves GET /console/exams/{id}/analysis.csv|xlsx[?npsn=&kelas=&lang=]:

@@ -21,23 +21,34 @@ import (
 // fifth right, and nobody chooses option d of the first.
 func (p *portal) analysisExam(t *testing.T) exam.Exam {
 	t.Helper()
+	return p.analysisExamOf(t, "Matematika Kelas XII", 0, nil)
+}
+
+// analysisExamOf is analysisExam with the given title, taken by a cohort of
+// 60 other students (numbered from cohort×100) who answer alike, and with
+// its first questions replaced by reused ones (kept item parameters and
+// all).
+func (p *portal) analysisExamOf(t *testing.T, title string, cohort int, reused []exam.Question) exam.Exam {
+	t.Helper()
 	ctx := t.Context()
 	opts := []exam.Option{{ID: "a", Text: "2"}, {ID: "b", Text: "3"}, {ID: "c", Text: "4"}, {ID: "d", Text: "5"}}
 	q := func(id, text, key string) exam.Question {
 		return exam.Question{ID: id, Type: exam.SingleChoice, Text: text, Options: opts, Answer: []string{key}, Points: 1}
 	}
-	e, err := p.exam.CreateExam(ctx, exam.ExamInput{Title: "Matematika Kelas XII", Subject: "MTK", NPSNs: []string{"20100001", "20100002"},
+	questions := []exam.Question{
+		q("q1", "Berapakah 1 + 1?", "a"),
+		q("q2", "Akar dari 16 adalah ... "+strings.Join(testkit.XSSVectors, " "), "c"),
+		q("q3", "Bilangan prima terkecil yang lebih dari 4?", "d"),
+		q("q4", "Berapakah 2 × 2?", "b"),
+		q("q5", "Berapakah 6 − 3?", "b"),
+		q("q6", "Berapakah 10 ÷ 5?", "a"),
+		q("q7", "Jika x + 1 = 4, x = ...", "b"),
+		q("q8", "Berapakah 2³ − 3?", "d"),
+	}
+	copy(questions, reused)
+	e, err := p.exam.CreateExam(ctx, exam.ExamInput{Title: title, Subject: "MTK", NPSNs: []string{"20100001", "20100002"},
 		StartsAt: time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC), EndsAt: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), DurationMinutes: 90,
-		Questions: []exam.Question{
-			q("q1", "Berapakah 1 + 1?", "a"),
-			q("q2", "Akar dari 16 adalah ... "+strings.Join(testkit.XSSVectors, " "), "c"),
-			q("q3", "Bilangan prima terkecil yang lebih dari 4?", "d"),
-			q("q4", "Berapakah 2 × 2?", "b"),
-			q("q5", "Berapakah 6 − 3?", "b"),
-			q("q6", "Berapakah 10 ÷ 5?", "a"),
-			q("q7", "Jika x + 1 = 4, x = ...", "b"),
-			q("q8", "Berapakah 2³ − 3?", "d"),
-		}})
+		Questions: questions})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,9 +61,9 @@ func (p *portal) analysisExam(t *testing.T) exam.Exam {
 	for s, npsn := range []string{"20100001", "20100002"} {
 		var rows []exam.MemberInput
 		for i := range 30 {
-			n := s*30 + i
+			n := cohort*100 + s*30 + i
 			rows = append(rows, exam.MemberInput{Nama: fmt.Sprintf("Siswa %02d", n), Username: fmt.Sprintf("siswa%02d", n),
-				NISN: fmt.Sprintf("00990000%02d", n), Kelas: "XII IPA", AcademicYearName: []string{"2025/2026", "2024/2025"}[i%2]})
+				NISN: fmt.Sprintf("0099%06d", n), Kelas: "XII IPA", AcademicYearName: []string{"2025/2026", "2024/2025"}[i%2]})
 		}
 		rep, err := p.exam.ImportMembers(ctx, rows, npsn)
 		if err != nil {
@@ -70,8 +81,8 @@ func (p *portal) analysisExam(t *testing.T) exam.Exam {
 				as = append(as, exam.Answer{ExamID: e.ID, MemberID: r.MemberID, QuestionID: fmt.Sprint("q", j+1), Answer: v, AnsweredAt: at, ServerCode: "LAB-01"})
 			}
 		}
-		if _, err := p.store.SaveAnswers(ctx, exam.AnswerBatch{SyncID: "sync-" + npsn, ServerCode: "LAB-01", NPSN: npsn,
-			Checksum: fmt.Sprintf("%064d", s), Answers: as, ReceivedAt: at}); err != nil {
+		if _, err := p.store.SaveAnswers(ctx, exam.AnswerBatch{SyncID: fmt.Sprintf("sync-%d-%s", cohort, npsn), ServerCode: "LAB-01", NPSN: npsn,
+			Checksum: fmt.Sprintf("%064d", 2*cohort+s), Answers: as, ReceivedAt: at}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -142,6 +153,32 @@ func TestBrowserAnalysis(t *testing.T) {
 	}
 	desk.do("show the calibration", chromedp.ScrollIntoView(chromedp.CSS("table.calibration")))
 	desk.shot("analysis-calibration-id-1280")
+
+	// Keeping the parameters: the seven calibrated questions keep theirs
+	// (everybody got the fifth right); a later exam reusing the first four
+	// is calibrated on their scale, taken by a cohort who answer alike.
+	desk.clickLoad("keep the parameters", `form[action$="/calibration"] button`)
+	desk.check("seven questions kept theirs", `document.querySelector('p.kept').textContent.includes('Parameter disimpan pada soal: 7') &&
+		document.querySelector('table.calibration') !== null`)
+	first, err := p.exam.GetExam(t.Context(), e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range first.Questions {
+		if (q.Calibrated != nil) == (i == 4) {
+			t.Errorf("question %d kept %+v", i+1, q.Calibrated)
+		}
+	}
+	later := p.analysisExamOf(t, "Matematika Kelas XII 2027", 1, first.Questions[:4])
+	desk.do("the later exam's calibration", chromedp.Navigate(p.srv.URL+"/console/exams/"+later.ID+"/analysis?lang=id&model=rasch"),
+		chromedp.WaitVisible(chromedp.CSS("table.calibration")))
+	desk.check("four questions anchored, and the cohort's ability on their scale", `document.querySelectorAll('table.calibration .flag.anchor').length === 4 &&
+		document.body.textContent.includes('4 soal dijangkarkan') && /Rata-rata -?0\.00 /.test(document.body.textContent)`)
+	if v := browsertest.Axe(desk.ctx, t); len(v) > 0 {
+		t.Errorf("axe on the anchored calibration: %v", v)
+	}
+	desk.do("show the anchored calibration", chromedp.ScrollIntoView(chromedp.CSS("table.calibration")))
+	desk.shot("analysis-anchored-id-1280")
 
 	desk.do("one school, in English", chromedp.Navigate(page+"?lang=en&npsn=20100002"), chromedp.WaitVisible(chromedp.CSS("table.items")))
 	desk.check("30 students, flags in English", `document.querySelector('table.summary tbody td').textContent === '30' &&

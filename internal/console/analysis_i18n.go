@@ -49,6 +49,11 @@ var analysisMessages = map[string]map[string]string{
 		"analysis.reason.no answers":         "nobody answered",
 		"analysis.reason.every answer right": "everybody right: not calibrated",
 		"analysis.reason.every answer wrong": "everybody wrong: not calibrated",
+		"analysis.anchored":                  "anchored",
+		"analysis.anchored_summary":          "questions anchored at the parameters another exam's calibration kept with them: the scale is theirs. The students' ability on it:",
+		"analysis.keep":                      "Keep these parameters with the questions",
+		"analysis.keep_help":                 "Each question calibrated here keeps its b and a. They go with it into the bank files, and a later exam that reuses it is calibrated on this scale.",
+		"analysis.kept":                      "Parameters kept with the questions:",
 	},
 	"id": {
 		"analysis.title":                     "Analisis butir soal",
@@ -97,5 +102,10 @@ var analysisMessages = map[string]map[string]string{
 		"analysis.reason.no answers":         "tidak ada yang menjawab",
 		"analysis.reason.every answer right": "semua benar: tidak dikalibrasi",
 		"analysis.reason.every answer wrong": "semua salah: tidak dikalibrasi",
+		"analysis.anchored":                  "jangkar",
+		"analysis.anchored_summary":          "soal dijangkarkan pada parameter yang disimpan oleh kalibrasi ujian lain: skalanya mengikuti parameter itu. Kemampuan siswa pada skala tersebut:",
+		"analysis.keep":                      "Simpan parameter ini pada soal",
+		"analysis.keep_help":                 "Setiap soal yang dikalibrasi di sini menyimpan b dan a-nya. Parameter ikut bersama soal dalam berkas bank soal, dan ujian berikutnya yang memakai soal itu dikalibrasi pada skala ini.",
+		"analysis.kept":                      "Parameter disimpan pada soal:",
 	},
 }

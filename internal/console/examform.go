@@ -99,6 +99,10 @@ type questionForm struct {
 	// Category is where the question is filed in its bank
 	// ("Matematika/Aljabar"), kept through the editor.
 	Category string
+	// Calibrated is the question's kept item parameters in their one-line
+	// form (exam.ItemParameters.String), "" for none: kept through the
+	// editor, shown and not edited.
+	Calibrated string
 	// Preview is set after "Preview" or a save with problems: the texts as
 	// a student's page shows them (the same renderer, the same allow-list),
 	// and what renders otherwise than written.
@@ -178,6 +182,9 @@ func formOfExam(e exam.Exam) examForm {
 	for _, q := range e.Questions {
 		qf := questionForm{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Points: strconv.FormatFloat(q.Points, 'f', -1, 64),
 			Stimulus: q.Stimulus, Rubric: q.Rubric, Category: q.Category}
+		if q.Calibrated != nil {
+			qf.Calibrated = q.Calibrated.String()
+		}
 		qf.Options, qf.Statements, qf.Scoring = optionLines(q.Options), optionLines(q.Statements), q.Scoring
 		if q.PlayLimit > 0 {
 			qf.PlayLimit = strconv.Itoa(q.PlayLimit)
@@ -216,7 +223,7 @@ func parseExamForm(r *http.Request) examForm {
 			Statements: v(p + "statements"), Columns: v(p + "columns"), Premises: v(p + "premises"), Responses: v(p + "responses"),
 			Reuse: v(p+"reuse") != "", Scoring: v(p + "scoring"), Stimulus: v(p + "stimulus"), PlayLimit: v(p + "play_limit"), Rubric: v(p + "rubric"),
 			Tolerance: v(p + "tolerance"), ToleranceMode: v(p + "tolerance_mode"), Blanks: parseBlanks(r, p),
-			Category: v(p + "category")})
+			Category: v(p + "category"), Calibrated: v(p + "calibrated")})
 		f.Questions[len(f.Questions)-1].Text = withoutRemovedBlanks(r, p, v(p+"text"))
 	}
 	for i := 0; i < maxFormStimuli; i++ {
@@ -296,6 +303,13 @@ func (qf questionForm) question(i int) (exam.Question, error) {
 		ReuseResponses: qf.Reuse, Stimulus: qf.Stimulus, Rubric: qf.Rubric, Category: qf.Category}
 	if q.Format == string(richtext.Plain) {
 		q.Format = ""
+	}
+	if strings.TrimSpace(qf.Calibrated) != "" {
+		p, err := exam.ParseItemParameters(qf.Calibrated)
+		if err != nil {
+			return q, errForm("question %d: %v", i+1, err)
+		}
+		q.Calibrated = p
 	}
 	for _, part := range []struct {
 		name  string

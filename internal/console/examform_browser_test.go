@@ -144,6 +144,8 @@ const editorExam = `{
      "text": "Perhatikan tabel.\nDanau mana yang **terluas**?\n\n- pilih satu", "points": 2,
      "options": [{"id": "a", "text": "Toba"}, {"id": "b", "text": "Singkarak"}], "answer": ["a"]},
     {"id": "q2", "type": "multiple_choice", "text": "Pilih semua\nyang benar.", "points": 1.5,
+     "calibrated": {"model": "2pl", "difficulty": -0.7512345, "discrimination": 1.25, "difficulty_se": 0.061,
+       "students": 812, "exam_id": "01JCALIBRATED", "calibrated_at": "2026-11-29T10:00:00.123456Z"},
      "options": [{"id": "a", "text": "Air mendidih pada 100 °C"}, {"id": "b", "text": "Es lebih berat dari air"}, {"id": "c", "text": "Bumi bulat"}],
      "answer": ["a", "c"]},
     {"id": "q3", "type": "true_false", "stimulus": "bacaan2", "text": "Baris kedua\nmengikuti baris pertama.", "answer": ["true"], "points": 1},

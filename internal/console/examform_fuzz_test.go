@@ -27,6 +27,8 @@ func FuzzExamForm(f *testing.F) {
 		"starts=2026-12-01T07:30&ends=2026-12-01T09:30&duration=1&q.0.type=single_choice&q.0.options=3%0A4",
 		"starts=2026-12-01T07:30&ends=2026-12-01T09:30&duration=1&q.0.type=x&q.0.points=NaN",
 		"starts=2026-12-01T07:30&ends=2026-12-01T09:30&duration=1&q.1.type=x", "", "%zz", "q.0.type", "a=1&a=2;b",
+		"starts=2026-12-01T07:30&ends=2026-12-01T09:30&duration=1&q.0.type=essay&q.0.text=x&q.0.calibrated=2pl+b%3D-0.75123+a%3D1.2+n%3D812+at%3D2026-11-29T10%3A00%3A00.5Z",
+		"starts=2026-12-01T07:30&ends=2026-12-01T09:30&duration=1&q.0.type=essay&q.0.text=x&q.0.calibrated=3pl+b%3D0",
 		"starts=2026-12-01T07:30&ends=2026-12-01T09:30&duration=1&q.0.type=numeric&q.0.answer=3%2C14%0A1.234%2C5&q.0.tolerance=0%2C5&q.0.tolerance_mode=relative" +
 			"&q.1.type=cloze&q.1.format=markdown&q.1.text=a+%5B%5Bb2%5D%5D+b+%5B%5Bb1%5D%5D&q.1.b.0.id=b1&q.1.b.0.kind=choice&q.1.b.0.options=u%3A+x%0As%3Ay&q.1.b.0.answer=s" +
 			"&q.1.b.1.id=b2&q.1.b.1.kind=number&q.1.b.1.answer=1e3&q.1.b.1.tolerance=1e-90&q.1.b.1.points=2&q.1.b.2.id=b3&q.1.b.2.kind=text&q.1.b.2.remove=1",

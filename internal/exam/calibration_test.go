@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -174,4 +176,155 @@ func TestCalibrateShared(t *testing.T) {
 			t.Fatalf("results: %+v", results)
 		}
 	})
+}
+
+// takeLSAT imports LSAT's 1,000 students (usernames starting with prefix)
+// and stores their answers to questions, five choice questions whose key is
+// "a", by LSAT's response patterns.
+func takeLSAT(t *testing.T, svc *exam.Service, store exam.Store, e exam.Exam, prefix string, questions []string) {
+	t.Helper()
+	ctx := context.Background()
+	var rows []exam.MemberInput
+	var patterns []int
+	for p, n := range lsatCounts {
+		for range n {
+			i := len(rows)
+			rows = append(rows, exam.MemberInput{NPSN: "20100001", Nama: fmt.Sprint("Siswa ", i), Role: "student",
+				Username: fmt.Sprint(prefix, i), Kelas: "XII"})
+			patterns = append(patterns, p)
+		}
+	}
+	rep, err := svc.ImportMembers(ctx, rows, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := e.StartsAt.Add(10 * time.Minute)
+	for b := 0; b < len(rows); b += 250 {
+		var as []exam.Answer
+		for i := b; i < min(b+250, len(rows)); i++ {
+			for j, q := range questions {
+				v := "b"
+				if patterns[i]>>(4-j)&1 == 1 {
+					v = "a"
+				}
+				as = append(as, exam.Answer{ExamID: e.ID, MemberID: rep.Rows[i].MemberID, QuestionID: q, Answer: v, AnsweredAt: at, ServerCode: "LAB-01"})
+			}
+		}
+		if _, err := store.SaveAnswers(ctx, exam.AnswerBatch{SyncID: fmt.Sprint(prefix, "-sync-", b), ServerCode: "LAB-01", NPSN: "20100001",
+			Checksum: fmt.Sprintf("%064d", b), Answers: as, ReceivedAt: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestKeepCalibrationAnchorsLaterExams: the parameters kept from one exam's
+// calibration stay with its questions, and a later exam that reuses three
+// of them beside two new ones is calibrated on their scale. The later exam
+// is taken by the same students, so on that scale the population is still
+// standard normal and the two new questions get the parameters the first
+// exam's calibration gave the questions they replace (ltm's LSAT figures).
+func TestKeepCalibrationAnchorsLaterExams(t *testing.T) {
+	ctx := context.Background()
+	svc, store := newBoltService(t)
+	start := time.Now().UTC().Add(time.Hour)
+	opts := []exam.Option{{ID: "a", Text: "benar"}, {ID: "b", Text: "salah"}}
+	choice := func(id string) exam.Question {
+		return exam.Question{ID: id, Type: exam.SingleChoice, Text: "Soal " + id, Options: opts, Answer: []string{"a"}, Points: 1}
+	}
+	first, err := svc.CreateExam(ctx, exam.ExamInput{Title: "LSAT 2025", NPSNs: []string{"20100001"}, StartsAt: start,
+		EndsAt: start.Add(time.Hour), DurationMinutes: 60,
+		Questions: []exam.Question{choice("q1"), choice("q2"), choice("q3"), choice("q4"), choice("q5")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := svc.KeepCalibration(ctx, first.ID, irt.Rasch); !errors.Is(err, exam.ErrNotCalibrated) {
+		t.Fatalf("keeping the calibration of an exam without answers: %v, want NOT_CALIBRATED", err)
+	}
+	takeLSAT(t, svc, store, first, "a", []string{"q1", "q2", "q3", "q4", "q5"})
+	res, kept, err := svc.KeepCalibration(ctx, first.ID, irt.Rasch)
+	if err != nil || kept != 5 || res.Calibration.Anchored != 0 {
+		t.Fatalf("KeepCalibration: kept %d, %+v, %v", kept, res.Calibration, err)
+	}
+	stored, err := svc.GetExam(ctx, first.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ltm := []float64{-3.6153, -1.3224, -0.3176, -1.7301, -2.7802}
+	for j, q := range stored.Questions {
+		p := q.Calibrated
+		if p == nil || p.Model != irt.Rasch || p.ExamID != first.ID || p.Students != 1000 || p.DifficultySE == nil ||
+			math.Abs(p.Difficulty-ltm[j]) > 0.0005 || math.Abs(p.Discrimination-0.7551) > 0.0005 {
+			t.Fatalf("question %s kept %+v", q.ID, p)
+		}
+	}
+	// Calibrating the first exam again refits it: its own parameters are
+	// no anchors.
+	if again, err := svc.Calibrate(ctx, first.ID, irt.Rasch); err != nil || again.Calibration.Anchored != 0 {
+		t.Fatalf("the first exam again: %+v, %v", again.Calibration, err)
+	}
+
+	// The later exam: q1 to q3 with their kept parameters, two new ones.
+	later, err := svc.CreateExam(ctx, exam.ExamInput{Title: "LSAT 2026", NPSNs: []string{"20100001"}, StartsAt: start,
+		EndsAt: start.Add(time.Hour), DurationMinutes: 60,
+		Questions: []exam.Question{stored.Questions[0], stored.Questions[1], stored.Questions[2], choice("n4"), choice("n5")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	takeLSAT(t, svc, store, later, "b", []string{"q1", "q2", "q3", "n4", "n5"})
+	cal, err := svc.Calibrate(ctx, later.ID, irt.Rasch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cal.Calibration
+	if c == nil || c.Anchored != 3 || math.Abs(c.Mean) > 1e-3 || math.Abs(c.SD-1) > 1e-3 {
+		t.Fatalf("the later exam: %+v", c)
+	}
+	for j, it := range c.Items {
+		if it.Anchored != (j < 3) || math.Abs(it.Difficulty-ltm[j]) > 0.001 || math.Abs(it.Discrimination-0.7551) > 0.001 {
+			t.Errorf("later question %d: anchored %v, b %.4f a %.4f; want b %.4f a 0.7551", j+1, it.Anchored, it.Difficulty, it.Discrimination, ltm[j])
+		}
+	}
+	// A 2PL calibration has no 2PL anchors: nothing is anchored.
+	if two, err := svc.Calibrate(ctx, later.ID, irt.TwoPL); err != nil || two.Calibration == nil || two.Calibration.Anchored != 0 {
+		t.Fatalf("2PL of the later exam: %+v, %v", two, err)
+	}
+}
+
+// TestItemParametersText: the one-line form the bank formats carry reads
+// back what it writes, in any field order, and refuses what cannot be
+// parameters, saying why.
+func TestItemParametersText(t *testing.T) {
+	se := 0.0612
+	p := exam.ItemParameters{Model: irt.TwoPL, Difficulty: -0.7512, Discrimination: 1.2034, DifficultySE: &se, Students: 812,
+		ExamID: "01JEXAM", CalibratedAt: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)}
+	s := p.String()
+	if want := "2pl b=-0.7512 a=1.2034 b_se=0.0612 n=812 exam=01JEXAM at=2026-11-29T10:00:00Z"; s != want {
+		t.Fatalf("String = %q, want %q", s, want)
+	}
+	for _, in := range []string{s, "n=812; a=1.2034; exam=01JEXAM; b=-0.7512; at=2026-11-29T10:00:00Z; b_se=0.0612; 2PL"} {
+		got, err := exam.ParseItemParameters(in)
+		if err != nil || !reflect.DeepEqual(*got, p) {
+			t.Errorf("ParseItemParameters(%q) = %+v, %v", in, got, err)
+		}
+	}
+	for in, why := range map[string]string{
+		"":                         "empty",
+		"3pl b=0 a=1":              "model",
+		"2pl b=0":                  "required",
+		"2pl b=x a=1":              "not a number",
+		"2pl b=0 a=0":              "discrimination",
+		"2pl b=0 a=11":             "discrimination",
+		"2pl b=NaN a=1":            "difficulty",
+		"2pl b=99 a=1":             "difficulty",
+		"2pl b=0 a=1 b_se=-1":      "standard error",
+		"2pl b=0 a=1 n=1.5":        "whole number",
+		"2pl b=0 a=1 at=yesterday": "RFC 3339",
+		"2pl b=0 a=1 c=0.2":        "unknown key",
+		"2pl b=0 b=1 a=1":          "repeats",
+		"rasch 2pl b=0 a=1":        "repeats",
+	} {
+		if _, err := exam.ParseItemParameters(in); err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("ParseItemParameters(%q) = %v, want an error naming %q", in, err, why)
+		}
+	}
 }

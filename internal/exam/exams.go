@@ -172,6 +172,11 @@ func validateQuestion(q *Question) error {
 	case len(q.Category) > maxCategoryBytes || strings.ContainsAny(q.Category, "\r\n"):
 		return fmt.Errorf("category must be one line of at most %d bytes", maxCategoryBytes)
 	}
+	if q.Calibrated != nil {
+		if err := q.Calibrated.validate(); err != nil {
+			return fmt.Errorf("calibrated: %w", err)
+		}
+	}
 	if q.Points == 0 && q.Type != Essay {
 		q.Points = 1
 	}

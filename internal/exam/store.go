@@ -111,6 +111,12 @@ type ExamStore interface {
 	UpdateExam(ctx context.Context, e Exam) error
 	// DeleteExam removes the exam; ErrExamHasAnswers when answers were pushed for it.
 	DeleteExam(ctx context.Context, id string) error
+	// SetItemParameters sets the Calibrated parameters of the exam's
+	// questions named in params (by question id; the others keep theirs),
+	// answers or not: they do not change what students see or how they
+	// are scored. ErrNotFound when there is no such exam; a question id
+	// the exam lacks is ignored.
+	SetItemParameters(ctx context.Context, examID string, params map[string]ItemParameters) error
 }
 
 // LookupField names a member field that identifies one member.

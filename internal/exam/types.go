@@ -135,6 +135,11 @@ type Question struct {
 	// Category is where the question was filed in the bank it came from,
 	// a path such as "Matematika/Aljabar" (at most 200 bytes); "" for none.
 	Category string `json:"category,omitempty"`
+	// Calibrated are the question's item parameters from a calibration an
+	// operator kept (Service.KeepCalibration), nil for none. They travel
+	// with the question through the bank formats, and a later exam that
+	// reuses the question is calibrated on their scale (anchored).
+	Calibrated *ItemParameters `json:"calibrated,omitempty"`
 }
 
 // BlankKind is what a blank of a cloze question is answered with.

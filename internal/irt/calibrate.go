@@ -17,7 +17,7 @@ import (
 type Model string
 
 // The models Calibrate fits. In both, a student of ability θ, drawn from a
-// standard normal population, answers question j right with probability
+// normal population (standard normal unless anchored), answers question j right with probability
 // 1/(1+exp(-a_j(θ-b_j))): b_j is its difficulty and a_j its
 // discrimination, shared by every question in the Rasch model.
 const (
@@ -38,6 +38,19 @@ type Options struct {
 	// GradientTolerance ends the fit once no component of the gradient of
 	// the mean log-likelihood per student exceeds it (default 1e-7).
 	GradientTolerance float64
+	// Anchors, by question index (nil or shorter than the questions: the
+	// rest are estimated), fix questions at parameters from an earlier
+	// calibration, so that this one reports on that calibration's scale
+	// (fixed item parameter calibration). The abilities are then not
+	// standard normal: the population's mean and standard deviation on
+	// that scale are estimated with the other questions' parameters.
+	Anchors []*Anchor
+}
+
+// Anchor is a question's difficulty and discrimination from an earlier
+// calibration.
+type Anchor struct {
+	Difficulty, Discrimination float64
 }
 
 // Item is one question's calibration.
@@ -45,9 +58,14 @@ type Item struct {
 	// Calibrated is false for a question the model cannot place: nobody
 	// answered it, or everybody who did was right, or everybody wrong (its
 	// difficulty would be infinite). Reason then says which, and the other
-	// figures are zero.
+	// figures are zero. An anchored question that somebody answered is
+	// calibrated whatever its answers: its parameters are known.
 	Calibrated bool
 	Reason     string
+	// Anchored is true for a question fixed at its Options.Anchors entry:
+	// its Difficulty and Discrimination are the anchor's, with no standard
+	// errors.
+	Anchored bool
 	// Answered is the number of students who answered it.
 	Answered float64
 	// Difficulty (b) and Discrimination (a), on the ability's scale.
@@ -89,6 +107,14 @@ type Calibration struct {
 	Items []Item
 	// Students is the number of students fitted.
 	Students float64
+	// Anchored is the number of questions fixed at their anchors. Mean and
+	// SD are the ability population's on the scale reported: 0 and 1 when
+	// nothing is anchored (the scale's definition), else estimated, with
+	// their standard errors (nil then, or when the information matrix is
+	// not invertible).
+	Anchored     int
+	Mean, SD     float64
+	MeanSE, SDSE *float64
 	// LogLik is the marginal log-likelihood at the estimates.
 	LogLik float64
 	// Iterations is the number of quasi-Newton iterations, Converged
@@ -110,6 +136,9 @@ var (
 	ErrUnknownModel   = errors.New("irt: unknown model")
 	// ErrUnbounded is wrapped by an UnboundedError.
 	ErrUnbounded = errors.New("irt: a discrimination has no finite estimate")
+	// ErrBadAnchor is returned for an anchor whose parameters are not
+	// finite or whose discrimination is not positive.
+	ErrBadAnchor = errors.New("irt: bad anchor")
 )
 
 // maxDiscrimination is the largest discrimination a calibration reports.
@@ -140,7 +169,8 @@ const scoringPoints = 61
 
 // Calibrate fits the model to the responses by marginal maximum
 // likelihood: the likelihood of each student's answers is integrated over
-// a standard normal ability with Gauss-Hermite quadrature and the sum
+// a normal ability (standard normal, or with anchors of mean and SD
+// estimated with the rest) with Gauss-Hermite quadrature and the sum
 // maximized by BFGS with its analytic gradient. Standard errors come from
 // the observed information (the Hessian, by central differences of the
 // gradient).
@@ -163,16 +193,26 @@ func Calibrate(ctx context.Context, data *Responses, opt Options) (*Calibration,
 	if data.Students() < 2 {
 		return nil, ErrTooFewStudents
 	}
-	c := &Calibration{Model: opt.Model, Items: make([]Item, data.items), Students: data.Students(),
-		scoring: hermite(scoringPoints)}
+	if len(opt.Anchors) > data.items {
+		return nil, fmt.Errorf("%w: %d anchors for %d questions", ErrBadAnchor, len(opt.Anchors), data.items)
+	}
+	anchors := make([]*Anchor, data.items)
+	copy(anchors, opt.Anchors)
+	c := &Calibration{Model: opt.Model, Items: make([]Item, data.items), Students: data.Students(), Mean: 0, SD: 1}
 	answered, right := proportions(data)
-	var kept []int
+	var kept, anchored []int
 	for j := range c.Items {
 		it := &c.Items[j]
 		it.Answered = answered[j]
-		switch {
+		switch an := anchors[j]; {
+		case an != nil && (math.IsNaN(an.Difficulty) || math.IsInf(an.Difficulty, 0) ||
+			!(an.Discrimination > 0) || math.IsInf(an.Discrimination, 0)):
+			return nil, fmt.Errorf("%w: question %d: difficulty %v, discrimination %v", ErrBadAnchor, j+1, an.Difficulty, an.Discrimination)
 		case answered[j] == 0:
 			it.Reason = ReasonNoAnswers
+		case an != nil:
+			it.Calibrated, it.Anchored = true, true
+			anchored = append(anchored, j)
 		case right[j] == answered[j]:
 			it.Reason = ReasonAllRight
 		case right[j] == 0:
@@ -182,18 +222,20 @@ func Calibrate(ctx context.Context, data *Responses, opt Options) (*Calibration,
 			kept = append(kept, j)
 		}
 	}
-	if len(kept) < 2 {
+	if len(kept)+len(anchored) < 2 {
 		return nil, ErrTooFewItems
 	}
+	c.Anchored = len(anchored)
 
-	f := newObjective(ctx, data, hermite(opt.QuadraturePoints), opt.Model, kept)
+	f := newObjective(ctx, data, hermite(opt.QuadraturePoints), opt.Model, kept, anchors, anchored)
 	x0 := make([]float64, f.dim())
 	for k, j := range kept {
 		x0[k] = math.Log(right[j] / (answered[j] - right[j]))
 	}
-	for k := len(kept); k < len(x0); k++ {
+	for k := len(kept); k < f.populationIndex(); k++ {
 		x0[k] = 1
 	}
+	// The population starts standard normal: x0's mean and log SD are 0.
 	res, err := optimize.Minimize(optimize.Problem{
 		Func:   f.value,
 		Grad:   f.gradient,
@@ -216,7 +258,9 @@ func Calibrate(ctx context.Context, data *Responses, opt Options) (*Calibration,
 	if f.err != nil {
 		return nil, f.err
 	}
-	c.slopes, c.intercepts = f.params(x)
+	c.Mean, c.SD = f.population(x)
+	c.slopes, c.intercepts = f.scaled(x)
+	c.scoring = hermite(scoringPoints).shifted(c.Mean, c.SD)
 	for _, j := range kept {
 		if math.Abs(c.slopes[j]) > maxDiscrimination {
 			return nil, &UnboundedError{Item: j}
@@ -225,28 +269,29 @@ func Calibrate(ctx context.Context, data *Responses, opt Options) (*Calibration,
 
 	hf := f
 	if data.Rows() > hessianRows {
-		hf = newObjective(ctx, sample(data, hessianRows), f.g, f.model, f.kept)
+		hf = newObjective(ctx, sample(data, hessianRows), f.g, f.model, f.kept, anchors, anchored)
 	}
 	cov, err := hf.covariance(x, data.Students())
 	if err != nil {
 		return nil, err
 	}
+	for _, j := range anchored {
+		it := &c.Items[j]
+		it.Difficulty, it.Discrimination = anchors[j].Difficulty, anchors[j].Discrimination
+	}
 	for k, j := range kept {
 		it := &c.Items[j]
 		a, cj := c.slopes[j], c.intercepts[j]
 		it.Discrimination, it.Difficulty = a, -cj/a
-		if cov == nil {
-			continue
+		if cov != nil {
+			da, db := f.itemDerivatives(x, k)
+			it.DiscriminationSE, it.DifficultySE = deltaSE(cov, da), deltaSE(cov, db)
 		}
-		ka := f.slopeIndex(k)
-		va, vc, vac := cov.At(ka, ka), cov.At(k, k), cov.At(ka, k)
-		b := it.Difficulty
-		if va >= 0 {
-			it.DiscriminationSE = ptr(math.Sqrt(va))
-		}
-		if vb := (vc + b*b*va + 2*b*vac) / (a * a); vb >= 0 {
-			it.DifficultySE = ptr(math.Sqrt(vb))
-		}
+	}
+	if cov != nil && f.anchored() {
+		pm := f.populationIndex()
+		c.MeanSE = deltaSE(cov, map[int]float64{pm: 1})
+		c.SDSE = deltaSE(cov, map[int]float64{pm + 1: c.SD})
 	}
 	if err := c.fit(ctx, data); err != nil {
 		return nil, err
@@ -260,6 +305,23 @@ func Calibrate(ctx context.Context, data *Responses, opt Options) (*Calibration,
 }
 
 func ptr(v float64) *float64 { return &v }
+
+// deltaSE returns the standard error of a function of the estimates whose
+// gradient (by index in the estimates, the rest zero) is grad: the square
+// root of gradᵀ Σ grad, nil when that is negative (a covariance matrix
+// only nearly positive definite).
+func deltaSE(cov *mat.SymDense, grad map[int]float64) *float64 {
+	var v float64
+	for i, gi := range grad {
+		for k, gk := range grad {
+			v += gi * gk * cov.At(i, k)
+		}
+	}
+	if v < 0 {
+		return nil
+	}
+	return ptr(math.Sqrt(v))
+}
 
 // hessianRows is the most rows the observed information is computed over.
 // It costs two passes over the data per parameter (80 for a 2PL of 40
@@ -278,6 +340,17 @@ func sample(data *Responses, n int) *Responses {
 		s.total += data.counts[i]
 	}
 	return s
+}
+
+// shifted returns g's rule for an ability of the given mean and standard
+// deviation instead of a standard normal one: the nodes moved, the same
+// weights.
+func (g grid) shifted(mean, sd float64) grid {
+	nodes := make([]float64, len(g.nodes))
+	for q, z := range g.nodes {
+		nodes[q] = mean + sd*z
+	}
+	return newGrid(nodes, g.weights)
 }
 
 // hermite returns the n-point Gauss-Hermite rule for a standard normal
@@ -311,14 +384,23 @@ func proportions(data *Responses) (answered, right []float64) {
 
 // objective is minus the mean marginal log-likelihood per student and its
 // gradient, over the parameters x: the intercepts c_k of the kept items
-// (logit = a θ + c), then their slopes, one shared in the Rasch model.
+// (logit = a z + c over the standard normal z), then their slopes, one
+// shared in the Rasch model (none when every item is anchored); with
+// anchors, then the population's mean μ and the log of its standard
+// deviation σ. An ability θ is μ + σ z: an anchored item of difficulty b
+// and discrimination a has the logit a(μ + σz - b), slope aσ and intercept
+// a(μ - b) over z, and a kept item of slope and intercept (a', c') over z
+// has on θ's scale the discrimination a'/σ and difficulty μ - c'σ/a'.
 // Value and gradient of one x come from one pass, kept until x changes.
 type objective struct {
-	ctx   context.Context
-	data  *Responses
-	g     grid
-	model Model
-	kept  []int
+	ctx     context.Context
+	data    *Responses
+	g       grid
+	model   Model
+	kept    []int
+	anchors []*Anchor // by item; nil for the items not anchored
+	// fixed are the anchored items that somebody answered.
+	fixed []int
 
 	use []bool
 
@@ -328,19 +410,46 @@ type objective struct {
 	err  error
 }
 
-func newObjective(ctx context.Context, data *Responses, g grid, model Model, kept []int) *objective {
-	use := make([]bool, data.items)
-	for _, j := range kept {
-		use[j] = true
+// newObjective returns the objective of the kept items' parameters and,
+// when fixed (items of anchors) is not empty, of the population's.
+func newObjective(ctx context.Context, data *Responses, g grid, model Model, kept []int, anchors []*Anchor, fixed []int) *objective {
+	f := &objective{ctx: ctx, data: data, g: g, model: model, kept: kept, anchors: anchors, fixed: fixed, use: make([]bool, data.items)}
+	for _, j := range slices.Concat(kept, fixed) {
+		f.use[j] = true
 	}
-	return &objective{ctx: ctx, data: data, g: g, model: model, kept: kept, use: use}
+	return f
+}
+
+// anchored reports whether the population's mean and SD are estimated.
+func (f *objective) anchored() bool { return len(f.fixed) > 0 }
+
+// populationIndex is the index in x of the population's mean (its log SD
+// follows), which is also the number of item parameters.
+func (f *objective) populationIndex() int {
+	switch {
+	case f.model != Rasch:
+		return 2 * len(f.kept)
+	case len(f.kept) == 0:
+		return 0
+	default:
+		return len(f.kept) + 1
+	}
 }
 
 func (f *objective) dim() int {
-	if f.model == Rasch {
-		return len(f.kept) + 1
+	if f.anchored() {
+		return f.populationIndex() + 2
 	}
-	return 2 * len(f.kept)
+	return f.populationIndex()
+}
+
+// population returns the population's mean and standard deviation at x.
+func (f *objective) population(x []float64) (mean, sd float64) {
+	if !f.anchored() {
+		return 0, 1
+	}
+	pm := f.populationIndex()
+	return x[pm], math.Exp(x[pm+1])
 }
 
 // slopeIndex is the index in x of kept item k's slope.
@@ -351,15 +460,51 @@ func (f *objective) slopeIndex(k int) int {
 	return len(f.kept) + k
 }
 
-// params returns every question's slope and intercept at x, zero for the
-// questions left out.
+// params returns every question's slope and intercept over z at x, zero
+// for the questions left out.
 func (f *objective) params(x []float64) (slopes, intercepts []float64) {
 	slopes, intercepts = make([]float64, f.data.items), make([]float64, f.data.items)
 	for k, j := range f.kept {
 		intercepts[j] = x[k]
 		slopes[j] = x[f.slopeIndex(k)]
 	}
+	mean, sd := f.population(x)
+	for _, j := range f.fixed {
+		a, b := f.anchors[j].Discrimination, f.anchors[j].Difficulty
+		slopes[j], intercepts[j] = a*sd, a*(mean-b)
+	}
 	return slopes, intercepts
+}
+
+// scaled returns every question's slope and intercept over θ at x (logit
+// = a θ + c), zero for the questions left out.
+func (f *objective) scaled(x []float64) (slopes, intercepts []float64) {
+	slopes, intercepts = f.params(x)
+	mean, sd := f.population(x)
+	for j := range slopes {
+		if f.use[j] {
+			slopes[j] /= sd
+			intercepts[j] -= slopes[j] * mean
+		}
+	}
+	return slopes, intercepts
+}
+
+// itemDerivatives returns the derivatives of kept item k's discrimination
+// and difficulty on θ's scale with respect to x, by index: a = a'/σ and
+// b = μ - c'σ/a' (with μ = 0 and σ = 1 when nothing is anchored).
+func (f *objective) itemDerivatives(x []float64, k int) (da, db map[int]float64) {
+	ka := f.slopeIndex(k)
+	ap, cp := x[ka], x[k]
+	_, sd := f.population(x)
+	da = map[int]float64{ka: 1 / sd}
+	db = map[int]float64{k: -sd / ap, ka: cp * sd / (ap * ap)}
+	if f.anchored() {
+		pm := f.populationIndex()
+		da[pm+1] = -ap / sd
+		db[pm], db[pm+1] = 1, -cp*sd/ap
+	}
+	return da, db
 }
 
 func (f *objective) eval(x []float64) {
@@ -376,15 +521,32 @@ func (f *objective) eval(x []float64) {
 	nq := len(f.g.nodes)
 	n := f.data.Students()
 	grad := make([]float64, len(x))
-	for k, j := range f.kept {
-		var gc, ga float64
-		for q, th := range f.g.nodes {
-			resid := e.r[j*nq+q] - e.n[j*nq+q]*logistic(slopes[j]*th+intercepts[j])
+	// sums returns item j's residuals (right less expected) summed over
+	// the nodes, and weighted by the node.
+	sums := func(j int) (gc, ga float64) {
+		for q, z := range f.g.nodes {
+			resid := e.r[j*nq+q] - e.n[j*nq+q]*logistic(slopes[j]*z+intercepts[j])
 			gc += resid
-			ga += th * resid
+			ga += z * resid
 		}
+		return gc, ga
+	}
+	for k, j := range f.kept {
+		gc, ga := sums(j)
 		grad[k] -= gc / n
 		grad[f.slopeIndex(k)] -= ga / n
+	}
+	if f.anchored() {
+		// An anchored item's slope aσ and intercept a(μ - b) over z:
+		// d/dμ = a·gc, d/d(log σ) = aσ·ga.
+		pm := f.populationIndex()
+		_, sd := f.population(x)
+		for _, j := range f.fixed {
+			gc, ga := sums(j)
+			a := f.anchors[j].Discrimination
+			grad[pm] -= a * gc / n
+			grad[pm+1] -= a * sd * ga / n
+		}
 	}
 	f.x, f.val, f.grad = slices.Clone(x), -e.logLik/n, grad
 }

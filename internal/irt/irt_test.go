@@ -12,11 +12,17 @@ import (
 // questions of the given difficulties and discriminations under the 2PL,
 // each answer missing with probability missing.
 func simulate(seed uint64, students int, b, a []float64, missing float64) *Responses {
+	return simulateFrom(seed, students, 0, 1, b, a, missing)
+}
+
+// simulateFrom is simulate with abilities drawn from a normal population of
+// the given mean and standard deviation.
+func simulateFrom(seed uint64, students int, mean, sd float64, b, a []float64, missing float64) *Responses {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	r := NewResponses(len(b))
 	row := make([]int8, len(b))
 	for range students {
-		theta := rng.NormFloat64()
+		theta := mean + sd*rng.NormFloat64()
 		for j := range row {
 			switch {
 			case rng.Float64() < missing:

@@ -35,8 +35,9 @@ func (c *Calibration) TestInformation(theta float64) float64 {
 // EAP returns the expected a posteriori ability of a student whose scores
 // are row (in the calibration's question order; Missing where unanswered,
 // questions left out of the calibration are ignored): the mean of the
-// posterior under the standard normal prior, and its standard deviation as
-// the standard error. A student with no answer gets the prior: 0 and 1.
+// posterior under the population's normal prior (standard normal unless
+// the calibration was anchored: Mean and SD), and its standard deviation
+// as the standard error. A student with no answer gets the prior.
 func (c *Calibration) EAP(row []int8) Ability {
 	post := make([]float64, len(c.scoring.nodes))
 	return c.eap(post, c.scoringTables(), row)

@@ -160,6 +160,7 @@ const (
 	CodeUnknownSchool        = "UNKNOWN_SCHOOL"            // 404 an item analysis of a school no member belongs to
 	CodeUnknownAcademicYear  = "UNKNOWN_ACADEMIC_YEAR"     // 404 an item analysis of an academic year no member belongs to
 	CodeUnknownModel         = "UNKNOWN_MODEL"             // 400 a calibration with a model other than rasch or 2pl
+	CodeNotCalibrated        = "NOT_CALIBRATED"            // 409 a calibration kept from answers that give no fit (too few students or questions)
 	CodeTooManyAttempts      = "TOO_MANY_ATTEMPTS"         // 429, with Retry-After
 	CodeInternal             = "INTERNAL"                  // 500
 )

@@ -253,6 +253,9 @@ type Question struct {
 	// Category is where the question is filed in its bank
 	// ("Matematika/Aljabar"), "" for none.
 	Category string `json:"category,omitempty"`
+	// Calibrated are the item parameters a kept calibration gave the
+	// question (ExamAdminService.KeepCalibration), nil for none.
+	Calibrated *ItemParameters `json:"calibrated,omitempty"`
 }
 
 // ExamRequest is the body of an exam creation.

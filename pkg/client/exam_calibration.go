@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"time"
 )
 
 // The item response models ExamCalibration fits.
@@ -28,10 +29,20 @@ type ExamCalibration struct {
 	// Rasch model); empty with a fit.
 	NoteCode string `json:"note_code"`
 	// LogLikelihood is the marginal log-likelihood at the estimates.
-	LogLikelihood *float64         `json:"log_likelihood"`
-	Iterations    int              `json:"iterations"`
-	Converged     bool             `json:"converged"`
-	Items         []CalibratedItem `json:"items"`
+	LogLikelihood *float64 `json:"log_likelihood"`
+	Iterations    int      `json:"iterations"`
+	Converged     bool     `json:"converged"`
+	// Anchored is the number of questions fixed at the parameters that a
+	// calibration of another exam kept with them, so that this one reports
+	// on that scale; the population's mean and SD on it are then
+	// estimated (0 and 1, with nil standard errors, when nothing is
+	// anchored).
+	Anchored int              `json:"anchored"`
+	Mean     *float64         `json:"population_mean"`
+	SD       *float64         `json:"population_sd"`
+	MeanSE   *float64         `json:"population_mean_se"`
+	SDSE     *float64         `json:"population_sd_se"`
+	Items    []CalibratedItem `json:"items"`
 	// Information is the test information curve from -4 to 4 in steps of
 	// 0.1.
 	Information []InformationPoint `json:"information"`
@@ -47,6 +58,7 @@ type CalibratedItem struct {
 	Type       string  `json:"type"`
 	Text       string  `json:"text"`
 	Calibrated bool    `json:"calibrated"`
+	Anchored   bool    `json:"anchored"`
 	Reason     string  `json:"reason"`
 	Answered   float64 `json:"answered"`
 	// Difficulty is the ability at which a student has an even chance,
@@ -70,17 +82,64 @@ type InformationPoint struct {
 	SE          *float64 `json:"se"`
 }
 
+// ItemParameters are a question's item parameters from one calibration,
+// kept with the question.
+type ItemParameters struct {
+	// Model is ModelRasch or ModelTwoPL.
+	Model            string   `json:"model"`
+	Difficulty       float64  `json:"difficulty"`
+	Discrimination   float64  `json:"discrimination"`
+	DifficultySE     *float64 `json:"difficulty_se,omitempty"`
+	DiscriminationSE *float64 `json:"discrimination_se,omitempty"`
+	// Students is the number of students who answered the question in the
+	// calibration, ExamID the exam calibrated and CalibratedAt when.
+	Students     int       `json:"students"`
+	ExamID       string    `json:"exam_id"`
+	CalibratedAt time.Time `json:"calibrated_at"`
+}
+
+// KeptCalibration is the answer of KeepCalibration: the calibration and
+// the number of questions whose parameters were kept.
+type KeptCalibration struct {
+	ExamCalibration
+	Kept int `json:"kept"`
+}
+
 // ExamCalibration calibrates an exam's questions with model, ModelRasch
 // when empty (GET /api/v1/admin/exams/{id}/calibration). Another model is
 // refused with CodeUnknownModel.
 func (s *ExamAdminService) ExamCalibration(ctx context.Context, examID, model string) (*ExamCalibration, *Response, error) {
-	id, err := segment("exam id", examID)
+	id, q, err := calibrationPath(examID, model)
 	if err != nil {
 		return nil, nil, err
+	}
+	return examData[*ExamCalibration](ctx, s.client, http.MethodGet, "admin/exams/"+id+"/calibration", q, nil)
+}
+
+// KeepCalibration calibrates an exam's questions as ExamCalibration does
+// and keeps each estimated question's parameters with it (POST
+// /api/v1/admin/exams/{id}/calibration): a later exam that reuses the
+// question, through the API or a bank file, is then calibrated on their
+// scale. Answers that cannot be calibrated are refused with
+// CodeNotCalibrated.
+func (s *ExamAdminService) KeepCalibration(ctx context.Context, examID, model string) (*KeptCalibration, *Response, error) {
+	id, q, err := calibrationPath(examID, model)
+	if err != nil {
+		return nil, nil, err
+	}
+	return examData[*KeptCalibration](ctx, s.client, http.MethodPost, "admin/exams/"+id+"/calibration", q, nil)
+}
+
+// calibrationPath returns the exam id as a path segment and the query of
+// a calibration with model.
+func calibrationPath(examID, model string) (string, url.Values, error) {
+	id, err := segment("exam id", examID)
+	if err != nil {
+		return "", nil, err
 	}
 	q := url.Values{}
 	if model != "" {
 		q.Set("model", model)
 	}
-	return examData[*ExamCalibration](ctx, s.client, http.MethodGet, "admin/exams/"+id+"/calibration", q, nil)
+	return id, q, nil
 }

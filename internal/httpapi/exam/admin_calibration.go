@@ -19,6 +19,7 @@ type calibratedItemView struct {
 	Type             exam.QuestionType `json:"type"`
 	Text             string            `json:"text"`
 	Calibrated       bool              `json:"calibrated"`
+	Anchored         bool              `json:"anchored"`
 	Reason           string            `json:"reason"`
 	Answered         float64           `json:"answered"`
 	Difficulty       *float64          `json:"difficulty"`
@@ -54,60 +55,91 @@ func finitePtr(v *float64) *float64 {
 	return finite(*v)
 }
 
-// examCalibration handles GET /api/v1/admin/exams/{id}/calibration: the
-// item response theory calibration (model rasch, the default, or 2pl) of
-// the questions over every student who took the exam
-// (docs/item-analysis.md).
-func (a *api) examCalibration(w http.ResponseWriter, r *http.Request) {
+// calibrationView is a calibration as the API answers it.
+type calibrationView struct {
+	ExamID        string               `json:"exam_id"`
+	ExamTitle     string               `json:"exam_title"`
+	Model         irt.Model            `json:"model"`
+	Students      int                  `json:"students"`
+	Note          string               `json:"note"`
+	NoteCode      string               `json:"note_code"`
+	LogLikelihood *float64             `json:"log_likelihood"`
+	Iterations    int                  `json:"iterations"`
+	Converged     bool                 `json:"converged"`
+	Anchored      int                  `json:"anchored"`
+	Mean          *float64             `json:"population_mean"`
+	SD            *float64             `json:"population_sd"`
+	MeanSE        *float64             `json:"population_mean_se"`
+	SDSE          *float64             `json:"population_sd_se"`
+	Items         []calibratedItemView `json:"items"`
+	Information   []infoPointView      `json:"information"`
+	Skipped       []skippedView        `json:"skipped"`
+}
+
+// newCalibrationView is res as the API answers it.
+func newCalibrationView(res exam.ItemCalibration) calibrationView {
+	v := calibrationView{ExamID: res.ExamID, ExamTitle: res.ExamTitle, Model: res.Model, Students: res.Students,
+		Note: res.Note, NoteCode: res.NoteCode, Items: []calibratedItemView{}, Information: []infoPointView{},
+		Skipped: make([]skippedView, len(res.Skipped))}
+	if c := res.Calibration; c != nil {
+		for i, it := range c.Items {
+			q := res.Questions[i]
+			iv := calibratedItemView{Number: q.Number, QuestionID: q.Question.ID, Type: q.Question.Type, Text: q.Question.Text,
+				Calibrated: it.Calibrated, Anchored: it.Anchored, Reason: it.Reason, Answered: it.Answered,
+				DifficultySE: finitePtr(it.DifficultySE), DiscriminationSE: finitePtr(it.DiscriminationSE),
+				Infit: finitePtr(it.Infit), Outfit: finitePtr(it.Outfit)}
+			if it.Calibrated {
+				iv.Difficulty, iv.Discrimination = finite(it.Difficulty), finite(it.Discrimination)
+			}
+			v.Items = append(v.Items, iv)
+		}
+		for _, p := range c.Information {
+			v.Information = append(v.Information, infoPointView{p.Theta, p.Information, finite(p.SE)})
+		}
+		v.LogLikelihood, v.Iterations, v.Converged = finite(c.LogLik), c.Iterations, c.Converged
+		v.Anchored, v.Mean, v.SD = c.Anchored, finite(c.Mean), finite(c.SD)
+		v.MeanSE, v.SDSE = finitePtr(c.MeanSE), finitePtr(c.SDSE)
+	}
+	for i, s := range res.Skipped {
+		v.Skipped[i] = skippedView{Number: s.Number, QuestionID: s.QuestionID, Pending: s.Pending}
+	}
+	return v
+}
+
+// calibrationModel is the model query parameter, rasch when absent.
+func calibrationModel(r *http.Request) irt.Model {
 	model := irt.Model(strings.ToLower(strings.TrimSpace(r.URL.Query().Get("model"))))
 	if model == "" {
 		model = irt.Rasch
 	}
-	res, err := a.svc.Calibrate(r.Context(), chi.URLParam(r, "id"), model)
+	return model
+}
+
+// examCalibration handles GET /api/v1/admin/exams/{id}/calibration: the
+// item response theory calibration (model rasch, the default, or 2pl) of
+// the questions over every student who took the exam
+// (docs/item-analysis.md), on the scale of the parameters that other
+// exams' calibrations kept with its questions, when it has any (anchors).
+func (a *api) examCalibration(w http.ResponseWriter, r *http.Request) {
+	res, err := a.svc.Calibrate(r.Context(), chi.URLParam(r, "id"), calibrationModel(r))
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
-	items := []calibratedItemView{}
-	var info []infoPointView
-	var logLik *float64
-	iterations, converged := 0, false
-	if c := res.Calibration; c != nil {
-		for i, it := range c.Items {
-			q := res.Questions[i]
-			v := calibratedItemView{Number: q.Number, QuestionID: q.Question.ID, Type: q.Question.Type, Text: q.Question.Text,
-				Calibrated: it.Calibrated, Reason: it.Reason, Answered: it.Answered,
-				DifficultySE: finitePtr(it.DifficultySE), DiscriminationSE: finitePtr(it.DiscriminationSE),
-				Infit: finitePtr(it.Infit), Outfit: finitePtr(it.Outfit)}
-			if it.Calibrated {
-				v.Difficulty, v.Discrimination = finite(it.Difficulty), finite(it.Discrimination)
-			}
-			items = append(items, v)
-		}
-		for _, p := range c.Information {
-			info = append(info, infoPointView{p.Theta, p.Information, finite(p.SE)})
-		}
-		logLik, iterations, converged = finite(c.LogLik), c.Iterations, c.Converged
-	}
-	if info == nil {
-		info = []infoPointView{}
-	}
-	skipped := make([]skippedView, len(res.Skipped))
-	for i, s := range res.Skipped {
-		skipped[i] = skippedView{Number: s.Number, QuestionID: s.QuestionID, Pending: s.Pending}
+	respond.Data(w, http.StatusOK, newCalibrationView(res))
+}
+
+// keepCalibration handles POST /api/v1/admin/exams/{id}/calibration: the
+// calibration of GET, whose parameters are then kept with the questions
+// that it estimated (exam.Service.KeepCalibration); kept says how many.
+func (a *api) keepCalibration(w http.ResponseWriter, r *http.Request) {
+	res, kept, err := a.svc.KeepCalibration(r.Context(), chi.URLParam(r, "id"), calibrationModel(r))
+	if err != nil {
+		a.writeError(w, r, err)
+		return
 	}
 	respond.Data(w, http.StatusOK, struct {
-		ExamID        string               `json:"exam_id"`
-		ExamTitle     string               `json:"exam_title"`
-		Model         irt.Model            `json:"model"`
-		Students      int                  `json:"students"`
-		Note          string               `json:"note"`
-		NoteCode      string               `json:"note_code"`
-		LogLikelihood *float64             `json:"log_likelihood"`
-		Iterations    int                  `json:"iterations"`
-		Converged     bool                 `json:"converged"`
-		Items         []calibratedItemView `json:"items"`
-		Information   []infoPointView      `json:"information"`
-		Skipped       []skippedView        `json:"skipped"`
-	}{res.ExamID, res.ExamTitle, res.Model, res.Students, res.Note, res.NoteCode, logLik, iterations, converged, items, info, skipped})
+		calibrationView
+		Kept int `json:"kept"`
+	}{newCalibrationView(res), kept})
 }

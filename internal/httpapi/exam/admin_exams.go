@@ -46,6 +46,8 @@ type questionJSON struct {
 	Rubric string `json:"rubric,omitempty"`
 	// Category is where the question is filed in its bank.
 	Category string `json:"category,omitempty"`
+	// Calibrated are the item parameters kept with the question.
+	Calibrated *exam.ItemParameters `json:"calibrated,omitempty"`
 }
 
 // blankJSON is a cloze question's blank with its key.
@@ -151,7 +153,7 @@ func newQuestionJSON(q exam.Question) questionJSON {
 	qj := questionJSON{ID: q.ID, Type: string(q.Type), Format: q.Format, Text: q.Text, Options: optionsJSON(q.Options),
 		Scoring: q.Scoring, ReuseResponses: q.ReuseResponses, Stimulus: q.Stimulus, PlayLimit: q.PlayLimit,
 		Answer: nonNil(q.Answer), Tolerance: q.Tolerance, ToleranceMode: q.ToleranceMode, Blanks: blanksJSON(q.Blanks),
-		Points: q.Points, Rubric: q.Rubric, Category: q.Category}
+		Points: q.Points, Rubric: q.Rubric, Category: q.Category, Calibrated: q.Calibrated}
 	switch q.Type {
 	case exam.StatementGrid:
 		qj.Statements, qj.Columns = optionsJSON(q.Statements), optionsJSON(q.Columns)
@@ -180,7 +182,8 @@ func (req createExamRequest) input() exam.ExamInput {
 			Options: examOptions(q.Options), Statements: examOptions(q.Statements), Columns: examOptions(q.Columns),
 			Premises: examOptions(q.Premises), Responses: examOptions(q.Responses), ReuseResponses: q.ReuseResponses,
 			Stimulus: q.Stimulus, Scoring: q.Scoring, PlayLimit: q.PlayLimit, Answer: q.Answer, Tolerance: q.Tolerance,
-			ToleranceMode: q.ToleranceMode, Blanks: examBlanks(q.Blanks), Points: q.Points, Rubric: q.Rubric, Category: q.Category}
+			ToleranceMode: q.ToleranceMode, Blanks: examBlanks(q.Blanks), Points: q.Points, Rubric: q.Rubric, Category: q.Category,
+			Calibrated: q.Calibrated}
 	}
 	return in
 }

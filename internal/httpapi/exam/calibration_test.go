@@ -85,5 +85,32 @@ func TestExamCalibration(t *testing.T) {
 		h.Op("GET", "/api/v1/admin/exams/no-such-exam/calibration", nil).ExpectError(404, "NOT_FOUND")
 		_, grader := h.NewGrader("guru.kalibrasi")
 		h.Req("GET", path, nil, httpapitest.Bearer(grader)...).ExpectError(403, "GRADER_FORBIDDEN")
+
+		// Keeping: the 2PL gives no fit (409, saying why, nothing kept);
+		// the Rasch fit's parameters go with the four questions, shown on
+		// the exam.
+		h.Op("POST", path+"?model=2pl", nil).ExpectError(409, "NOT_CALIBRATED")
+		h.Op("POST", path+"?model=3pl", nil).ExpectError(400, "UNKNOWN_MODEL")
+		h.Req("POST", path, nil, httpapitest.Bearer(grader)...).ExpectError(403, "GRADER_FORBIDDEN")
+		kept := h.Op("POST", path, nil).Expect(200).M()["data"].(map[string]any)
+		if kept["kept"].(float64) != 4 || kept["anchored"].(float64) != 0 || kept["population_mean"].(float64) != 0 || kept["population_sd"].(float64) != 1 {
+			t.Fatalf("kept: %v", kept)
+		}
+		ex := h.Op("GET", "/api/v1/admin/exams/"+examID, nil).Expect(200).M()["data"].(map[string]any)
+		for j, raw := range ex["questions"].([]any) {
+			q := raw.(map[string]any)
+			p, ok := q["calibrated"].(map[string]any)
+			if j == 4 { // q5, the essay, was skipped
+				if ok {
+					t.Errorf("the essay kept %v", p)
+				}
+				continue
+			}
+			want := items[j].(map[string]any)["difficulty"].(float64)
+			if !ok || p["model"] != "rasch" || p["exam_id"] != examID || p["difficulty"].(float64) != want {
+				t.Errorf("question %d kept %v, want difficulty %v", j+1, q["calibrated"], want)
+			}
+		}
+		h.Op("POST", "/api/v1/admin/exams/no-such-exam/calibration", nil).ExpectError(404, "NOT_FOUND")
 	})
 }

@@ -75,6 +75,7 @@ func Routes(r chi.Router, o Options) {
 		r.Get(v1+"/admin/exams/{id}/results", a.examResults)
 		r.Get(v1+"/admin/exams/{id}/analysis", a.examAnalysis)
 		r.Get(v1+"/admin/exams/{id}/calibration", a.examCalibration)
+		r.Post(v1+"/admin/exams/{id}/calibration", a.keepCalibration)
 		r.Get(v1+"/admin/exams/{id}/results/{member_id}", a.answerSheet)
 		r.Get(v1+"/admin/exams/{id}/answers", a.examAnswers)
 		r.With(respond.RouteBodyLimitCode(exam.MaxAudioSize, exam.ErrMediaTooLarge.Code, exam.ErrMediaTooLarge.Message)).Post(v1+"/admin/media", a.uploadMedia)

@@ -222,10 +222,11 @@ func (x *exporter) question(q exam.Question) error {
 			return err
 		}
 	}
+	tags = append(tags, irtTags(q)...)
 	if len(tags) > 0 {
 		x.printf("    <tags>\n")
 		for _, t := range tags {
-			x.printf("      <tag><text>%s</text></tag>\n", t)
+			x.printf("      <tag><text>%s</text></tag>\n", esc(t))
 		}
 		x.printf("    </tags>\n")
 	}

@@ -796,6 +796,7 @@ func (it *item) convert() {
 		return
 	}
 	qu.Stimulus = it.im.stimulus
+	it.irtParameters(&qu)
 	if !it.check(&qu) {
 		return
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/qbank"
+	"github.com/seedhq/portal/internal/qbank/qbanktest"
 	"github.com/seedhq/portal/internal/richtext"
 )
 
@@ -122,7 +123,8 @@ func (g *gen) plainish(i int) string {
 }
 
 func (g *gen) question(i int) exam.Question {
-	q := exam.Question{ID: fmt.Sprintf("q%03d", i), Format: "markdown", Text: g.block(), Points: float64(1 + g.r.IntN(5))}
+	q := exam.Question{ID: fmt.Sprintf("q%03d", i), Format: "markdown", Text: g.block(), Points: float64(1 + g.r.IntN(5)),
+		Calibrated: qbanktest.Calibration(g.r)}
 	if g.r.IntN(3) == 0 {
 		q.Points += 0.5
 	}

@@ -383,6 +383,10 @@ func (ex *exporter) item(q exam.Question, stimuli map[string]exam.Stimulus) (str
 	b.WriteString(decl.String() + "\n")
 	b.WriteString(`<qti-outcome-declaration identifier="SCORE" cardinality="single" base-type="float"/>` + "\n")
 	fmt.Fprintf(&b, `<qti-outcome-declaration identifier="MAXSCORE" cardinality="single" base-type="float"><qti-default-value><qti-value>%s</qti-value></qti-default-value></qti-outcome-declaration>`+"\n", fmtPoints(points))
+	if q.Calibrated != nil {
+		fmt.Fprintf(&b, `<qti-outcome-declaration identifier="%s" cardinality="single" base-type="string"><qti-default-value><qti-value>%s</qti-value></qti-default-value></qti-outcome-declaration>`+"\n",
+			outcomeIRT, esc(q.Calibrated.String()))
+	}
 	if st, ok := stimuli[q.Stimulus]; ok {
 		fmt.Fprintf(&b, `<qti-assessment-stimulus-ref identifier="%s" href="../stimuli/%s.xml" title="%s"/>`+"\n", esc(xmlID(st.ID)), esc(st.ID), esc(st.Title))
 	}

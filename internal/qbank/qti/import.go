@@ -413,7 +413,35 @@ func (ir *itemReader) read(rep *qbank.ItemReport) (*exam.Question, error) {
 	if ir.root.child("templateDeclaration") != nil {
 		ir.note("dropped the item's template variables: the exam's questions are fixed")
 	}
+	ir.irtParameters(q)
 	return q, nil
+}
+
+// outcomeIRT is the identifier of the outcome whose default value carries
+// a question's kept item parameters (exam.ItemParameters, in their
+// one-line form): a string outcome no response processing sets, which
+// other QTI tools keep and ignore.
+const outcomeIRT = "PORTAL_IRT"
+
+// irtParameters sets q's item parameters from the item's outcomeIRT
+// declaration; one that does not read as parameters is dropped with a
+// note.
+func (ir *itemReader) irtParameters(q *exam.Question) {
+	for _, o := range ir.root.children("outcomeDeclaration") {
+		if o.attr("identifier") != outcomeIRT {
+			continue
+		}
+		dv := o.child("defaultValue")
+		if dv == nil || dv.child("value") == nil {
+			continue
+		}
+		p, err := exam.ParseItemParameters(dv.child("value").textContent())
+		if err != nil {
+			ir.note("dropped the calibration of outcome %s: %v", outcomeIRT, err)
+			continue
+		}
+		q.Calibrated = p
+	}
 }
 
 // declaration is the item's responseDeclaration of id.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/qbank/qbanktest"
 	"github.com/seedhq/portal/internal/richtext"
 )
 
@@ -94,7 +95,7 @@ func (g *gen) exam(n int) exam.Exam {
 	for i := range n {
 		format := []string{"", "markdown"}[g.r.IntN(2)]
 		q := exam.Question{ID: fmt.Sprintf("%d", i+1), Type: types[i%len(types)], Format: format, Text: g.text(format, true),
-			Points: float64(1 + g.r.IntN(5))}
+			Points: float64(1 + g.r.IntN(5)), Calibrated: qbanktest.Calibration(g.r)}
 		if g.r.IntN(2) == 0 {
 			q.ID = fmt.Sprintf("q-%d", i+1)
 		}

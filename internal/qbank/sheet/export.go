@@ -74,6 +74,9 @@ func questionRow(q exam.Question) []string {
 	set("stimulus", q.Stimulus)
 	set("rubric", q.Rubric)
 	set("category", q.Category)
+	if q.Calibrated != nil {
+		set("irt", q.Calibrated.String())
+	}
 	if q.PlayLimit > 0 {
 		set("play_limit", strconv.Itoa(q.PlayLimit))
 	}

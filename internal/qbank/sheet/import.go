@@ -415,6 +415,13 @@ func (im *importer) fill(q *exam.Question, get func(string) string, pictureCells
 		}
 		q.PlayLimit = v
 	}
+	if v := strings.TrimSpace(get("irt")); v != "" {
+		p, err := exam.ParseItemParameters(v)
+		if err != nil {
+			return refuse("INVALID_ITEM", "irt: %v", err), nil
+		}
+		q.Calibrated = p
+	}
 	switch v := strings.ToLower(strings.TrimSpace(get("reuse_responses"))); v {
 	case "", "false", "0", "no", "tidak":
 	case "true", "1", "yes", "ya":

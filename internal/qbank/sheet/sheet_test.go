@@ -18,6 +18,7 @@ import (
 	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/qbank"
+	"github.com/seedhq/portal/internal/qbank/qbanktest"
 	"github.com/seedhq/portal/internal/qbank/sheet"
 	"github.com/seedhq/portal/internal/testkit"
 )
@@ -329,7 +330,7 @@ func randomExam(rng *rand.Rand) exam.Exam {
 	for i := 0; i < n; i++ {
 		md := rng.IntN(2) == 0
 		q := exam.Question{ID: fmt.Sprintf("q-%d.%d", i, rng.IntN(100)), Text: randomText(rng, md), Points: float64(rng.IntN(20)) / 2,
-			Category: []string{"", "Matematika/Aljabar", "IPA"}[rng.IntN(3)]}
+			Category: []string{"", "Matematika/Aljabar", "IPA"}[rng.IntN(3)], Calibrated: qbanktest.Calibration(rng)}
 		if md {
 			q.Format = "markdown"
 		}

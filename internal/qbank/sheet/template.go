@@ -48,6 +48,7 @@ var columns = []column{
 	{"reuse_responses", "matching: true jika satu jawaban boleh dipakai beberapa premis.", 10},
 	{"tolerance", "numeric: selisih yang masih benar, 0,5 (mutlak) atau 5% (persen dari kunci); kosong: tepat.", 10},
 	{"category", "Kategori soal di bank, misalnya Matematika/Aljabar (boleh kosong).", 20},
+	{"irt", "Parameter kalibrasi IRT yang disimpan portal, misalnya \"2pl b=-0.7500 a=1.2000 n=812\" (boleh kosong; docs/item-analysis.md).", 30},
 }
 
 // stimulusColumns are the stimulus sheet's columns.

@@ -177,3 +177,29 @@ func (s *Store) DeleteExam(ctx context.Context, id string) error {
 		return bumpRevision(tx)
 	})
 }
+
+// SetItemParameters sets the Calibrated parameters of the exam's questions
+// named in params; exam.ErrNotFound when there is no such exam. The content
+// revision stays: lab servers' packages do not carry them.
+func (s *Store) SetItemParameters(ctx context.Context, examID string, params map[string]exam.ItemParameters) error {
+	return s.update(ctx, "set item parameters", func(tx *bbolt.Tx) error {
+		var rec examRecord
+		found, err := getJSON(tx.Bucket(bucketExams), []byte(examID), &rec)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return exam.ErrNotFound
+		}
+		var questions []exam.Question
+		if _, err := getJSON(tx.Bucket(bucketExamQuestions), []byte(examID), &questions); err != nil {
+			return err
+		}
+		for i, q := range questions {
+			if p, ok := params[q.ID]; ok {
+				questions[i].Calibrated = &p
+			}
+		}
+		return putJSON(tx.Bucket(bucketExamQuestions), []byte(examID), questions)
+	})
+}

@@ -181,3 +181,36 @@ func (s *Store) DeleteExam(ctx context.Context, id string) error {
 	}
 	return nil
 }
+
+// SetItemParameters sets the Calibrated parameters of the exam's questions
+// named in params; exam.ErrNotFound when there is no such exam. The row is
+// locked between reading and writing the questions, so that two portals
+// keeping calibrations at once each write over the other's whole result,
+// never a mix.
+func (s *Store) SetItemParameters(ctx context.Context, examID string, params map[string]exam.ItemParameters) error {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var raw []byte
+		if err := tx.QueryRow(ctx, `SELECT questions FROM exams WHERE id = $1 FOR UPDATE`, examID).Scan(&raw); err != nil {
+			return notFound(err)
+		}
+		var questions []exam.Question
+		if err := json.Unmarshal(raw, &questions); err != nil {
+			return fmt.Errorf("decode questions: %w", err)
+		}
+		for i, q := range questions {
+			if p, ok := params[q.ID]; ok {
+				questions[i].Calibrated = &p
+			}
+		}
+		raw, err := json.Marshal(questions)
+		if err != nil {
+			return fmt.Errorf("encode questions: %w", err)
+		}
+		_, err = tx.Exec(ctx, `UPDATE exams SET questions = $2 WHERE id = $1`, examID, raw)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: set item parameters: %w", err)
+	}
+	return nil
+}

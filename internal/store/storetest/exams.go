@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/seedhq/portal/internal/exam"
+	"github.com/seedhq/portal/internal/irt"
 )
 
 func testExams(t *testing.T, s Store) {
@@ -182,4 +183,41 @@ func testContentRevision(t *testing.T, s Store) {
 	_, err = s.SetExamPassword(ctx, "m-404", 1, "pbkdf2-sha256$new")
 	wantErr(t, "SetExamPassword of an unknown member", err, exam.ErrNotFound)
 	same("SetExamPassword of an unknown member")
+}
+
+func testSetItemParameters(t *testing.T, s Store) {
+	ctx := t.Context()
+	e := newExam("exam-1", at(0), npsnA)
+	MustCreateExam(t, s, e)
+	MustSaveAnswers(t, s, batch("sync-1", sum("p1"), "", at(time.Hour), answer(e.ID, "m-1", "q1", "b", at(time.Minute))))
+	rev := MustContentRevision(t, s)
+
+	se := 0.12
+	p1 := exam.ItemParameters{Model: irt.TwoPL, Difficulty: -0.75, Discrimination: 1.25, DifficultySE: &se,
+		Students: 812, ExamID: e.ID, CalibratedAt: at(2 * time.Hour)}
+	p2 := exam.ItemParameters{Model: irt.TwoPL, Difficulty: 1.5, Discrimination: 0.5, Students: 790, ExamID: e.ID,
+		CalibratedAt: at(2 * time.Hour)}
+	// Kept although the exam has answers; a question id it lacks is ignored.
+	mustOK(t, "SetItemParameters", s.SetItemParameters(ctx, e.ID, map[string]exam.ItemParameters{
+		e.Questions[0].ID: p1, e.Questions[1].ID: p2, "no-such-question": p1}))
+	want := e
+	want.Questions = append([]exam.Question(nil), e.Questions...)
+	want.Questions[0].Calibrated, want.Questions[1].Calibrated = &p1, &p2
+	got, err := s.GetExam(ctx, e.ID)
+	mustOK(t, "GetExam", err)
+	check(t, "exam with item parameters", got, want)
+
+	// A later call replaces the questions it names and leaves the others.
+	p3 := p1
+	p3.Difficulty, p3.DifficultySE, p3.CalibratedAt = -0.5, nil, at(3*time.Hour)
+	mustOK(t, "SetItemParameters again", s.SetItemParameters(ctx, e.ID, map[string]exam.ItemParameters{e.Questions[0].ID: p3}))
+	want.Questions[0].Calibrated = &p3
+	got, err = s.GetExam(ctx, e.ID)
+	mustOK(t, "GetExam", err)
+	check(t, "exam after the second call", got, want)
+
+	if r := MustContentRevision(t, s); r != rev {
+		t.Fatalf("content revision moved from %d to %d: item parameters are not package content", rev, r)
+	}
+	wantErr(t, "SetItemParameters of an unknown exam", s.SetItemParameters(ctx, "exam-404", map[string]exam.ItemParameters{"q1": p1}), exam.ErrNotFound)
 }

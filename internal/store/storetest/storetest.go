@@ -95,6 +95,7 @@ var suite = []test{
 	{"ListExams", testListExams},
 	{"UpdateExam", testUpdateExam},
 	{"DeleteExam", testDeleteExam},
+	{"SetItemParameters", testSetItemParameters},
 	{"ContentRevision", testContentRevision},
 
 	{"ImportMembersCreate", testImportMembersCreate},
