@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -212,8 +213,14 @@ func figure(v *float64) string {
 	if v == nil {
 		return "–"
 	}
-	return strconv.FormatFloat(*v, 'f', 2, 64)
+	if f := strconv.FormatFloat(*v, 'f', 2, 64); f != "-0.00" {
+		return f
+	}
+	return "0.00"
 }
+
+// number prints v as figure does.
+func number(v float64) string { return figure(&v) }
 
 // share prints a proportion as a whole percentage, "–" when undefined.
 func share(v *float64) string {

@@ -134,6 +134,7 @@ func New(o Options) http.Handler {
 		"percent": func(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + " %" },
 		"points":  exam.FormatPoints,
 		"fig":     figure,
+		"num":     number,
 		"label":   analysissheet.Label}
 	files, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {

@@ -164,6 +164,7 @@ func (p *ItemParameters) validate() error {
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	se := func(v *float64) bool { return v == nil || (finite(*v) && *v >= 0) }
 	p.ExamID = strings.TrimSpace(p.ExamID)
+	p.CalibratedAt = p.CalibratedAt.UTC()
 	switch {
 	case p.Model != irt.Rasch && p.Model != irt.TwoPL:
 		return fmt.Errorf("model must be rasch or 2pl")

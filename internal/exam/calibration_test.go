@@ -53,40 +53,10 @@ func TestCalibrate(t *testing.T) {
 		t.Fatalf("before any answer: %+v, %v", empty, err)
 	}
 
-	var rows []exam.MemberInput
-	var patterns []int
-	for p, n := range lsatCounts {
-		for range n {
-			i := len(rows)
-			rows = append(rows, exam.MemberInput{NPSN: "20100001", Nama: fmt.Sprint("Siswa ", i), Role: "student",
-				NISN: fmt.Sprintf("%010d", i+1), Username: fmt.Sprint("siswa", i), Kelas: "XII"})
-			patterns = append(patterns, p)
-		}
-	}
-	rep, err := svc.ImportMembers(ctx, rows, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := start.Add(10 * time.Minute)
-	for b := 0; b < len(rows); b += 100 {
-		var as []exam.Answer
-		for i := b; i < min(b+100, len(rows)); i++ {
-			id := rep.Rows[i].MemberID
-			for j := range 5 {
-				v := "b"
-				if patterns[i]>>(4-j)&1 == 1 {
-					v = "a"
-				}
-				as = append(as, exam.Answer{ExamID: e.ID, MemberID: id, QuestionID: fmt.Sprint("q", j+1), Answer: v, AnsweredAt: at, ServerCode: "LAB-01"})
-			}
-			as = append(as, exam.Answer{ExamID: e.ID, MemberID: id, QuestionID: "essay", Answer: "Karena...", AnsweredAt: at, ServerCode: "LAB-01"},
-				exam.Answer{ExamID: e.ID, MemberID: id, QuestionID: "easy", Answer: "a", AnsweredAt: at, ServerCode: "LAB-01"})
-		}
-		if _, err := store.SaveAnswers(ctx, exam.AnswerBatch{SyncID: fmt.Sprint("sync-", b), ServerCode: "LAB-01", NPSN: "20100001",
-			Checksum: fmt.Sprintf("%064d", b), Answers: as, ReceivedAt: at}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	takeLSAT(t, svc, store, e, 0, []string{"q1", "q2", "q3", "q4", "q5"}, func(member string, at time.Time) []exam.Answer {
+		return []exam.Answer{{ExamID: e.ID, MemberID: member, QuestionID: "essay", Answer: "Karena...", AnsweredAt: at, ServerCode: "LAB-01"},
+			{ExamID: e.ID, MemberID: member, QuestionID: "easy", Answer: "a", AnsweredAt: at, ServerCode: "LAB-01"}}
+	})
 
 	res, err := svc.Calibrate(ctx, e.ID, irt.Rasch)
 	if err != nil {
@@ -178,19 +148,21 @@ func TestCalibrateShared(t *testing.T) {
 	})
 }
 
-// takeLSAT imports LSAT's 1,000 students (usernames starting with prefix)
-// and stores their answers to questions, five choice questions whose key is
-// "a", by LSAT's response patterns.
-func takeLSAT(t *testing.T, svc *exam.Service, store exam.Store, e exam.Exam, prefix string, questions []string) {
+// takeLSAT imports LSAT's 1,000 students (cohort numbers them apart from
+// other cohorts) and stores their answers to questions, five choice questions whose key is
+// "a", by LSAT's response patterns, and each student's more answers (nil
+// for none).
+func takeLSAT(t *testing.T, svc *exam.Service, store exam.Store, e exam.Exam, cohort int, questions []string,
+	more func(member string, at time.Time) []exam.Answer) {
 	t.Helper()
 	ctx := context.Background()
 	var rows []exam.MemberInput
 	var patterns []int
 	for p, n := range lsatCounts {
 		for range n {
-			i := len(rows)
+			i := cohort*1000 + len(rows)
 			rows = append(rows, exam.MemberInput{NPSN: "20100001", Nama: fmt.Sprint("Siswa ", i), Role: "student",
-				Username: fmt.Sprint(prefix, i), Kelas: "XII"})
+				NISN: fmt.Sprintf("%010d", i+1), Username: fmt.Sprint("siswa", i), Kelas: "XII"})
 			patterns = append(patterns, p)
 		}
 	}
@@ -200,6 +172,9 @@ func takeLSAT(t *testing.T, svc *exam.Service, store exam.Store, e exam.Exam, pr
 	}
 	at := e.StartsAt.Add(10 * time.Minute)
 	for b := 0; b < len(rows); b += 250 {
+		if rep.Rows[b].MemberID == "" {
+			t.Fatalf("member %d not imported: %+v", b, rep.Rows[b])
+		}
 		var as []exam.Answer
 		for i := b; i < min(b+250, len(rows)); i++ {
 			for j, q := range questions {
@@ -209,9 +184,12 @@ func takeLSAT(t *testing.T, svc *exam.Service, store exam.Store, e exam.Exam, pr
 				}
 				as = append(as, exam.Answer{ExamID: e.ID, MemberID: rep.Rows[i].MemberID, QuestionID: q, Answer: v, AnsweredAt: at, ServerCode: "LAB-01"})
 			}
+			if more != nil {
+				as = append(as, more(rep.Rows[i].MemberID, at)...)
+			}
 		}
-		if _, err := store.SaveAnswers(ctx, exam.AnswerBatch{SyncID: fmt.Sprint(prefix, "-sync-", b), ServerCode: "LAB-01", NPSN: "20100001",
-			Checksum: fmt.Sprintf("%064d", b), Answers: as, ReceivedAt: at}); err != nil {
+		if _, err := store.SaveAnswers(ctx, exam.AnswerBatch{SyncID: fmt.Sprint("sync-", cohort, "-", b), ServerCode: "LAB-01", NPSN: "20100001",
+			Checksum: fmt.Sprintf("%064d", cohort*1000+b), Answers: as, ReceivedAt: at}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -240,7 +218,7 @@ func TestKeepCalibrationAnchorsLaterExams(t *testing.T) {
 	if _, _, err := svc.KeepCalibration(ctx, first.ID, irt.Rasch); !errors.Is(err, exam.ErrNotCalibrated) {
 		t.Fatalf("keeping the calibration of an exam without answers: %v, want NOT_CALIBRATED", err)
 	}
-	takeLSAT(t, svc, store, first, "a", []string{"q1", "q2", "q3", "q4", "q5"})
+	takeLSAT(t, svc, store, first, 1, []string{"q1", "q2", "q3", "q4", "q5"}, nil)
 	res, kept, err := svc.KeepCalibration(ctx, first.ID, irt.Rasch)
 	if err != nil || kept != 5 || res.Calibration.Anchored != 0 {
 		t.Fatalf("KeepCalibration: kept %d, %+v, %v", kept, res.Calibration, err)
@@ -270,7 +248,7 @@ func TestKeepCalibrationAnchorsLaterExams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	takeLSAT(t, svc, store, later, "b", []string{"q1", "q2", "q3", "n4", "n5"})
+	takeLSAT(t, svc, store, later, 2, []string{"q1", "q2", "q3", "n4", "n5"}, nil)
 	cal, err := svc.Calibrate(ctx, later.ID, irt.Rasch)
 	if err != nil {
 		t.Fatal(err)

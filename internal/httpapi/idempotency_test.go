@@ -40,6 +40,7 @@ var postsWithoutKeys = map[string]string{
 	"/api/v1/licenses/{id}/revoke":                    "revoking twice is revoking once",
 	"/api/v1/admin/members/{id}/reset-exam-password":  "each call is meant to issue a new password",
 	"/api/v1/admin/academic-years/{id}/activate":      "activating twice is activating once",
+	"/api/v1/admin/exams/{id}/calibration":            "keeping a calibration again keeps the same parameters, the answers unchanged",
 	"/api/v1/admin/link-users/{id}/rotate-key":        "each call is meant to issue a new key",
 	"/api/v1/admin/blobs/gc":                          "a collection run again deletes nothing more; runs are one at a time across instances",
 	"/api/v1/admin/ordering/bans/{id}/lift":           "lifting twice is lifting once",

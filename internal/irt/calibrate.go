@@ -285,7 +285,10 @@ func Calibrate(ctx context.Context, data *Responses, opt Options) (*Calibration,
 		it.Discrimination, it.Difficulty = a, -cj/a
 		if cov != nil {
 			da, db := f.itemDerivatives(x, k)
-			it.DiscriminationSE, it.DifficultySE = deltaSE(cov, da), deltaSE(cov, db)
+			it.DifficultySE = deltaSE(cov, db)
+			if da != nil {
+				it.DiscriminationSE = deltaSE(cov, da)
+			}
 		}
 	}
 	if cov != nil && f.anchored() {
@@ -385,9 +388,11 @@ func proportions(data *Responses) (answered, right []float64) {
 // objective is minus the mean marginal log-likelihood per student and its
 // gradient, over the parameters x: the intercepts c_k of the kept items
 // (logit = a z + c over the standard normal z), then their slopes, one
-// shared in the Rasch model (none when every item is anchored); with
-// anchors, then the population's mean μ and the log of its standard
-// deviation σ. An ability θ is μ + σ z: an anchored item of difficulty b
+// shared in the Rasch model; with anchors, then the population's mean μ
+// and the log of its standard deviation σ. An anchored Rasch model has no
+// free slope: every question shares one discrimination, so the kept ones
+// take the anchors' (their mean, should calibrations disagree), whose
+// slope over z is that times σ. An ability θ is μ + σ z: an anchored item of difficulty b
 // and discrimination a has the logit a(μ + σz - b), slope aσ and intercept
 // a(μ - b) over z, and a kept item of slope and intercept (a', c') over z
 // has on θ's scale the discrimination a'/σ and difficulty μ - c'σ/a'.
@@ -401,6 +406,8 @@ type objective struct {
 	anchors []*Anchor // by item; nil for the items not anchored
 	// fixed are the anchored items that somebody answered.
 	fixed []int
+	// raschA is the anchored Rasch model's discrimination, 0 otherwise.
+	raschA float64
 
 	use []bool
 
@@ -417,8 +424,16 @@ func newObjective(ctx context.Context, data *Responses, g grid, model Model, kep
 	for _, j := range slices.Concat(kept, fixed) {
 		f.use[j] = true
 	}
+	if model == Rasch && len(fixed) > 0 {
+		for _, j := range fixed {
+			f.raschA += anchors[j].Discrimination / float64(len(fixed))
+		}
+	}
 	return f
 }
+
+// freeSlopes reports whether the kept items' slopes are parameters.
+func (f *objective) freeSlopes() bool { return f.raschA == 0 }
 
 // anchored reports whether the population's mean and SD are estimated.
 func (f *objective) anchored() bool { return len(f.fixed) > 0 }
@@ -429,8 +444,8 @@ func (f *objective) populationIndex() int {
 	switch {
 	case f.model != Rasch:
 		return 2 * len(f.kept)
-	case len(f.kept) == 0:
-		return 0
+	case len(f.kept) == 0 || !f.freeSlopes():
+		return len(f.kept)
 	default:
 		return len(f.kept) + 1
 	}
@@ -464,11 +479,15 @@ func (f *objective) slopeIndex(k int) int {
 // for the questions left out.
 func (f *objective) params(x []float64) (slopes, intercepts []float64) {
 	slopes, intercepts = make([]float64, f.data.items), make([]float64, f.data.items)
+	mean, sd := f.population(x)
 	for k, j := range f.kept {
 		intercepts[j] = x[k]
-		slopes[j] = x[f.slopeIndex(k)]
+		if f.freeSlopes() {
+			slopes[j] = x[f.slopeIndex(k)]
+		} else {
+			slopes[j] = f.raschA * sd
+		}
 	}
-	mean, sd := f.population(x)
 	for _, j := range f.fixed {
 		a, b := f.anchors[j].Discrimination, f.anchors[j].Difficulty
 		slopes[j], intercepts[j] = a*sd, a*(mean-b)
@@ -492,8 +511,13 @@ func (f *objective) scaled(x []float64) (slopes, intercepts []float64) {
 
 // itemDerivatives returns the derivatives of kept item k's discrimination
 // and difficulty on θ's scale with respect to x, by index: a = a'/σ and
-// b = μ - c'σ/a' (with μ = 0 and σ = 1 when nothing is anchored).
+// b = μ - c'σ/a' (with μ = 0 and σ = 1 when nothing is anchored); da is
+// nil in the anchored Rasch model, whose discrimination is the anchors'
+// (b = μ - c'/a there).
 func (f *objective) itemDerivatives(x []float64, k int) (da, db map[int]float64) {
+	if !f.freeSlopes() {
+		return nil, map[int]float64{k: -1 / f.raschA, f.populationIndex(): 1}
+	}
 	ka := f.slopeIndex(k)
 	ap, cp := x[ka], x[k]
 	_, sd := f.population(x)
@@ -531,16 +555,21 @@ func (f *objective) eval(x []float64) {
 		}
 		return gc, ga
 	}
+	_, sd := f.population(x)
+	pm := f.populationIndex()
 	for k, j := range f.kept {
 		gc, ga := sums(j)
 		grad[k] -= gc / n
-		grad[f.slopeIndex(k)] -= ga / n
+		if f.freeSlopes() {
+			grad[f.slopeIndex(k)] -= ga / n
+		} else {
+			// The anchored Rasch model's slope over z, raschA·σ.
+			grad[pm+1] -= f.raschA * sd * ga / n
+		}
 	}
 	if f.anchored() {
 		// An anchored item's slope aσ and intercept a(μ - b) over z:
 		// d/dμ = a·gc, d/d(log σ) = aσ·ga.
-		pm := f.populationIndex()
-		_, sd := f.population(x)
 		for _, j := range f.fixed {
 			gc, ga := sums(j)
 			a := f.anchors[j].Discrimination

@@ -104,7 +104,7 @@ func TestLSATAgreesWithLtm(t *testing.T) {
 // same quadrature as Calibrate's.
 func ltmLogLik(t *testing.T, model Model, difficulty, discrimination []float64) float64 {
 	data := lsat(t)
-	f := newObjective(t.Context(), data, hermite(21), model, []int{0, 1, 2, 3, 4})
+	f := newObjective(t.Context(), data, hermite(21), model, []int{0, 1, 2, 3, 4}, nil, nil)
 	x := make([]float64, f.dim())
 	for k := range difficulty {
 		x[k] = -difficulty[k] * discrimination[k]

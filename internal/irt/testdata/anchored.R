@@ -4,8 +4,9 @@
 # questions anchored at parameters off LSAT's own scale (so that the
 # population's mean and SD move away from 0 and 1): the marginal likelihood
 # over abilities N(mu, sigma^2) is maximised over mu, log(sigma) and the
-# three free questions' difficulties and log discriminations (one shared
-# log discrimination in the Rasch model), by optim's BFGS from base R.
+# three free questions' difficulties and log discriminations (in the Rasch
+# model every question has the anchors' one discrimination, and only the
+# difficulties are free), by optim's BFGS from base R.
 # The quadrature is 21-point Gauss-Hermite, as the Go code's, its nodes
 # computed here by the Golub-Welsch eigenvalue method. Written to
 # anchored.csv. Base R only, with its own parametrization (difficulty and
@@ -14,7 +15,7 @@
 counts <- c(3, 6, 2, 11, 1, 1, 3, 4, 1, 8, 0, 16, 0, 3, 2, 15, 10, 29, 14, 81, 3, 28, 15, 80, 16, 56, 21, 173, 11, 61, 28, 298)
 patterns <- t(sapply(0:31, function(p) as.integer(intToBits(p))[5:1]))
 anchor.b <- c(-3.0, -1.0)
-anchor.a <- c(0.9, 0.8)
+anchor.a <- list("2pl" = c(0.9, 0.8), rasch = c(0.85, 0.85))
 
 n <- 21
 J <- matrix(0, n, n)
@@ -31,12 +32,13 @@ loglik <- function(mu, sigma, b, a) {
 }
 
 fit <- function(model) {
+  a0 <- anchor.a[[model]]
   unpack <- function(x) {
-    free.a <- if (model == "2pl") exp(x[6:8]) else rep(exp(x[6]), 3)
-    list(mu = x[1], sigma = exp(x[2]), b = c(anchor.b, x[3:5]), a = c(anchor.a, free.a))
+    free.a <- if (model == "2pl") exp(x[6:8]) else rep(a0[1], 3)
+    list(mu = x[1], sigma = exp(x[2]), b = c(anchor.b, x[3:5]), a = c(a0, free.a))
   }
   f <- function(x) { u <- unpack(x); -loglik(u$mu, u$sigma, u$b, u$a) }
-  x <- c(0, 0, -1, -1, -1, if (model == "2pl") c(0, 0, 0) else 0)
+  x <- c(0, 0, -1, -1, -1, if (model == "2pl") c(0, 0, 0))
   for (round in 1:5) {
     x <- optim(x, f, method = "BFGS", control = list(reltol = 1e-15, maxit = 10000, ndeps = rep(1e-6, length(x))))$par
   }

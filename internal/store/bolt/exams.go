@@ -197,6 +197,7 @@ func (s *Store) SetItemParameters(ctx context.Context, examID string, params map
 		}
 		for i, q := range questions {
 			if p, ok := params[q.ID]; ok {
+				p.CalibratedAt = p.CalibratedAt.UTC()
 				questions[i].Calibrated = &p
 			}
 		}

@@ -202,6 +202,8 @@ func testSetItemParameters(t *testing.T, s Store) {
 		e.Questions[0].ID: p1, e.Questions[1].ID: p2, "no-such-question": p1}))
 	want := e
 	want.Questions = append([]exam.Question(nil), e.Questions...)
+	// Times come back in UTC, as every time the stores keep.
+	p1.CalibratedAt, p2.CalibratedAt = p1.CalibratedAt.UTC(), p2.CalibratedAt.UTC()
 	want.Questions[0].Calibrated, want.Questions[1].Calibrated = &p1, &p2
 	got, err := s.GetExam(ctx, e.ID)
 	mustOK(t, "GetExam", err)
@@ -211,6 +213,7 @@ func testSetItemParameters(t *testing.T, s Store) {
 	p3 := p1
 	p3.Difficulty, p3.DifficultySE, p3.CalibratedAt = -0.5, nil, at(3*time.Hour)
 	mustOK(t, "SetItemParameters again", s.SetItemParameters(ctx, e.ID, map[string]exam.ItemParameters{e.Questions[0].ID: p3}))
+	p3.CalibratedAt = p3.CalibratedAt.UTC()
 	want.Questions[0].Calibrated = &p3
 	got, err = s.GetExam(ctx, e.ID)
 	mustOK(t, "GetExam", err)
