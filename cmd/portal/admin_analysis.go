@@ -69,6 +69,7 @@ the default, or en).`,
 	f.StringVar(&opts.NPSN, "npsn", "", "only this school's students")
 	f.StringVar(&opts.Kelas, "kelas", "", "only this class's students (within --npsn when given)")
 	f.StringVar(&opts.AcademicYear, "academic-year", "", "only this academic year's students (2025/2026)")
+	f.StringVar(&opts.Region, "region", "", "only the students of the schools in this region or any part of it, by their licences (\"Jawa Barat\")")
 	f.StringVarP(&out, "out", "o", "", "write the table to this .xlsx or .csv file instead")
 	f.StringVar(&lang, "lang", "id", "the table's language: id or en")
 	return cmd

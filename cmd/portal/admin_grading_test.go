@@ -101,6 +101,7 @@ func TestAdminGrading(t *testing.T) {
 		t.Errorf("analysis table:\n%s", out)
 	}
 	a.mustFail(1, "error: UNKNOWN_SCHOOL: ", "exam", "analysis", ex.ID, "--npsn", "99999999")
+	a.mustFail(1, "error: UNKNOWN_REGION: ", "exam", "analysis", ex.ID, "--region", "Bali")
 	table := filepath.Join(t.TempDir(), "analisis.csv")
 	a.mustRun("exam", "analysis", ex.ID, "--out", table, "--lang", "en")
 	if b, err := os.ReadFile(table); err != nil || !strings.HasPrefix(string(b), "No,Question id,Question,Key") || !strings.Contains(string(b), "0.75") {

@@ -35,6 +35,7 @@ func newLicenseGenerateCmd(o *adminOptions) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&opts.NPSN, "npsn", "", "school's NPSN, 8 digits (required)")
 	f.StringVar(&opts.SchoolName, "school", "", "school name (required)")
+	f.StringVar(&opts.Region, "region", "", "where the school is, broadest first (\"Jawa Barat/Kota Bandung\"), for the item analysis by region")
 	f.StringVar(&opts.HardwareID, "hardware-id", "", "hardware id of the lab server (required)")
 	f.IntVar(&opts.MaxStudents, "max-students", 100, "largest number of students, 1..100000")
 	f.IntVar(&opts.DurationDays, "days", 365, "validity in days, 1..3650")

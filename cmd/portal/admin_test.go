@@ -80,7 +80,8 @@ func TestAdminCommands(t *testing.T) {
 
 	// Licences.
 	var issued client.IssuedLicense
-	a.mustJSON(&issued, "license", "generate", "--npsn", e2eNPSN, "--school", e2eSchool, "--hardware-id", e2eHardwareID, "--max-students", "50")
+	a.mustJSON(&issued, "license", "generate", "--npsn", e2eNPSN, "--school", e2eSchool, "--region", "Jawa Barat/Kota Bandung",
+		"--hardware-id", e2eHardwareID, "--max-students", "50")
 	if issued.LicenseToken == "" || issued.Payload.LicenseID == "" {
 		t.Fatalf("license generate: %+v", issued)
 	}
@@ -88,7 +89,7 @@ func TestAdminCommands(t *testing.T) {
 	a.mustFail(2, "required flag(s)", "license", "generate", "--npsn", e2eNPSN)
 	var lics []client.License
 	a.mustJSON(&lics, "license", "list", "--npsn", e2eNPSN)
-	if len(lics) != 1 || lics[0].Status != "active" || lics[0].MaxStudents != 50 {
+	if len(lics) != 1 || lics[0].Status != "active" || lics[0].MaxStudents != 50 || lics[0].Region != "Jawa Barat/Kota Bandung" {
 		t.Errorf("license list: %+v", lics)
 	}
 	// Without --output and not on a terminal, the output is JSON.

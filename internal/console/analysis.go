@@ -165,11 +165,12 @@ func (c *console) analysisFile(w http.ResponseWriter, r *http.Request) {
 	w.Write(buf.Bytes())
 }
 
-// analysisFilter reads the page's filter: npsn, kelas and academic_year.
+// analysisFilter reads the page's filter: npsn, kelas, academic_year and
+// region.
 func analysisFilter(r *http.Request) exam.AnalysisFilter {
 	q := r.URL.Query()
 	return exam.AnalysisFilter{NPSN: strings.TrimSpace(q.Get("npsn")), Kelas: strings.TrimSpace(q.Get("kelas")),
-		AcademicYear: strings.TrimSpace(q.Get("academic_year"))}
+		AcademicYear: strings.TrimSpace(q.Get("academic_year")), Region: strings.TrimSpace(q.Get("region"))}
 }
 
 // flagRank is the rank of a question's most urgent flag; unflagged last.

@@ -119,7 +119,7 @@ func TestBrowserAnalysis(t *testing.T) {
 	desk.shotPage("analysis-id-1280")
 	// The download links carry the filter and the language; the file is
 	// the analysis's table.
-	desk.check("the xlsx link", `document.getElementById('download-xlsx').getAttribute('href') === '/console/exams/`+e.ID+`/analysis.xlsx?npsn=&kelas=&academic_year=&lang=id'`)
+	desk.check("the xlsx link", `document.getElementById('download-xlsx').getAttribute('href') === '/console/exams/`+e.ID+`/analysis.xlsx?npsn=&kelas=&academic_year=&region=&lang=id'`)
 	c := browser(t)
 	p.signIn(t, c)
 	res, body := get(t, c, p.srv.URL+"/console/exams/"+e.ID+"/analysis.csv?lang=id")
@@ -188,6 +188,10 @@ func TestBrowserAnalysis(t *testing.T) {
 		document.getElementById('academic_year').value === '2025/2026' &&
 		document.querySelector('label:has(#academic_year)').textContent.includes('Tahun ajaran')`)
 	desk.do("an unknown school", chromedp.Navigate(page+"?npsn=99999999"), chromedp.WaitVisible(chromedp.CSS(".error, [role=alert]")))
+	desk.do("a region no licensed school is in", chromedp.Navigate(page+"?lang=en&region=Bali"), chromedp.WaitVisible(chromedp.CSS(".error, [role=alert]")))
+	desk.check("the region filter, in English", `document.getElementById('region').value === 'Bali' &&
+		document.querySelector('label:has(#region)').textContent.includes('Region') &&
+		document.body.textContent.includes('no licensed school is in this region')`)
 
 	phone := chrome.tab(500, 900)
 	phone.do("sign in", p.operatorSignInSteps()...)

@@ -127,15 +127,18 @@ func TestLicencesPage(t *testing.T) {
 	p := newPortal(t)
 	c := browser(t)
 	csrf := p.signIn(t, c)
-	form := url.Values{"csrf": {csrf}, "npsn": {"20100001"}, "school": {"SMA Negeri 1 Contoh"}, "hardware_id": {"HW-1"},
-		"max_students": {"300"}, "duration_days": {"365"}, "operating_mode": {"SEMI_OFFLINE"}}
+	form := url.Values{"csrf": {csrf}, "npsn": {"20100001"}, "school": {"SMA Negeri 1 Contoh"}, "region": {"Jawa Barat / Kota Bandung"},
+		"hardware_id": {"HW-1"}, "max_students": {"300"}, "duration_days": {"365"}, "operating_mode": {"SEMI_OFFLINE"}}
 	resp, body := post(t, c, p.srv.URL+"/console/licenses", form)
 	if resp.StatusCode != http.StatusCreated || !strings.Contains(body, "Licence generated") {
 		t.Fatalf("generate: %d", resp.StatusCode)
 	}
 	ls, err := p.exam.ListLicenses(context.Background(), "")
-	if err != nil || len(ls) != 1 || !strings.Contains(body, ls[0].Token) {
+	if err != nil || len(ls) != 1 || !strings.Contains(body, ls[0].Token) || ls[0].Region != "Jawa Barat/Kota Bandung" {
 		t.Fatalf("licences: %v %v", ls, err)
+	}
+	if _, list := get(t, c, p.srv.URL+"/console/licenses"); !strings.Contains(list, "Jawa Barat/Kota Bandung") {
+		t.Error("the list does not show the licence's region")
 	}
 	if resp, file := get(t, c, p.srv.URL+"/console/licenses/"+ls[0].ID+"/token"); resp.StatusCode != 200 || strings.TrimSpace(file) != ls[0].Token ||
 		!strings.Contains(resp.Header.Get("Content-Disposition"), "attachment") {

@@ -21,7 +21,7 @@ type licenseRow struct {
 
 // licenseForm is the generation form as typed.
 type licenseForm struct {
-	NPSN, School, HardwareID, MaxStudents, Days, Mode string
+	NPSN, School, Region, HardwareID, MaxStudents, Days, Mode string
 }
 
 // newLicenseForm is the empty form with its defaults.
@@ -79,6 +79,7 @@ var errNumbers = apperr.New(apperr.Invalid, "INVALID_FORM", "max students and du
 // its token; a refused one keeps the form and says why.
 func (c *console) generateLicense(w http.ResponseWriter, r *http.Request) {
 	f := licenseForm{NPSN: strings.TrimSpace(r.PostFormValue("npsn")), School: strings.TrimSpace(r.PostFormValue("school")),
+		Region: strings.TrimSpace(r.PostFormValue("region")),
 		HardwareID: strings.TrimSpace(r.PostFormValue("hardware_id")), MaxStudents: r.PostFormValue("max_students"),
 		Days: r.PostFormValue("duration_days"), Mode: r.PostFormValue("operating_mode")}
 	maxStudents, err1 := strconv.Atoi(f.MaxStudents)
@@ -87,7 +88,7 @@ func (c *console) generateLicense(w http.ResponseWriter, r *http.Request) {
 		c.renderLicenses(w, r, http.StatusBadRequest, licensesView{Form: f}, errNumbers)
 		return
 	}
-	issued, err := c.exam.GenerateLicense(r.Context(), exam.LicenseInput{NPSN: f.NPSN, SchoolName: f.School,
+	issued, err := c.exam.GenerateLicense(r.Context(), exam.LicenseInput{NPSN: f.NPSN, SchoolName: f.School, Region: f.Region,
 		HardwareID: f.HardwareID, MaxStudents: maxStudents, DurationDays: days, OperatingMode: f.Mode})
 	if err != nil {
 		c.renderLicenses(w, r, apperr.KindOf(err).Status(), licensesView{Form: f}, err)

@@ -18,6 +18,9 @@ type AnalysisFilter struct {
 	// AcademicYear is the students of one academic year, by name
 	// ("2025/2026"), as the member directory records it.
 	AcademicYear string
+	// Region is the students of the schools in a region or any part of
+	// it, by the region of their licences (License.Region, InRegion).
+	Region string
 }
 
 // AnalysedQuestion is a question of an item analysis, in the report's
@@ -57,6 +60,10 @@ var ErrUnknownSchool = apperr.New(apperr.NotFound, "UNKNOWN_SCHOOL", "no student
 // ErrUnknownAcademicYear answers an analysis filtered by an academic year
 // that no member belongs to.
 var ErrUnknownAcademicYear = apperr.New(apperr.NotFound, "UNKNOWN_ACADEMIC_YEAR", "no student belongs to this academic year")
+
+// ErrUnknownRegion answers an analysis filtered by a region no licensed
+// school is in.
+var ErrUnknownRegion = apperr.New(apperr.NotFound, "UNKNOWN_REGION", "no licensed school is in this region")
 
 // ItemAnalysis analyses the answers of the exam's students who match f:
 // every student with at least one stored answer counts, a question they
@@ -183,8 +190,9 @@ func (s *Service) walkStudents(ctx context.Context, q AnswerQuery, in func(strin
 }
 
 // analysisMembers returns whether a member is among f's students. A school
-// filter is applied by the answer query itself; a class or year filter
-// needs the matching members of the school (or of every school).
+// filter is applied by the answer query itself; a class, year or region
+// filter needs the matching members of the school (or of every school, or
+// of the region's schools).
 func (s *Service) analysisMembers(ctx context.Context, f AnalysisFilter) (func(string) bool, error) {
 	if f.NPSN != "" {
 		_, n, err := s.store.ListMembers(ctx, MemberFilter{NPSN: f.NPSN, Limit: 1})
@@ -204,18 +212,51 @@ func (s *Service) analysisMembers(ctx context.Context, f AnalysisFilter) (func(s
 			return nil, ErrUnknownAcademicYear
 		}
 	}
-	if f.Kelas == "" && f.AcademicYear == "" {
+	schools := []string{f.NPSN}
+	if f.Region != "" {
+		var err error
+		if schools, err = s.regionSchools(ctx, f.Region, f.NPSN); err != nil {
+			return nil, err
+		}
+	} else if f.Kelas == "" && f.AcademicYear == "" {
 		return func(string) bool { return true }, nil
 	}
-	ms, _, err := s.store.ListMembers(ctx, MemberFilter{NPSN: f.NPSN, Kelas: f.Kelas, AcademicYear: f.AcademicYear})
+	set := map[string]bool{}
+	for _, npsn := range schools {
+		ms, _, err := s.store.ListMembers(ctx, MemberFilter{NPSN: npsn, Kelas: f.Kelas, AcademicYear: f.AcademicYear})
+		if err != nil {
+			return nil, fmt.Errorf("item analysis: %w", err)
+		}
+		for _, m := range ms {
+			set[m.ID] = true
+		}
+	}
+	return func(id string) bool { return set[id] }, nil
+}
+
+// regionSchools returns the schools (npsn) whose licences are in region,
+// each once; with npsn set, that school alone when it is. A school's
+// region is its newest licence's. ErrUnknownRegion when there is none.
+func (s *Service) regionSchools(ctx context.Context, region, npsn string) ([]string, error) {
+	ls, err := s.store.ListLicenses(ctx, LicenseFilter{NPSN: npsn})
 	if err != nil {
 		return nil, fmt.Errorf("item analysis: %w", err)
 	}
-	set := make(map[string]bool, len(ms))
-	for _, m := range ms {
-		set[m.ID] = true
+	seen := map[string]bool{}
+	var schools []string
+	for _, l := range ls { // newest first
+		if seen[l.NPSN] {
+			continue
+		}
+		seen[l.NPSN] = true
+		if InRegion(l.Region, region) {
+			schools = append(schools, l.NPSN)
+		}
 	}
-	return func(id string) bool { return set[id] }, nil
+	if len(schools) == 0 {
+		return nil, ErrUnknownRegion
+	}
+	return schools, nil
 }
 
 // analysisItem is q as the item analysis sees it: a choice question with

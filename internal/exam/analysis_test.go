@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seedhq/portal/internal/apperr"
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/identity"
 )
@@ -152,6 +153,35 @@ func TestItemAnalysis(t *testing.T) {
 	}
 	if _, err := svc.ItemAnalysis(ctx, e.ID, exam.AnalysisFilter{AcademicYear: "2019/2020"}); !errors.Is(err, exam.ErrUnknownAcademicYear) {
 		t.Fatalf("an academic year without members: %v", err)
+	}
+	// Regions, by the schools' licences: 20100001's newer licence (issued
+	// in the same second: the ids order them) moved it from Jawa Tengah to
+	// Kota Bandung in Jawa Barat; 20100002 is in Kota Semarang, Jawa Tengah.
+	for _, l := range []struct{ npsn, region string }{
+		{"20100001", "Jawa Tengah/Kota Semarang"}, {"20100002", " Jawa Tengah / Kota Semarang/"}, {"20100001", "Jawa Barat/Kota Bandung"},
+	} {
+		if _, err := svc.GenerateLicense(ctx, exam.LicenseInput{NPSN: l.npsn, SchoolName: "SMA " + l.npsn, Region: l.region,
+			HardwareID: "hw-" + l.npsn, MaxStudents: 100, DurationDays: 365, OperatingMode: "OFFLINE"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for region, want := range map[string]int{"jawa barat": 6, "Jawa Barat/Kota Bandung": 6, "Jawa Tengah": 2, "JAWA TENGAH/kota semarang/": 2} {
+		got, err := svc.ItemAnalysis(ctx, e.ID, exam.AnalysisFilter{Region: region})
+		if err != nil || got.Report.Students != want {
+			t.Errorf("region %q: %d students, %v; want %d", region, got.Report.Students, err, want)
+		}
+	}
+	if got, err := svc.ItemAnalysis(ctx, e.ID, exam.AnalysisFilter{Region: "Jawa Barat", Kelas: "XII IPA 2"}); err != nil || got.Report.Students != 2 {
+		t.Errorf("a class in Jawa Barat: %d students, %v", got.Report.Students, err)
+	}
+	for _, f := range []exam.AnalysisFilter{{Region: "Jawa"}, {Region: "Bali"}, {Region: "Jawa Barat", NPSN: "20100002"}} {
+		if _, err := svc.ItemAnalysis(ctx, e.ID, f); !errors.Is(err, exam.ErrUnknownRegion) {
+			t.Errorf("%+v: %v, want UNKNOWN_REGION", f, err)
+		}
+	}
+	if _, err := svc.GenerateLicense(ctx, exam.LicenseInput{NPSN: "20100003", SchoolName: "SMA", Region: "Jawa Barat//Bandung",
+		HardwareID: "hw", MaxStudents: 1, DurationDays: 1, OperatingMode: "OFFLINE"}); apperr.CodeOf(err) != "VALIDATION_FAILED" {
+		t.Errorf("a region with an empty part: %v", err)
 	}
 	if _, err := svc.ItemAnalysis(ctx, e.ID, exam.AnalysisFilter{NPSN: "99999999"}); !errors.Is(err, exam.ErrUnknownSchool) {
 		t.Fatalf("an unknown school: %v", err)

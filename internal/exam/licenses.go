@@ -17,10 +17,33 @@ var operatingModes = map[string]bool{"SEMI_OFFLINE": true, "OFFLINE": true, "ONL
 type LicenseInput struct {
 	NPSN          string
 	SchoolName    string
+	Region        string
 	HardwareID    string
 	MaxStudents   int
 	DurationDays  int
 	OperatingMode string
+}
+
+// maxRegionBytes bounds a licence's region path.
+const maxRegionBytes = 200
+
+// cleanRegion returns a region path trimmed of spaces and slashes at its
+// ends and around its parts ("Jawa Barat / Kota Bandung/" is
+// "Jawa Barat/Kota Bandung").
+func cleanRegion(r string) string {
+	parts := strings.Split(strings.Trim(strings.TrimSpace(r), "/"), "/")
+	for i, p := range parts {
+		parts[i] = strings.TrimSpace(p)
+	}
+	return strings.Join(parts, "/")
+}
+
+// InRegion reports whether a region path lies in region: the same path,
+// or one below it ("Jawa Barat/Kota Bandung" is in "Jawa Barat"), case
+// aside.
+func InRegion(path, region string) bool {
+	path, region = strings.ToLower(cleanRegion(path)), strings.ToLower(cleanRegion(region))
+	return region != "" && (path == region || strings.HasPrefix(path, region+"/"))
 }
 
 // IssuedLicense is a new licence with its signature.
@@ -33,6 +56,7 @@ type IssuedLicense struct {
 func (s *Service) GenerateLicense(ctx context.Context, in LicenseInput) (IssuedLicense, error) {
 	in.NPSN = strings.TrimSpace(in.NPSN)
 	in.SchoolName = strings.TrimSpace(in.SchoolName)
+	in.Region = cleanRegion(in.Region)
 	in.HardwareID = strings.TrimSpace(in.HardwareID)
 	in.OperatingMode = strings.ToUpper(strings.TrimSpace(in.OperatingMode))
 	switch {
@@ -40,6 +64,8 @@ func (s *Service) GenerateLicense(ctx context.Context, in LicenseInput) (IssuedL
 		return IssuedLicense{}, invalid("npsn must be 8 digits")
 	case in.SchoolName == "" || len(in.SchoolName) > 200:
 		return IssuedLicense{}, invalid("school_name is required (at most 200 characters)")
+	case len(in.Region) > maxRegionBytes || strings.ContainsAny(in.Region, "\r\n") || strings.Contains(in.Region, "//"):
+		return IssuedLicense{}, invalid("region must be one line of at most 200 bytes, its parts separated by single slashes (Jawa Barat/Kota Bandung)")
 	case in.HardwareID == "" || len(in.HardwareID) > 200:
 		return IssuedLicense{}, invalid("hardware_id is required (at most 200 characters)")
 	case in.MaxStudents < 1 || in.MaxStudents > 100000:
@@ -54,6 +80,7 @@ func (s *Service) GenerateLicense(ctx context.Context, in LicenseInput) (IssuedL
 		ID:            sortid.New(),
 		NPSN:          in.NPSN,
 		SchoolName:    in.SchoolName,
+		Region:        in.Region,
 		HardwareID:    in.HardwareID,
 		MaxStudents:   in.MaxStudents,
 		OperatingMode: in.OperatingMode,

@@ -15,9 +15,14 @@ import (
 
 // License is a signed licence issued to one school's lab server.
 type License struct {
-	ID            string
-	NPSN          string
-	SchoolName    string
+	ID         string
+	NPSN       string
+	SchoolName string
+	// Region is where the school is, a path of names broadest first
+	// ("Jawa Barat/Kota Bandung"), "" for none: the item analysis can be
+	// narrowed to a region or any part of it. It is the portal's record,
+	// not part of the signed licence.
+	Region        string
 	HardwareID    string
 	MaxStudents   int
 	OperatingMode string

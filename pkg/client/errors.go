@@ -159,6 +159,7 @@ const (
 	CodeUnknownQuestion      = "UNKNOWN_QUESTION"          // 422
 	CodeUnknownSchool        = "UNKNOWN_SCHOOL"            // 404 an item analysis of a school no member belongs to
 	CodeUnknownAcademicYear  = "UNKNOWN_ACADEMIC_YEAR"     // 404 an item analysis of an academic year no member belongs to
+	CodeUnknownRegion        = "UNKNOWN_REGION"            // 404 an item analysis of a region no licensed school is in
 	CodeUnknownModel         = "UNKNOWN_MODEL"             // 400 a calibration with a model other than rasch or 2pl
 	CodeNotCalibrated        = "NOT_CALIBRATED"            // 409 a calibration kept from answers that give no fit (too few students or questions)
 	CodeTooManyAttempts      = "TOO_MANY_ATTEMPTS"         // 429, with Retry-After

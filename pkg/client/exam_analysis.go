@@ -12,6 +12,20 @@ type AnalysisOptions struct {
 	NPSN         string // one school's students
 	Kelas        string // one class's students (within NPSN when set)
 	AcademicYear string // one academic year's students ("2025/2026")
+	// Region is the students of the schools in a region or any part of it,
+	// by their licences' region ("Jawa Barat" takes in "Jawa Barat/Kota
+	// Bandung"); none is CodeUnknownRegion.
+	Region string
+}
+
+// query returns o as the analysis's query parameters, added to q.
+func (o AnalysisOptions) query(q url.Values) url.Values {
+	for k, v := range map[string]string{"npsn": o.NPSN, "kelas": o.Kelas, "academic_year": o.AcademicYear, "region": o.Region} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	return q
 }
 
 // ExamAnalysis is the classical item analysis of an exam's answers
@@ -23,6 +37,7 @@ type ExamAnalysis struct {
 	NPSN         string            `json:"npsn"`
 	Kelas        string            `json:"kelas"`
 	AcademicYear string            `json:"academic_year"`
+	Region       string            `json:"region"`
 	Students     int               `json:"students"`
 	MaxScore     float64           `json:"max_score"`
 	Scores       ScoreDistribution `json:"scores"`
@@ -111,17 +126,7 @@ func (s *ExamAdminService) ExamAnalysis(ctx context.Context, examID string, opts
 	if err != nil {
 		return nil, nil, err
 	}
-	q := url.Values{}
-	if opts.NPSN != "" {
-		q.Set("npsn", opts.NPSN)
-	}
-	if opts.Kelas != "" {
-		q.Set("kelas", opts.Kelas)
-	}
-	if opts.AcademicYear != "" {
-		q.Set("academic_year", opts.AcademicYear)
-	}
-	return examData[*ExamAnalysis](ctx, s.client, http.MethodGet, "admin/exams/"+id+"/analysis", q, nil)
+	return examData[*ExamAnalysis](ctx, s.client, http.MethodGet, "admin/exams/"+id+"/analysis", opts.query(url.Values{}), nil)
 }
 
 // ExamAnalysisTable writes the item analysis as the table teachers paste
@@ -133,16 +138,7 @@ func (s *ExamAdminService) ExamAnalysisTable(ctx context.Context, examID string,
 	if err != nil {
 		return nil, err
 	}
-	q := url.Values{"format": {format}}
-	if opts.NPSN != "" {
-		q.Set("npsn", opts.NPSN)
-	}
-	if opts.Kelas != "" {
-		q.Set("kelas", opts.Kelas)
-	}
-	if opts.AcademicYear != "" {
-		q.Set("academic_year", opts.AcademicYear)
-	}
+	q := opts.query(url.Values{"format": {format}})
 	if lang != "" {
 		q.Set("lang", lang)
 	}

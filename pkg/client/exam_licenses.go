@@ -20,6 +20,7 @@ type License struct {
 	LicenseID     string     `json:"license_id"`
 	NPSN          string     `json:"npsn"`
 	SchoolName    string     `json:"school_name"`
+	Region        string     `json:"region"`
 	HardwareID    string     `json:"hardware_id"`
 	MaxStudents   int        `json:"max_students"`
 	OperatingMode string     `json:"operating_mode"`
@@ -35,8 +36,11 @@ type License struct {
 // MaxStudents 1..100000, DurationDays 1..3650, OperatingMode one of the
 // Mode* constants.
 type LicenseRequest struct {
-	NPSN          string `json:"npsn"`
-	SchoolName    string `json:"school_name"`
+	NPSN       string `json:"npsn"`
+	SchoolName string `json:"school_name"`
+	// Region is where the school is, broadest first ("Jawa Barat/Kota
+	// Bandung"), for the item analysis by region; optional.
+	Region        string `json:"region,omitempty"`
 	HardwareID    string `json:"hardware_id"`
 	MaxStudents   int    `json:"max_students"`
 	DurationDays  int    `json:"duration_days"`

@@ -97,8 +97,9 @@ func TestXLSX(t *testing.T) {
 		}
 		return v
 	}
-	if get("Summary", "B1") != "Matematika" || get("Summary", "B2") != "20100001" || get("Summary", "B3") != "all" || get("Summary", "B4") != "all" || get("Summary", "B5") != "4" {
-		t.Errorf("summary: %q %q %q %q", get("Summary", "B1"), get("Summary", "B2"), get("Summary", "B3"), get("Summary", "B5"))
+	if get("Summary", "B1") != "Matematika" || get("Summary", "B2") != "20100001" || get("Summary", "B3") != "all" || get("Summary", "B4") != "all" ||
+		get("Summary", "A5") != "Region" || get("Summary", "B5") != "all" || get("Summary", "B6") != "4" {
+		t.Errorf("summary: %q %q %q %q %q %q", get("Summary", "B1"), get("Summary", "B2"), get("Summary", "B3"), get("Summary", "B4"), get("Summary", "B5"), get("Summary", "B6"))
 	}
 	if typ, _ := x.GetCellType("Questions", "G2"); typ != excelize.CellTypeNumber && typ != excelize.CellTypeUnset {
 		t.Errorf("facility cell type %v", typ)

@@ -48,7 +48,7 @@ func (a *api) examAnalysis(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := exam.AnalysisFilter{NPSN: strings.TrimSpace(q.Get("npsn")), Kelas: strings.TrimSpace(q.Get("kelas")),
-		AcademicYear: strings.TrimSpace(q.Get("academic_year"))}
+		AcademicYear: strings.TrimSpace(q.Get("academic_year")), Region: strings.TrimSpace(q.Get("region"))}
 	res, err := a.svc.ItemAnalysis(r.Context(), chi.URLParam(r, "id"), f)
 	if err != nil {
 		a.writeError(w, r, err)
@@ -86,6 +86,7 @@ func (a *api) examAnalysis(w http.ResponseWriter, r *http.Request) {
 		NPSN      string                    `json:"npsn"`
 		Kelas     string                    `json:"kelas"`
 		Year      string                    `json:"academic_year"`
+		Region    string                    `json:"region"`
 		Students  int                       `json:"students"`
 		MaxScore  float64                   `json:"max_score"`
 		Scores    itemanalysis.Distribution `json:"scores"`
@@ -94,5 +95,5 @@ func (a *api) examAnalysis(w http.ResponseWriter, r *http.Request) {
 		SEM       *float64                  `json:"sem"`
 		Items     []analysedItemView        `json:"items"`
 		Skipped   []skippedView             `json:"skipped"`
-	}{res.ExamID, res.ExamTitle, f.NPSN, f.Kelas, f.AcademicYear, rep.Students, rep.MaxScore, rep.Scores, rep.KR20, rep.Alpha, rep.SEM, items, skipped})
+	}{res.ExamID, res.ExamTitle, f.NPSN, f.Kelas, f.AcademicYear, f.Region, rep.Students, rep.MaxScore, rep.Scores, rep.KR20, rep.Alpha, rep.SEM, items, skipped})
 }

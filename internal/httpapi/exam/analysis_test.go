@@ -72,6 +72,22 @@ func TestExamAnalysis(t *testing.T) {
 		h.Op("GET", path+"?format=csv&lang=fr", nil).ExpectError(400, "INVALID_QUERY")
 		h.Op("GET", path+"?npsn=99999999", nil).ExpectError(404, "UNKNOWN_SCHOOL")
 		h.Op("GET", path+"?academic_year=2019/2020", nil).ExpectError(404, "UNKNOWN_ACADEMIC_YEAR")
+		// A region, by the schools' newest licences.
+		h.Op("GET", path+"?region=Jawa%20Barat", nil).ExpectError(404, "UNKNOWN_REGION")
+		lic := map[string]any{"npsn": httpapitest.NPSNA, "school_name": "SMA Negeri 1 Bandung", "region": "Jawa Barat/Kota Bandung",
+			"hardware_id": "hw-region", "max_students": 500, "duration_days": 365, "operating_mode": "OFFLINE"}
+		h.Op("POST", "/api/v1/licenses/generate", lic).Expect(201)
+		inRegion := h.Op("GET", path+"?region=jawa%20barat", nil).Expect(200).M()["data"].(map[string]any)
+		if inRegion["region"] != "jawa barat" || inRegion["students"].(float64) != 2 {
+			t.Fatalf("region = %v", inRegion)
+		}
+		h.Op("GET", path+"?region=Bali", nil).ExpectError(404, "UNKNOWN_REGION")
+		listed := h.Op("GET", "/api/v1/licenses?npsn="+httpapitest.NPSNA, nil).Expect(200).M()["data"].([]any)
+		if listed[0].(map[string]any)["region"] != "Jawa Barat/Kota Bandung" {
+			t.Errorf("the newest licence lists %v", listed[0])
+		}
+		lic["region"] = "Jawa Barat\nKota Bandung"
+		h.Op("POST", "/api/v1/licenses/generate", lic).ExpectError(400, "VALIDATION_FAILED")
 		h.Op("GET", "/api/v1/admin/exams/no-such-exam/analysis", nil).ExpectError(404, "NOT_FOUND")
 		class := h.Op("GET", path+"?npsn="+httpapitest.NPSNA+"&kelas=XII%20IPA%201", nil).Expect(200).M()["data"].(map[string]any)
 		if class["kelas"] != "XII IPA 1" || class["students"].(float64) != 2 {

@@ -14,6 +14,7 @@ import (
 type generateLicenseRequest struct {
 	NPSN          string `json:"npsn"`
 	SchoolName    string `json:"school_name"`
+	Region        string `json:"region"`
 	HardwareID    string `json:"hardware_id"`
 	MaxStudents   int    `json:"max_students"`
 	DurationDays  int    `json:"duration_days"`
@@ -25,6 +26,7 @@ type licenseView struct {
 	LicenseID     string     `json:"license_id"`
 	NPSN          string     `json:"npsn"`
 	SchoolName    string     `json:"school_name"`
+	Region        string     `json:"region"`
 	HardwareID    string     `json:"hardware_id"`
 	MaxStudents   int        `json:"max_students"`
 	OperatingMode string     `json:"operating_mode"`
@@ -37,7 +39,7 @@ type licenseView struct {
 
 func newLicenseView(l exam.License, now time.Time) licenseView {
 	return licenseView{
-		LicenseID: l.ID, NPSN: l.NPSN, SchoolName: l.SchoolName, HardwareID: l.HardwareID,
+		LicenseID: l.ID, NPSN: l.NPSN, SchoolName: l.SchoolName, Region: l.Region, HardwareID: l.HardwareID,
 		MaxStudents: l.MaxStudents, OperatingMode: l.OperatingMode,
 		IssuedAt: l.IssuedAt.UTC(), ExpiresAt: l.ExpiresAt.UTC(), RevokedAt: respond.UTC(l.RevokedAt),
 		Status: exam.LicenseStatus(l, now), LicenseToken: l.Token,
@@ -53,7 +55,7 @@ func (a *api) generateLicense(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	issued, err := a.svc.GenerateLicense(r.Context(), exam.LicenseInput{
-		NPSN: req.NPSN, SchoolName: req.SchoolName, HardwareID: req.HardwareID,
+		NPSN: req.NPSN, SchoolName: req.SchoolName, Region: req.Region, HardwareID: req.HardwareID,
 		MaxStudents: req.MaxStudents, DurationDays: req.DurationDays, OperatingMode: req.OperatingMode,
 	})
 	if err != nil {

@@ -16,6 +16,7 @@ type licenseRecord struct {
 	ID            string     `json:"id"`
 	NPSN          string     `json:"npsn"`
 	SchoolName    string     `json:"school_name"`
+	Region        string     `json:"region,omitempty"`
 	HardwareID    string     `json:"hardware_id"`
 	MaxStudents   int        `json:"max_students"`
 	OperatingMode string     `json:"operating_mode"`
@@ -26,13 +27,13 @@ type licenseRecord struct {
 }
 
 func licenseRecordOf(l exam.License) licenseRecord {
-	return licenseRecord{ID: l.ID, NPSN: l.NPSN, SchoolName: l.SchoolName, HardwareID: l.HardwareID,
+	return licenseRecord{ID: l.ID, NPSN: l.NPSN, SchoolName: l.SchoolName, Region: l.Region, HardwareID: l.HardwareID,
 		MaxStudents: l.MaxStudents, OperatingMode: l.OperatingMode, IssuedAt: ts(l.IssuedAt),
 		ExpiresAt: ts(l.ExpiresAt), RevokedAt: tsPtr(l.RevokedAt), Token: l.Token}
 }
 
 func (r licenseRecord) license() exam.License {
-	return exam.License{ID: r.ID, NPSN: r.NPSN, SchoolName: r.SchoolName, HardwareID: r.HardwareID,
+	return exam.License{ID: r.ID, NPSN: r.NPSN, SchoolName: r.SchoolName, Region: r.Region, HardwareID: r.HardwareID,
 		MaxStudents: r.MaxStudents, OperatingMode: r.OperatingMode, IssuedAt: utc(r.IssuedAt),
 		ExpiresAt: utc(r.ExpiresAt), RevokedAt: utcPtr(r.RevokedAt), Token: r.Token}
 }

@@ -11,21 +11,21 @@ import (
 )
 
 const licenseColumns = `id, npsn, school_name, hardware_id, max_students, operating_mode,
-	issued_at, expires_at, revoked_at, token`
+	issued_at, expires_at, revoked_at, token, region`
 
 func scanLicense(row pgx.Row) (exam.License, error) {
 	var l exam.License
 	err := row.Scan(&l.ID, &l.NPSN, &l.SchoolName, &l.HardwareID, &l.MaxStudents, &l.OperatingMode,
-		&l.IssuedAt, &l.ExpiresAt, &l.RevokedAt, &l.Token)
+		&l.IssuedAt, &l.ExpiresAt, &l.RevokedAt, &l.Token, &l.Region)
 	return l, err
 }
 
 // CreateLicense stores l.
 func (s *Store) CreateLicense(ctx context.Context, l exam.License) error {
 	_, err := s.pool.Exec(ctx, `INSERT INTO licenses (`+licenseColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 		l.ID, l.NPSN, l.SchoolName, l.HardwareID, l.MaxStudents, l.OperatingMode,
-		l.IssuedAt, l.ExpiresAt, l.RevokedAt, l.Token)
+		l.IssuedAt, l.ExpiresAt, l.RevokedAt, l.Token, l.Region)
 	if err != nil {
 		return fmt.Errorf("postgres: create license: %w", err)
 	}

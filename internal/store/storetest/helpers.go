@@ -327,7 +327,7 @@ func user(id, username string, role identity.Role, created time.Time) identity.U
 }
 
 func license(id, npsn string, issued time.Time) exam.License {
-	return exam.License{ID: id, NPSN: npsn, SchoolName: "SMA Negeri " + npsn, HardwareID: "hw-" + id,
+	return exam.License{ID: id, NPSN: npsn, SchoolName: "SMA Negeri " + npsn, Region: "Jawa Barat/Kota Bandung", HardwareID: "hw-" + id,
 		MaxStudents: 500, OperatingMode: "offline", IssuedAt: issued, ExpiresAt: issued.AddDate(1, 0, 0),
 		Token: "eyJsaWNlbnNlIjoi" + id + "In0.c2lnbmF0dXJl"}
 }
