@@ -79,7 +79,7 @@ var errNumbers = apperr.New(apperr.Invalid, "INVALID_FORM", "max students and du
 // its token; a refused one keeps the form and says why.
 func (c *console) generateLicense(w http.ResponseWriter, r *http.Request) {
 	f := licenseForm{NPSN: strings.TrimSpace(r.PostFormValue("npsn")), School: strings.TrimSpace(r.PostFormValue("school")),
-		Region: strings.TrimSpace(r.PostFormValue("region")),
+		Region:     strings.TrimSpace(r.PostFormValue("region")),
 		HardwareID: strings.TrimSpace(r.PostFormValue("hardware_id")), MaxStudents: r.PostFormValue("max_students"),
 		Days: r.PostFormValue("duration_days"), Mode: r.PostFormValue("operating_mode")}
 	maxStudents, err1 := strconv.Atoi(f.MaxStudents)
