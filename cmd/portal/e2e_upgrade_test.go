@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"go.etcd.io/bbolt"
 
-	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/internal/ordering"
 	"github.com/seedhq/portal/internal/store/pgtest"
@@ -27,12 +25,12 @@ import (
 const previousReleaseSchema = "0008_monitor_pending_answers"
 
 // TestUpgradeFromPreviousReleasePostgres fills a database at the previous
-// release's schema (the store for the operator and a licence; SQL as that
-// release wrote them for a customer and a paid order, which today's store
-// would also put in tables that schema lacks), then runs today's "portal
-// migrate" and starts a portal on it: the migrations apply forward, the paid
-// order is in the ledger the new migration fills, the operator signs in and
-// the licence is listed.
+// release's schema (the store for the operator; SQL as that release wrote
+// them for a licence, a customer and a paid order, which today's store would
+// also put in columns and tables that schema lacks), then runs today's
+// "portal migrate" and starts a portal on it: the migrations apply forward,
+// the paid order is in the ledger the new migration fills, the operator
+// signs in and the licence is listed, with no region.
 func TestUpgradeFromPreviousReleasePostgres(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -49,20 +47,12 @@ func TestUpgradeFromPreviousReleasePostgres(t *testing.T) {
 	if err := st.MigrateTo(ctx, previousReleaseSchema); err != nil {
 		t.Fatalf("migrate to %s: %v", previousReleaseSchema, err)
 	}
-	svc, err := exam.NewService(ctx, st, exam.Config{TempDir: t.TempDir()}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatalf("exam service at the previous schema: %v", err)
-	}
 	ids, err := identity.Open(ctx, st, nil, identity.Config{})
 	if err != nil {
 		t.Fatalf("identity service at the previous schema: %v", err)
 	}
 	if _, _, err := ids.EnsureAdmin(ctx, "admin", password); err != nil {
 		t.Fatalf("operator at the previous schema: %v", err)
-	}
-	if _, err := svc.GenerateLicense(ctx, exam.LicenseInput{NPSN: e2eNPSN, SchoolName: e2eSchool, HardwareID: e2eHardwareID,
-		MaxStudents: 10, DurationDays: 30, OperatingMode: "SEMI_OFFLINE"}); err != nil {
-		t.Fatalf("licence at the previous schema: %v", err)
 	}
 	st.Close()
 
@@ -88,6 +78,12 @@ func TestUpgradeFromPreviousReleasePostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	issued := time.Now().UTC().Truncate(time.Second)
+	if _, err := conn.Exec(ctx, `INSERT INTO licenses (id, npsn, school_name, hardware_id, max_students, operating_mode,
+		issued_at, expires_at, revoked_at, token) VALUES ('lic-upgrade-1', $1, $2, $3, 10, 'SEMI_OFFLINE', $4, $5, NULL, 'token-upgrade-1')`,
+		e2eNPSN, e2eSchool, e2eHardwareID, issued, issued.AddDate(0, 0, 30)); err != nil {
+		t.Fatalf("licence at the previous schema: %v", err)
+	}
 	if _, err := conn.Exec(ctx, `INSERT INTO ordering_users (id, messenger_number, role, created_at, last_login_at)
 		VALUES ('user-upgrade-1', '6281234500001', 'CUSTOMER', now(), now())`); err != nil {
 		t.Fatalf("customer at the previous schema: %v", err)
@@ -109,7 +105,7 @@ func TestUpgradeFromPreviousReleasePostgres(t *testing.T) {
 	p := mustStartPortal(t, filepath.Join(t.TempDir(), "data"), nil, "--database-url", dbURL)
 	op := mustOperatorClient(t, p.URL, "admin", password)
 	lics, _, err := op.Exam.Licenses.List(ctx, nil)
-	if err != nil || len(lics) != 1 || lics[0].NPSN != e2eNPSN {
+	if err != nil || len(lics) != 1 || lics[0].NPSN != e2eNPSN || lics[0].Region != "" || lics[0].Status != "active" {
 		t.Errorf("licences after the upgrade: %s, %v", jsonString(lics), err)
 	}
 	day := paidAt.In(mustLoadLocation(t, "Asia/Jakarta")).Format("2006-01-02")
