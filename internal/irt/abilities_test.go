@@ -21,12 +21,11 @@ func ltmCalibration() *Calibration {
 	return c
 }
 
-// TestAbilitiesAgreeWithR scores the 32 LSAT patterns under ltm's 2PL
-// estimates and compares the EAP and WLE abilities and their standard
-// errors with testdata/abilities.csv, computed in base R by adaptive
-// quadrature and root finding (testdata/abilities.R): within 1e-6.
-func TestAbilitiesAgreeWithR(t *testing.T) {
-	f, err := os.Open("testdata/abilities.csv")
+// readReference returns the rows of a reference file written by R, its
+// header left out, failing t unless there are rows of them.
+func readReference(t *testing.T, path string, rows int) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,17 +34,26 @@ func TestAbilitiesAgreeWithR(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 33 {
-		t.Fatalf("%d rows, want a header and 32 patterns", len(recs))
+	if len(recs) != rows+1 {
+		t.Fatalf("%s: %d rows, want a header and %d", path, len(recs), rows)
 	}
+	return recs[1:]
+}
+
+// TestAbilitiesAgreeWithR scores the 32 LSAT patterns under ltm's 2PL
+// estimates and compares the EAP and WLE abilities and their standard
+// errors with testdata/abilities.csv, computed in base R by adaptive
+// quadrature and root finding (testdata/abilities.R): within 1e-6.
+func TestAbilitiesAgreeWithR(t *testing.T) {
 	c := ltmCalibration()
-	for _, rec := range recs[1:] {
+	for _, rec := range readReference(t, "testdata/abilities.csv", 32) {
 		row := make([]int8, 5)
 		for j, ch := range rec[0] {
 			row[j] = int8(ch - '0')
 		}
 		var ref [4]float64
 		for k := range ref {
+			var err error
 			if ref[k], err = strconv.ParseFloat(rec[k+1], 64); err != nil {
 				t.Fatal(err)
 			}

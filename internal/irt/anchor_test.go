@@ -1,10 +1,8 @@
 package irt
 
 import (
-	"encoding/csv"
 	"errors"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -156,19 +154,7 @@ func TestBadAnchors(t *testing.T) {
 // the same marginal likelihood maximised in base R with its own
 // parametrization and optimiser (testdata/anchored.R). Within 1e-4.
 func TestAnchoredAgreesWithR(t *testing.T) {
-	f, err := os.Open("testdata/anchored.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(recs) != 3 {
-		t.Fatalf("%d rows, want a header, the 2PL and the Rasch fits", len(recs))
-	}
-	for _, rec := range recs[1:] {
+	for _, rec := range readReference(t, "testdata/anchored.csv", 2) {
 		model := Model(strings.TrimSpace(rec[0]))
 		// A Rasch bank has one discrimination.
 		anchors := []*Anchor{{Difficulty: -3, Discrimination: 0.9}, {Difficulty: -1, Discrimination: 0.8}}
@@ -177,6 +163,7 @@ func TestAnchoredAgreesWithR(t *testing.T) {
 		}
 		var ref [9]float64
 		for k := range ref {
+			var err error
 			if ref[k], err = strconv.ParseFloat(strings.TrimSpace(rec[k+1]), 64); err != nil {
 				t.Fatal(err)
 			}
