@@ -198,7 +198,7 @@ func Calibrate(ctx context.Context, data *Responses, opt Options) (*Calibration,
 	}
 	anchors := make([]*Anchor, data.items)
 	copy(anchors, opt.Anchors)
-	c := &Calibration{Model: opt.Model, Items: make([]Item, data.items), Students: data.Students(), Mean: 0, SD: 1}
+	c := &Calibration{Model: opt.Model, Items: make([]Item, data.items), Students: data.Students(), SD: 1}
 	answered, right := proportions(data)
 	var kept, anchored []int
 	for j := range c.Items {
