@@ -38,6 +38,9 @@ type ItemCalibration struct {
 	// Skipped are the questions left out before the fit: essays with
 	// answers still to grade, and questions worth no points.
 	Skipped []SkippedQuestion
+	// StartedAt is when the calibration began reading the answers (it
+	// holds those pushed before), FinishedAt when it ended.
+	StartedAt, FinishedAt time.Time
 }
 
 // ItemParameters are a question's item response theory parameters from
@@ -200,16 +203,18 @@ var ErrUnknownModel = apperr.New(apperr.Invalid, "UNKNOWN_MODEL", "model must be
 // student and question. An exam without answers, or whose answers cannot
 // be calibrated, gets a well-formed result with a note instead of a fit.
 //
-// Calls for the same exam and model while one runs share its result: two
-// operators asking at once cost one fit. The fit goes on when its first
-// caller leaves, for the others; each caller stops waiting when its own
-// ctx ends.
+// One calibration of an exam with a model runs at a time, across every
+// portal instance sharing the store, and its result is kept as the latest
+// (LatestCalibration). A call made while one runs gets that run's result:
+// two operators asking at once cost one fit. The fit goes on when its
+// caller leaves, for the others and for LatestCalibration; each caller
+// stops waiting when its own ctx ends.
 func (s *Service) Calibrate(ctx context.Context, examID string, model irt.Model) (ItemCalibration, error) {
 	if model != irt.Rasch && model != irt.TwoPL {
 		return ItemCalibration{}, ErrUnknownModel
 	}
 	ch := s.calibrations.DoChan(examID+"\x00"+string(model), func() (any, error) {
-		return s.calibrate(context.WithoutCancel(ctx), examID, model)
+		return s.calibrateOnce(context.WithoutCancel(ctx), examID, model)
 	})
 	select {
 	case r := <-ch:
@@ -275,8 +280,8 @@ func (s *Service) KeepCalibration(ctx context.Context, examID string, model irt.
 	return res, len(params), nil
 }
 
-// calibrate is Calibrate's fit.
-func (s *Service) calibrate(ctx context.Context, examID string, model irt.Model) (ItemCalibration, error) {
+// calibrate is Calibrate's fit; it reports how far it has got to run.
+func (s *Service) calibrate(ctx context.Context, examID string, model irt.Model, run *runProgress) (ItemCalibration, error) {
 	e, sc, err := s.scorer(ctx, examID)
 	if err != nil {
 		return ItemCalibration{}, fmt.Errorf("calibrate: %w", err)
@@ -302,11 +307,14 @@ func (s *Service) calibrate(ctx context.Context, examID string, model irt.Model)
 		if sc.score(a).Points >= res.Questions[i].Question.Points {
 			row[i] = 1
 		}
-	}, func() error { return data.Add(row, 1) })
+	}, func() error {
+		run.student()
+		return data.Add(row, 1)
+	})
 	if err != nil {
 		return ItemCalibration{}, fmt.Errorf("calibrate: %w", err)
 	}
-	c, err := irt.Calibrate(ctx, data, irt.Options{Model: model, Anchors: anchors(e.ID, model, res.Questions)})
+	c, err := irt.Calibrate(ctx, data, irt.Options{Model: model, Anchors: anchors(e.ID, model, res.Questions), Progress: run.fit})
 	var unbounded *irt.UnboundedError
 	switch {
 	case errors.Is(err, irt.ErrTooFewStudents):

@@ -43,6 +43,7 @@ type Store interface {
 	PackageBlobStore
 	MediaStore
 	GradeStore
+	CalibrationStore
 }
 
 // SecretStore keeps the portal's own secrets (JWT secret, signing key, package
@@ -344,4 +345,53 @@ type GradeStore interface {
 	// GraderExams returns the ids of the exams assigned to the grader,
 	// sorted.
 	GraderExams(ctx context.Context, graderID string) ([]string, error)
+}
+
+// CalibrationRecord is what the store keeps of the calibrations of one
+// exam with one model: the latest that finished and the run going on.
+type CalibrationRecord struct {
+	ExamID string
+	Model  string
+	// Result is the latest finished calibration as the exam domain
+	// encoded it (nil when none has finished); its run began reading the
+	// answers at StartedAt and ended at FinishedAt.
+	Result                []byte
+	StartedAt, FinishedAt time.Time
+	// Run is the run going on, as its portal instance last wrote it; nil
+	// when none is.
+	Run *CalibrationRun
+}
+
+// CalibrationRun is how far a calibration has got.
+type CalibrationRun struct {
+	// StartedAt is when the run began; UpdatedAt when its portal instance
+	// last wrote this record, at least every few seconds while it runs.
+	StartedAt, UpdatedAt time.Time
+	// Stage is reading (the answers), fit, errors or item-fit.
+	Stage string
+	// Students is the number of students read so far; Iteration the
+	// fit's iterations done.
+	Students, Iteration int
+}
+
+// CalibrationStore keeps the latest calibration of each exam and model,
+// and lets one portal instance at a time run one.
+type CalibrationStore interface {
+	// LockCalibration waits for the lock of the calibration of the exam
+	// with the model and takes it until unlock; it returns ctx's error if
+	// ctx ends first. On PostgreSQL the lock is a session-level advisory
+	// lock on a connection of its own, released when that connection
+	// breaks, so an instance that dies frees it.
+	LockCalibration(ctx context.Context, examID, model string) (unlock func(), err error)
+	// GetCalibration returns the record of the exam and model;
+	// ErrNotFound when there is none.
+	GetCalibration(ctx context.Context, examID, model string) (CalibrationRecord, error)
+	// SaveCalibrationRun writes the run going on, keeping the latest
+	// result; a nil run clears it (a run that failed). ErrNotFound when
+	// there is no such exam.
+	SaveCalibrationRun(ctx context.Context, examID, model string, run *CalibrationRun) error
+	// SaveCalibration writes r's result as the latest and clears the run;
+	// ErrNotFound when there is no such exam. Deleting an exam deletes its
+	// records.
+	SaveCalibration(ctx context.Context, r CalibrationRecord) error
 }

@@ -45,6 +45,42 @@ type Options struct {
 	// standard normal: the population's mean and standard deviation on
 	// that scale are estimated with the other questions' parameters.
 	Anchors []*Anchor
+	// Progress, when set, is called as the calibration goes: at each
+	// stage and at each quasi-Newton iteration of the fit, from the
+	// goroutine that called Calibrate.
+	Progress func(Progress)
+}
+
+// Stage is a step of a calibration.
+type Stage string
+
+// The stages of a calibration, in order.
+const (
+	// StageFit is the quasi-Newton iterations of the fit.
+	StageFit Stage = "fit"
+	// StageErrors is the observed information and the standard errors.
+	StageErrors Stage = "errors"
+	// StageItemFit is every question's infit and outfit.
+	StageItemFit Stage = "item-fit"
+)
+
+// Progress is how far a calibration has got: its stage and, in StageFit,
+// the iterations done.
+type Progress struct {
+	Stage     Stage
+	Iteration int
+}
+
+// progressRecorder passes the fit's major iterations to Options.Progress.
+type progressRecorder func(Progress)
+
+func (progressRecorder) Init() error { return nil }
+
+func (r progressRecorder) Record(_ *optimize.Location, op optimize.Operation, st *optimize.Stats) error {
+	if op == optimize.MajorIteration {
+		r(Progress{Stage: StageFit, Iteration: st.MajorIterations})
+	}
+	return nil
 }
 
 // Anchor is a question's difficulty and discrimination from an earlier
@@ -235,6 +271,11 @@ func Calibrate(ctx context.Context, data *Responses, opt Options) (*Calibration,
 	for k := len(kept); k < f.populationIndex(); k++ {
 		x0[k] = 1
 	}
+	progress := opt.Progress
+	if progress == nil {
+		progress = func(Progress) {}
+	}
+	progress(Progress{Stage: StageFit})
 	// The population starts standard normal: x0's mean and log SD are 0.
 	res, err := optimize.Minimize(optimize.Problem{
 		Func:   f.value,
@@ -244,6 +285,7 @@ func Calibrate(ctx context.Context, data *Responses, opt Options) (*Calibration,
 		GradientThreshold: opt.GradientTolerance,
 		MajorIterations:   opt.MaxIterations,
 		Converger:         &optimize.FunctionConverge{Absolute: 1e-14, Relative: 1e-14, Iterations: 100},
+		Recorder:          progressRecorder(progress),
 	}, &optimize.BFGS{})
 	if f.err != nil {
 		return nil, f.err
@@ -267,6 +309,7 @@ func Calibrate(ctx context.Context, data *Responses, opt Options) (*Calibration,
 		}
 	}
 
+	progress(Progress{Stage: StageErrors, Iteration: c.Iterations})
 	hf := f
 	if data.Rows() > hessianRows {
 		hf = newObjective(ctx, sample(data, hessianRows), f.g, f.model, f.kept, anchors, anchored)
@@ -296,6 +339,7 @@ func Calibrate(ctx context.Context, data *Responses, opt Options) (*Calibration,
 		c.MeanSE = deltaSE(cov, map[int]float64{pm: 1})
 		c.SDSE = deltaSE(cov, map[int]float64{pm + 1: c.SD})
 	}
+	progress(Progress{Stage: StageItemFit, Iteration: c.Iterations})
 	if err := c.fit(ctx, data); err != nil {
 		return nil, err
 	}

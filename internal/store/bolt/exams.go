@@ -174,6 +174,9 @@ func (s *Store) DeleteExam(ctx context.Context, id string) error {
 		if err := tx.Bucket(bucketExamStimuli).Delete([]byte(id)); err != nil {
 			return err
 		}
+		if err := deletePrefix(tx.Bucket(bucketCalibrations), calibrationKey(id, "")); err != nil {
+			return err
+		}
 		return bumpRevision(tx)
 	})
 }

@@ -42,6 +42,10 @@ type Store struct {
 	// gcMu is the lock of the garbage collection of blobs (TryLockBlobGC):
 	// the file is one process's, so a mutex is enough.
 	gcMu sync.Mutex
+	// calibrationLocks are the locks of calibrations (LockCalibration), a
+	// one-slot channel per exam and model, under calibrationMu.
+	calibrationMu    sync.Mutex
+	calibrationLocks map[string]chan struct{}
 }
 
 // Option configures Open.
@@ -103,6 +107,7 @@ var (
 	bucketBlobChunks         = []byte("blob_chunks")        // (uint64 BE upload, uint32 BE seq) -> bytes
 	bucketPackageBlobs       = []byte("package_blob_names") // package key -> JSON []string of blob names (PackageMeta.Blobs)
 	bucketBlobGCMarks        = []byte("blob_gc_marks")      // blob key -> unreferenced since (RFC 3339, UTC)
+	bucketCalibrations       = []byte("calibrations")       // (exam, model) -> calibrationRecord (JSON)
 )
 
 var allBuckets = [][]byte{
@@ -111,7 +116,7 @@ var allBuckets = [][]byte{
 	bucketYears, bucketYearsByName, bucketAPIKeys, bucketAPIKeysByHash, bucketAnswers,
 	bucketPushesByKey, bucketPushesBySum, bucketSyncLogs, bucketMonitors, bucketPackages, bucketFailures,
 	bucketIdempotency, bucketMedia, bucketMediaChunks, bucketMediaBlobs, bucketGrades, bucketGraderExams,
-	bucketBlobs, bucketBlobChunks, bucketPackageBlobs, bucketBlobGCMarks,
+	bucketBlobs, bucketBlobChunks, bucketPackageBlobs, bucketBlobGCMarks, bucketCalibrations,
 }
 
 func init() {

@@ -183,6 +183,10 @@ const (
 	lockBlobGC        int64 = 0x706f7274_62626763 // "portbbgc": the garbage collection of blobs (TryLockBlobGC)
 )
 
+// calibrationLockNamespace is the first key of the two-key advisory locks
+// of calibrations (the second is hashtext of the exam id and model).
+const calibrationLockNamespace int32 = 0x636c6272 // "clbr"
+
 // utcPtr returns *t in UTC, or nil.
 func utcPtr(t *time.Time) *time.Time {
 	if t == nil {

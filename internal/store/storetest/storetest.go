@@ -96,6 +96,8 @@ var suite = []test{
 	{"UpdateExam", testUpdateExam},
 	{"DeleteExam", testDeleteExam},
 	{"SetItemParameters", testSetItemParameters},
+	{"Calibrations", testCalibrations},
+	{"LockCalibration", testLockCalibration},
 	{"ContentRevision", testContentRevision},
 
 	{"ImportMembersCreate", testImportMembersCreate},
