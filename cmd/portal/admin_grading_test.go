@@ -114,14 +114,41 @@ func TestAdminGrading(t *testing.T) {
 	if cal.Model != client.ModelTwoPL || cal.Students != 1 || cal.Note == "" || len(cal.Items) != 0 || cal.LogLikelihood != nil {
 		t.Errorf("calibration of one student: %+v", cal)
 	}
-	if out := a.mustRun("exam", "calibration", ex.ID, "--output", "table"); !strings.Contains(out, "NOTE: fewer than two students") || !strings.Contains(out, "rasch") {
+	if out := a.mustRun("exam", "calibration", ex.ID, "--output", "table"); !strings.Contains(out, "NOTE: fewer than two students") ||
+		!strings.Contains(out, "rasch") || !strings.Contains(out, "CALIBRATED: ") {
 		t.Errorf("calibration table:\n%s", out)
 	}
+	// --latest fits nothing: it shows the 2PL calibration made above.
+	var latest client.ExamCalibration
+	a.mustJSON(&latest, "exam", "calibration", ex.ID, "--model", "2pl", "--latest")
+	if latest.FinishedAt == nil || cal.FinishedAt == nil || !latest.FinishedAt.Equal(*cal.FinishedAt) || latest.Run != nil || latest.Note != cal.Note {
+		t.Errorf("--latest: %+v, want the calibration of %v", latest, cal.FinishedAt)
+	}
+	a.mustFail(2, "--keep and --latest cannot be used together", "exam", "calibration", ex.ID, "--keep", "--latest")
 	a.mustFail(1, "error: UNKNOWN_MODEL: ", "exam", "calibration", ex.ID, "--model", "3pl")
 	a.mustFail(1, "error: NOT_CALIBRATED: the answers cannot be calibrated: fewer than two students", "exam", "calibration", ex.ID, "--keep")
 	var shown client.EssayAnswer
 	a.mustJSON(&shown, "exam", "grade", "show", ex.ID, "q1", code, "--names")
 	if shown.MemberID != "m-1" || len(shown.History) != 1 || shown.History[0].Comment != "isi kurang" {
 		t.Errorf("grade show: %+v", shown)
+	}
+}
+
+// TestRunProgress: how far a calibration going on has got, in words, for
+// each stage.
+func TestRunProgress(t *testing.T) {
+	for _, tc := range []struct {
+		run  client.CalibrationRun
+		want string
+	}{
+		{client.CalibrationRun{Stage: client.StageReading, Students: 52000}, "reading the answers: 52000 students so far"},
+		{client.CalibrationRun{Stage: client.StageFit, Students: 1000000, Iteration: 12}, "fitting 1000000 students: iteration 12"},
+		{client.CalibrationRun{Stage: client.StageErrors, Iteration: 57}, "standard errors, after 57 iterations"},
+		{client.CalibrationRun{Stage: client.StageItemFit}, "infit and outfit of every question"},
+		{client.CalibrationRun{Stage: "later"}, "later"},
+	} {
+		if got := runProgress(tc.run); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.run, got, tc.want)
+		}
 	}
 }

@@ -3,12 +3,15 @@ package console
 import (
 	"bytes"
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -74,7 +77,14 @@ type calibrationView struct {
 	// Kept is the number of questions whose parameters were just kept
 	// with them (0 for none).
 	Kept int
+	// Run is the calibration going on (nil when none is): the page then
+	// shows its progress instead of a result and refreshes itself.
+	Run *exam.CalibrationRun
 }
+
+// calibrationWait is how long a console request waits for a calibration
+// it starts before showing its progress instead; the fit goes on.
+const calibrationWait = 3 * time.Second
 
 // calibrationRow is one question of the calibration table.
 type calibrationRow struct {
@@ -103,10 +113,11 @@ func (c *console) analysis(w http.ResponseWriter, r *http.Request) {
 		av.Analysis, err = c.exam.ItemAnalysis(r.Context(), id, av.Filter)
 	}
 	if err == nil && av.Model != "" {
-		var res exam.ItemCalibration
-		if res, err = c.exam.Calibrate(r.Context(), id, irt.Model(av.Model)); err == nil {
-			av.Calibration = newCalibrationView(res)
+		if av.Calibration, err = c.calibration(r, id, irt.Model(av.Model), q.Get("running") == ""); err == nil {
 			av.Calibration.Kept, _ = strconv.Atoi(q.Get("kept"))
+			if av.Calibration.Run != nil {
+				w.Header().Set("Refresh", "3; url="+calibrationURL(id, av.Model, true))
+			}
 		}
 	}
 	if err != nil {
@@ -127,6 +138,74 @@ func (c *console) analysis(w http.ResponseWriter, r *http.Request) {
 	c.render(w, r, "analysis", http.StatusOK, v)
 }
 
+// calibration returns the calibration section of the analysis page: the
+// calibration going on, or else the latest that finished, or else (when
+// start is true) a new one, waited for calibrationWait and then shown as
+// going on.
+func (c *console) calibration(r *http.Request, id string, model irt.Model, start bool) (*calibrationView, error) {
+	st, err := c.exam.LatestCalibration(r.Context(), id, model)
+	switch {
+	case err != nil:
+		return nil, err
+	case st.Run != nil:
+		return &calibrationView{Result: exam.ItemCalibration{Model: model}, Run: st.Run}, nil
+	case st.Latest != nil:
+		return newCalibrationView(*st.Latest), nil
+	case !start:
+		return nil, nil
+	}
+	return c.startCalibration(r, id, model)
+}
+
+// startCalibration calibrates the exam, waiting calibrationWait for the
+// result; past that the fit goes on and the view shows its progress.
+func (c *console) startCalibration(r *http.Request, id string, model irt.Model) (*calibrationView, error) {
+	ctx, cancel := context.WithTimeout(r.Context(), calibrationWait)
+	defer cancel()
+	res, err := c.exam.Calibrate(ctx, id, model)
+	if errors.Is(err, context.DeadlineExceeded) && r.Context().Err() == nil {
+		st, err := c.exam.LatestCalibration(r.Context(), id, model)
+		if err != nil {
+			return nil, err
+		}
+		run := st.Run
+		if run == nil { // the run has not written its progress yet
+			run = &exam.CalibrationRun{Stage: exam.StageReading}
+		}
+		return &calibrationView{Result: exam.ItemCalibration{Model: model}, Run: run}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return newCalibrationView(res), nil
+}
+
+// calibrationURL is the analysis page showing the calibration with model;
+// running, that page only shows a calibration, it starts none.
+func calibrationURL(id, model string, running bool) string {
+	u := fmt.Sprintf("/console/exams/%s/analysis?model=%s", url.PathEscape(id), url.QueryEscape(model))
+	if running {
+		u += "&running=1"
+	}
+	return u + "#calibration"
+}
+
+// recalibrate serves POST /console/exams/{id}/calibration/run (model): a
+// new calibration, waited for calibrationWait, then the analysis page
+// with it or its progress.
+func (c *console) recalibrate(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	model := strings.TrimSpace(r.PostFormValue("model"))
+	if _, err := c.startCalibration(r, id, irt.Model(model)); err != nil {
+		v := c.examView(r)
+		v.Data = analysisView{Model: model}
+		c.render(w, r, "analysis", c.showError(&v, err), v)
+		return
+	}
+	c.log.Info("console: calibration run", "exam", id, "model", model, "by", operatorFrom(r).Username)
+	http.Redirect(w, r, calibrationURL(id, model, true), http.StatusSeeOther)
+}
+
 // keepCalibration serves POST /console/exams/{id}/calibration (model):
 // the calibration's parameters kept with the questions
 // (exam.Service.KeepCalibration), then the analysis page with that
@@ -142,7 +221,7 @@ func (c *console) keepCalibration(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.log.Info("console: calibration kept", "exam", id, "model", model, "questions", kept, "by", operatorFrom(r).Username)
-	http.Redirect(w, r, fmt.Sprintf("/console/exams/%s/analysis?model=%s&kept=%d", url.PathEscape(id), url.QueryEscape(model), kept), http.StatusSeeOther)
+	http.Redirect(w, r, fmt.Sprintf("/console/exams/%s/analysis?model=%s&kept=%d#calibration", url.PathEscape(id), url.QueryEscape(model), kept), http.StatusSeeOther)
 }
 
 // analysisFile serves GET /console/exams/{id}/analysis.csv|xlsx[?npsn=&kelas=&lang=]:

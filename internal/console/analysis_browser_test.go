@@ -153,6 +153,48 @@ func TestBrowserAnalysis(t *testing.T) {
 	}
 	desk.do("show the calibration", chromedp.ScrollIntoView(chromedp.CSS("table.calibration")))
 	desk.shot("analysis-calibration-id-1280")
+	rasch := desk.text("p.calibrated time")
+	if _, err := time.Parse("2006-01-02 15:04 UTC", rasch); err != nil {
+		t.Errorf("the calibration's time: %q (%v)", rasch, err)
+	}
+
+	// A calibration running on this portal or another: the page shows how
+	// far it has got instead of a result, and refreshes itself; once it
+	// ends, the result.
+	run := exam.CalibrationRun{StartedAt: time.Now().Add(-40 * time.Second), UpdatedAt: time.Now(), Stage: "fit", Students: 1000000, Iteration: 12}
+	if err := p.store.SaveCalibrationRun(t.Context(), e.ID, "rasch", &run); err != nil {
+		t.Fatal(err)
+	}
+	c2 := browser(t)
+	p.signIn(t, c2)
+	res, body = get(t, c2, page+"?lang=id&model=rasch")
+	if res.StatusCode != 200 || res.Header.Get("Refresh") != "3; url=/console/exams/"+e.ID+"/analysis?model=rasch&running=1#calibration" ||
+		!strings.Contains(body, "Kalibrasi sedang berjalan") || strings.Contains(body, `class="calibration"`) {
+		t.Errorf("a calibration running: %d, Refresh %q\n%s", res.StatusCode, res.Header.Get("Refresh"), body)
+	}
+	desk.do("a calibration running", chromedp.Navigate(page+"?lang=id&model=rasch&running=1"), chromedp.WaitVisible(chromedp.CSS("p.running")))
+	desk.check("its progress, in Indonesian", `document.querySelector('p.running[role=status]').textContent.includes('mengestimasi model, iterasi 12') &&
+		document.querySelector('table.calibration') === null`)
+	if v := browsertest.Axe(desk.ctx, t); len(v) > 0 {
+		t.Errorf("axe on a calibration running: %v", v)
+	}
+	desk.do("show the progress", chromedp.ScrollIntoView(chromedp.CSS("p.running")))
+	desk.shot("analysis-running-id-1280")
+	if err := p.store.SaveCalibrationRun(t.Context(), e.ID, "rasch", nil); err != nil {
+		t.Fatal(err)
+	}
+	// "Calibrate again" makes a new calibration, shown once it is done.
+	before, err := p.exam.LatestCalibration(t.Context(), e.ID, "rasch")
+	if err != nil || before.Latest == nil {
+		t.Fatalf("the latest before calibrating again: %+v, %v", before, err)
+	}
+	desk.do("back to the result", chromedp.Navigate(page+"?lang=id&model=rasch&running=1"), chromedp.WaitVisible(chromedp.CSS("table.calibration")))
+	desk.clickLoad("calibrate again", `form[action$="/calibration/run"] button`)
+	desk.check("the new calibration", `document.querySelector('table.calibration') !== null && document.querySelector('p.running') === null`)
+	after, err := p.exam.LatestCalibration(t.Context(), e.ID, "rasch")
+	if err != nil || after.Latest == nil || !after.Latest.FinishedAt.After(before.Latest.FinishedAt) {
+		t.Fatalf("calibrating again made no new calibration: %+v, %v", after, err)
+	}
 
 	// Keeping the parameters: the seven calibrated questions keep theirs
 	// (everybody got the fifth right); a later exam reusing the first four

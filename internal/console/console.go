@@ -199,6 +199,7 @@ func New(o Options) http.Handler {
 	r.Method(http.MethodGet, "/exams/{id}/results.csv", c.operator(http.HandlerFunc(c.resultsCSV)))
 	r.Method(http.MethodGet, "/exams/{id}/analysis", c.operator(http.HandlerFunc(c.analysis)))
 	r.Method(http.MethodPost, "/exams/{id}/calibration", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.keepCalibration)))))
+	r.Method(http.MethodPost, "/exams/{id}/calibration/run", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.recalibrate)))))
 	r.Method(http.MethodGet, "/exams/{id}/analysis.{format:csv|xlsx}", c.operator(http.HandlerFunc(c.analysisFile)))
 	r.Method(http.MethodGet, "/api-keys", c.operator(http.HandlerFunc(c.apiKeys)))
 	r.Method(http.MethodPost, "/api-keys", cop.Handler(c.operator(c.checkCSRF(examArea, http.HandlerFunc(c.createAPIKey)))))

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -70,13 +69,10 @@ func (s *server) blobGC(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, apperr.New(apperr.Forbidden, "FORBIDDEN", "only a SUPER_ADMIN may collect blobs"))
 		return
 	}
-	dry := false
-	if v := r.URL.Query().Get("dry_run"); v != "" {
-		var err error
-		if dry, err = strconv.ParseBool(v); err != nil {
-			s.writeError(w, r, respond.InvalidQuery("dry_run must be true or false, got %q", v))
-			return
-		}
+	dry, err := respond.QueryBool(r, "dry_run")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
 	}
 	if s.blobGCFn == nil {
 		s.writeError(w, r, apperr.New(apperr.Conflict, CodeBlobGCUnavailable,

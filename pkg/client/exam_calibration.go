@@ -24,10 +24,19 @@ type ExamCalibration struct {
 	Model    string `json:"model"`
 	Students int    `json:"students"`
 	Note     string `json:"note"`
-	// NoteCode is the note's case: "too_few_students", "too_few_items" or
+	// NoteCode is the note's case: "too_few_students", "too_few_items",
 	// "unbounded" (a question splits the students perfectly: try the
-	// Rasch model); empty with a fit.
+	// Rasch model) or, from LatestExamCalibration before any calibration
+	// finished, "none_yet"; empty with a fit.
 	NoteCode string `json:"note_code"`
+	// StartedAt is when the calibration began reading the answers (it
+	// holds those pushed before), FinishedAt when it ended; nil for
+	// "none_yet".
+	StartedAt  *time.Time `json:"started_at"`
+	FinishedAt *time.Time `json:"finished_at"`
+	// Run is, from LatestExamCalibration, the calibration going on, on any
+	// portal instance; nil when none is.
+	Run *CalibrationRun `json:"run,omitempty"`
 	// LogLikelihood is the marginal log-likelihood at the estimates.
 	LogLikelihood *float64 `json:"log_likelihood"`
 	Iterations    int      `json:"iterations"`
@@ -47,6 +56,28 @@ type ExamCalibration struct {
 	// 0.1.
 	Information []InformationPoint `json:"information"`
 	Skipped     []SkippedQuestion  `json:"skipped"`
+}
+
+// The stages of a calibration going on (CalibrationRun.Stage).
+const (
+	StageReading = "reading"  // reading the answers
+	StageFit     = "fit"      // the fit's iterations
+	StageErrors  = "errors"   // the standard errors
+	StageItemFit = "item-fit" // every question's infit and outfit
+)
+
+// CalibrationRun is how far a calibration going on has got.
+type CalibrationRun struct {
+	StartedAt time.Time `json:"started_at"`
+	// UpdatedAt is when the portal instance running it last wrote this,
+	// every 2 s.
+	UpdatedAt time.Time `json:"updated_at"`
+	// Stage is one of the Stage* constants.
+	Stage string `json:"stage"`
+	// Students is the number of students read so far, Iteration the
+	// fit's iterations done.
+	Students  int `json:"students"`
+	Iteration int `json:"iteration"`
 }
 
 // CalibratedItem is one question of a calibration. A question nobody
@@ -107,12 +138,29 @@ type KeptCalibration struct {
 
 // ExamCalibration calibrates an exam's questions with model, ModelRasch
 // when empty (GET /api/v1/admin/exams/{id}/calibration). Another model is
-// refused with CodeUnknownModel.
+// refused with CodeUnknownModel. One calibration of an exam with a model
+// runs at a time across the portal's instances: a call made while one
+// runs waits for it and gets its result. A national exam's takes a minute
+// or two; LatestExamCalibration follows it.
 func (s *ExamAdminService) ExamCalibration(ctx context.Context, examID, model string) (*ExamCalibration, *Response, error) {
 	id, q, err := calibrationPath(examID, model)
 	if err != nil {
 		return nil, nil, err
 	}
+	return examData[*ExamCalibration](ctx, s.client, http.MethodGet, "admin/exams/"+id+"/calibration", q, nil)
+}
+
+// LatestExamCalibration returns the exam's latest calibration with model
+// that finished, on any portal instance, and the calibration going on, if
+// any, without fitting (GET /api/v1/admin/exams/{id}/calibration?latest=true):
+// poll it to follow a long calibration. Before any finished, NoteCode is
+// "none_yet".
+func (s *ExamAdminService) LatestExamCalibration(ctx context.Context, examID, model string) (*ExamCalibration, *Response, error) {
+	id, q, err := calibrationPath(examID, model)
+	if err != nil {
+		return nil, nil, err
+	}
+	q.Set("latest", "true")
 	return examData[*ExamCalibration](ctx, s.client, http.MethodGet, "admin/exams/"+id+"/calibration", q, nil)
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -74,6 +75,19 @@ type calibrationView struct {
 	Items         []calibratedItemView `json:"items"`
 	Information   []infoPointView      `json:"information"`
 	Skipped       []skippedView        `json:"skipped"`
+	StartedAt     *time.Time           `json:"started_at"`
+	FinishedAt    *time.Time           `json:"finished_at"`
+	// Run is the calibration going on (latest=true only).
+	Run *calibrationRunView `json:"run,omitempty"`
+}
+
+// calibrationRunView is a calibration going on.
+type calibrationRunView struct {
+	StartedAt time.Time `json:"started_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	Stage     string    `json:"stage"`
+	Students  int       `json:"students"`
+	Iteration int       `json:"iteration"`
 }
 
 // newCalibrationView is res as the API answers it.
@@ -103,6 +117,28 @@ func newCalibrationView(res exam.ItemCalibration) calibrationView {
 	for i, s := range res.Skipped {
 		v.Skipped[i] = skippedView{Number: s.Number, QuestionID: s.QuestionID, Pending: s.Pending}
 	}
+	if !res.FinishedAt.IsZero() {
+		v.StartedAt, v.FinishedAt = &res.StartedAt, &res.FinishedAt
+	}
+	return v
+}
+
+// noteNoneYet is the note code of latest=true before any calibration of
+// the exam with the model has finished.
+const noteNoneYet = "none_yet"
+
+// newLatestView is st as the API answers latest=true.
+func newLatestView(e exam.Exam, model irt.Model, st exam.CalibrationState) calibrationView {
+	var v calibrationView
+	if st.Latest != nil {
+		v = newCalibrationView(*st.Latest)
+	} else {
+		v = newCalibrationView(exam.ItemCalibration{ExamID: e.ID, ExamTitle: e.Title, Model: model,
+			Note: "no calibration with this model has finished yet", NoteCode: noteNoneYet})
+	}
+	if r := st.Run; r != nil {
+		v.Run = &calibrationRunView{StartedAt: r.StartedAt, UpdatedAt: r.UpdatedAt, Stage: r.Stage, Students: r.Students, Iteration: r.Iteration}
+	}
 	return v
 }
 
@@ -120,8 +156,20 @@ func calibrationModel(r *http.Request) irt.Model {
 // the questions over every student who took the exam
 // (docs/item-analysis.md), on the scale of the parameters that other
 // exams' calibrations kept with its questions, when it has any (anchors).
+// With latest=true it fits nothing: the latest calibration that finished,
+// on any portal instance, and the run going on, if any.
 func (a *api) examCalibration(w http.ResponseWriter, r *http.Request) {
-	res, err := a.svc.Calibrate(r.Context(), chi.URLParam(r, "id"), calibrationModel(r))
+	id, model := chi.URLParam(r, "id"), calibrationModel(r)
+	latest, err := respond.QueryBool(r, "latest")
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	if latest {
+		a.latestCalibration(w, r, id, model)
+		return
+	}
+	res, err := a.svc.Calibrate(r.Context(), id, model)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -142,4 +190,19 @@ func (a *api) keepCalibration(w http.ResponseWriter, r *http.Request) {
 		calibrationView
 		Kept int `json:"kept"`
 	}{newCalibrationView(res), kept})
+}
+
+// latestCalibration answers GET .../calibration?latest=true.
+func (a *api) latestCalibration(w http.ResponseWriter, r *http.Request, id string, model irt.Model) {
+	st, err := a.svc.LatestCalibration(r.Context(), id, model)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	e, err := a.svc.GetExam(r.Context(), id)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	respond.Data(w, http.StatusOK, newLatestView(e, model, st))
 }

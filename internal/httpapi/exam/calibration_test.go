@@ -23,9 +23,23 @@ func TestExamCalibration(t *testing.T) {
 		lab := h.NewLabServer("LAB-01", httpapitest.NPSNA)
 		path := "/api/v1/admin/exams/" + examID + "/calibration"
 		none := h.Op("GET", path, nil).Expect(200).M()["data"].(map[string]any)
-		if none["students"].(float64) != 0 || none["note"] == "" || len(none["items"].([]any)) != 0 || none["log_likelihood"] != nil {
+		if none["students"].(float64) != 0 || none["note"] == "" || len(none["items"].([]any)) != 0 || none["log_likelihood"] != nil ||
+			none["started_at"] == nil || none["finished_at"] == nil {
 			t.Fatalf("before any push: %v", none)
 		}
+		// latest=true fits nothing: the calibration just made, and none
+		// yet with the other model; no run goes on.
+		latest := h.Op("GET", path+"?latest=true", nil).Expect(200).M()["data"].(map[string]any)
+		if latest["note_code"] != none["note_code"] || latest["finished_at"] != none["finished_at"] || latest["started_at"] != none["started_at"] || latest["run"] != nil {
+			t.Fatalf("latest: %v, made: %v", latest, none)
+		}
+		noneYet := h.Op("GET", path+"?model=2pl&latest=1", nil).Expect(200).M()["data"].(map[string]any)
+		if noneYet["note_code"] != "none_yet" || noneYet["model"] != "2pl" || noneYet["started_at"] != nil || noneYet["finished_at"] != nil || len(noneYet["items"].([]any)) != 0 {
+			t.Fatalf("latest 2pl before any: %v", noneYet)
+		}
+		h.Op("GET", path+"?latest=soon", nil).ExpectError(400, "INVALID_QUERY")
+		h.Op("GET", path+"?latest=true&model=3pl", nil).ExpectError(400, "UNKNOWN_MODEL")
+		h.Op("GET", "/api/v1/admin/exams/no-such-exam/calibration?latest=true", nil).ExpectError(404, "NOT_FOUND")
 
 		// Each student's answers to q1 to q4: right (1), wrong (0), partly
 		// right (p, q2 only: wrong here), blank (-).
@@ -80,6 +94,9 @@ func TestExamCalibration(t *testing.T) {
 		two := h.Op("GET", path+"?model=2pl", nil).Expect(200).M()["data"].(map[string]any)
 		if two["model"] != "2pl" || len(two["items"].([]any)) != 0 || !strings.Contains(two["note"].(string), "Rasch") || two["note_code"] != "unbounded" || two["log_likelihood"] != nil {
 			t.Fatalf("2pl: %v", two)
+		}
+		if l := h.Op("GET", path+"?model=2pl&latest=true", nil).Expect(200).M()["data"].(map[string]any); l["note_code"] != "unbounded" || l["finished_at"] != two["finished_at"] {
+			t.Fatalf("latest 2pl: %v", l)
 		}
 		h.Op("GET", path+"?model=3pl", nil).ExpectError(400, "UNKNOWN_MODEL")
 		h.Op("GET", "/api/v1/admin/exams/no-such-exam/calibration", nil).ExpectError(404, "NOT_FOUND")

@@ -122,6 +122,21 @@ func InvalidQuery(format string, args ...any) error {
 	return apperr.Errorf(apperr.Invalid, CodeInvalidQuery, format, args...)
 }
 
+// QueryBool reads the optional boolean query parameter key: false when
+// absent, an INVALID_QUERY error when it is not true or false (or 1, 0, t,
+// f, as strconv.ParseBool reads).
+func QueryBool(r *http.Request, key string) (bool, error) {
+	v := strings.TrimSpace(r.URL.Query().Get(key))
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, InvalidQuery("%s must be true or false, got %q", key, v)
+	}
+	return b, nil
+}
+
 // InvalidJSON returns a 400 INVALID_JSON error.
 func InvalidJSON(format string, args ...any) error {
 	return apperr.Errorf(apperr.Invalid, CodeInvalidJSON, format, args...)
