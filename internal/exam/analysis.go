@@ -81,7 +81,7 @@ func (s *Service) ItemAnalysis(ctx context.Context, examID string, f AnalysisFil
 		return ItemAnalysis{}, err
 	}
 	q := AnswerQuery{ExamID: examID, NPSN: f.NPSN}
-	students, pending, err := s.countPending(ctx, q, sc, in)
+	pending, err := s.pendingGrades(ctx, q, sc, in)
 	if err != nil {
 		return ItemAnalysis{}, fmt.Errorf("item analysis: %w", err)
 	}
@@ -94,6 +94,10 @@ func (s *Service) ItemAnalysis(ctx context.Context, examID string, f AnalysisFil
 		items[i] = analysisItem(qn.Question)
 	}
 	if len(items) == 0 {
+		students, err := s.walkStudents(ctx, q, in, index, func() {}, func(int, Answer) {}, func() error { return nil })
+		if err != nil {
+			return ItemAnalysis{}, fmt.Errorf("item analysis: %w", err)
+		}
 		res.Report = itemanalysis.Report{Students: students, Items: []itemanalysis.ItemReport{}, Scores: itemanalysis.Distribution{Histogram: []itemanalysis.Bin{}}}
 		return res, nil
 	}
@@ -102,7 +106,7 @@ func (s *Service) ItemAnalysis(ctx context.Context, examID string, f AnalysisFil
 		return ItemAnalysis{}, fmt.Errorf("item analysis: %w", err)
 	}
 	var answers []itemanalysis.Answer
-	err = s.walkStudents(ctx, q, in, index, func() {
+	_, err = s.walkStudents(ctx, q, in, index, func() {
 		answers = make([]itemanalysis.Answer, len(items))
 		for i := range answers {
 			answers[i].Omitted = true
@@ -117,27 +121,23 @@ func (s *Service) ItemAnalysis(ctx context.Context, examID string, f AnalysisFil
 	return res, nil
 }
 
-// countPending walks the answers of q of the students that in selects and
-// returns how many students have an answer, and per question the answers
-// still waiting for a grader.
-func (s *Service) countPending(ctx context.Context, q AnswerQuery, sc scorer, in func(string) bool) (students int, pending map[string]int, err error) {
-	pending = map[string]int{}
-	last := ""
-	err = s.walkAnswers(ctx, q, func(a Answer) error {
-		if !in(a.MemberID) {
-			return nil
-		}
-		if a.MemberID != last {
-			students, last = students+1, a.MemberID
-		}
-		if strings.TrimSpace(a.Answer) != "" {
+// pendingGrades returns, per question, the answers of q of the students
+// that in selects still waiting for a grader. It reads the answers only
+// when the exam has a question a grader scores.
+func (s *Service) pendingGrades(ctx context.Context, q AnswerQuery, sc scorer, in func(string) bool) (map[string]int, error) {
+	pending := map[string]int{}
+	if !sc.key.anyGraded() {
+		return pending, nil
+	}
+	err := s.walkAnswers(ctx, q, func(a Answer) error {
+		if in(a.MemberID) && strings.TrimSpace(a.Answer) != "" {
 			if _, ok := sc.key[a.QuestionID]; ok && !sc.score(a).Graded {
 				pending[a.QuestionID]++
 			}
 		}
 		return nil
 	})
-	return students, pending, err
+	return pending, err
 }
 
 // questionsToAnalyse returns the questions of e an analysis or a
@@ -163,9 +163,9 @@ func questionsToAnalyse(e Exam, pending map[string]int) (qs []AnalysedQuestion, 
 // blank to a question of index (with its position), end after the
 // student's last answer.
 func (s *Service) walkStudents(ctx context.Context, q AnswerQuery, in func(string) bool, index map[string]int,
-	begin func(), add func(i int, a Answer), end func() error) error {
+	begin func(), add func(i int, a Answer), end func() error) (students int, err error) {
 	member := ""
-	err := s.walkAnswers(ctx, q, func(a Answer) error {
+	err = s.walkAnswers(ctx, q, func(a Answer) error {
 		if !in(a.MemberID) {
 			return nil
 		}
@@ -175,7 +175,7 @@ func (s *Service) walkStudents(ctx context.Context, q AnswerQuery, in func(strin
 					return err
 				}
 			}
-			member = a.MemberID
+			member, students = a.MemberID, students+1
 			begin()
 		}
 		if i, ok := index[a.QuestionID]; ok && strings.TrimSpace(a.Answer) != "" {
@@ -186,7 +186,7 @@ func (s *Service) walkStudents(ctx context.Context, q AnswerQuery, in func(strin
 	if err == nil && member != "" {
 		err = end()
 	}
-	return err
+	return students, err
 }
 
 // analysisMembers returns whether a member is among f's students. A school

@@ -50,6 +50,16 @@ type AnswerPage struct {
 // answerKey scores the answers of one exam.
 type answerKey map[string]Question
 
+// anyGraded reports whether a grader scores any of the questions.
+func (k answerKey) anyGraded() bool {
+	for _, q := range k {
+		if graded(q) {
+			return true
+		}
+	}
+	return false
+}
+
 // gradeKey names the grade of one answer of an exam: (member, question).
 type gradeKey struct{ member, question string }
 

@@ -288,16 +288,16 @@ func (s *Service) calibrate(ctx context.Context, examID string, model irt.Model,
 	}
 	all := func(string) bool { return true }
 	q := AnswerQuery{ExamID: examID}
-	students, pending, err := s.countPending(ctx, q, sc, all)
+	pending, err := s.pendingGrades(ctx, q, sc, all)
 	if err != nil {
 		return ItemCalibration{}, fmt.Errorf("calibrate: %w", err)
 	}
-	res := ItemCalibration{ExamID: e.ID, ExamTitle: e.Title, Model: model, Students: students}
+	res := ItemCalibration{ExamID: e.ID, ExamTitle: e.Title, Model: model}
 	var index map[string]int
 	res.Questions, index, res.Skipped = questionsToAnalyse(e, pending)
 	data := irt.NewResponses(len(res.Questions))
 	var row []int8
-	err = s.walkStudents(ctx, q, all, index, func() {
+	res.Students, err = s.walkStudents(ctx, q, all, index, func() {
 		row = make([]int8, len(res.Questions))
 		for i := range row {
 			row[i] = irt.Missing
