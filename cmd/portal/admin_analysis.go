@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/seedhq/portal/internal/itemanalysis"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -83,13 +84,8 @@ func skipReason(s client.SkippedQuestion) string {
 	return "worth no points"
 }
 
-// figure prints a statistic to two decimals, "-" when undefined.
-func figure(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f", *v)
-}
+// figure prints a statistic (itemanalysis.Figure), "-" when undefined.
+func figure(v *float64) string { return itemanalysis.Figure(v, "-") }
 
 // dash prints s, "-" when empty.
 func dash(s string) string {

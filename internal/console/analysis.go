@@ -288,16 +288,8 @@ func optionBars(it itemanalysis.ItemReport) []optionBar {
 	return bars
 }
 
-// figure prints a statistic to two decimals, "–" when undefined.
-func figure(v *float64) string {
-	if v == nil {
-		return "–"
-	}
-	if f := strconv.FormatFloat(*v, 'f', 2, 64); f != "-0.00" {
-		return f
-	}
-	return "0.00"
-}
+// figure prints a statistic (itemanalysis.Figure), "–" when undefined.
+func figure(v *float64) string { return itemanalysis.Figure(v, "–") }
 
 // number prints v as figure does.
 func number(v float64) string { return figure(&v) }

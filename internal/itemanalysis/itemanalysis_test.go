@@ -382,3 +382,20 @@ func TestRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestFigure: two decimals, rounded; a tiny negative is 0.00, never
+// -0.00; nil is the caller's dash.
+func TestFigure(t *testing.T) {
+	v := func(f float64) *float64 { return &f }
+	for _, tc := range []struct {
+		v    *float64
+		want string
+	}{
+		{v(0.456), "0.46"}, {v(-0.454), "-0.45"}, {v(-0.004), "0.00"}, {v(math.Copysign(0, -1)), "0.00"},
+		{v(0.004), "0.00"}, {v(16.3649), "16.36"}, {nil, "–"},
+	} {
+		if got := itemanalysis.Figure(tc.v, "–"); got != tc.want {
+			t.Errorf("Figure(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package itemanalysis
 import (
 	"math"
 	"slices"
+	"strconv"
 )
 
 // GroupShare is the share of the students, by total score, in each of the
@@ -427,3 +428,16 @@ func variance(n, sum, sum2 float64) float64 {
 func clamp(r float64) float64 { return math.Max(-1, math.Min(1, r)) }
 
 func ptr(v float64) *float64 { return &v }
+
+// Figure prints a statistic for people: two decimals, never a negative
+// zero (a tiny negative discrimination is 0.00, not -0.00), and none when
+// it is undefined (nil).
+func Figure(v *float64, none string) string {
+	if v == nil {
+		return none
+	}
+	if f := strconv.FormatFloat(*v, 'f', 2, 64); f != "-0.00" {
+		return f
+	}
+	return "0.00"
+}
