@@ -1,7 +1,6 @@
 package console
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -229,19 +228,13 @@ func (c *console) keepCalibration(w http.ResponseWriter, r *http.Request) {
 func (c *console) analysisFile(w http.ResponseWriter, r *http.Request) {
 	format := analysissheet.Format(chi.URLParam(r, "format"))
 	res, err := c.exam.ItemAnalysis(r.Context(), chi.URLParam(r, "id"), analysisFilter(r))
-	var buf bytes.Buffer
 	if err == nil {
-		err = analysissheet.Write(&buf, res, format, language(r))
+		err = analysissheet.Download(w, res, format, language(r))
 	}
 	if err != nil {
 		v := c.examView(r)
 		c.render(w, r, "analysis", c.showError(&v, err), v)
-		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", analysissheet.ContentType(format))
-	h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", analysissheet.FileName(res, format)))
-	w.Write(buf.Bytes())
 }
 
 // analysisFilter reads the page's filter: npsn, kelas, academic_year and

@@ -6,11 +6,13 @@
 package analysissheet
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,8 +32,25 @@ const (
 	XLSX Format = "xlsx"
 )
 
-// ContentType returns the media type of format.
-func ContentType(f Format) string {
+// Download writes a's table in format f and language lang as the answer
+// to a download: the whole file, its media type, and a file name
+// (FileName) as an attachment, not kept by caches. On an error nothing is
+// written, so the caller can answer with it.
+func Download(w http.ResponseWriter, a exam.ItemAnalysis, f Format, lang string) error {
+	var buf bytes.Buffer
+	if err := Write(&buf, a, f, lang); err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", contentType(f))
+	h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", FileName(a, f)))
+	h.Set("Cache-Control", "no-store")
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// contentType returns the media type of format.
+func contentType(f Format) string {
 	if f == XLSX {
 		return "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 	}

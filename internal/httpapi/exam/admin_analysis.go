@@ -1,8 +1,6 @@
 package exam
 
 import (
-	"bytes"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -58,16 +56,9 @@ func (a *api) examAnalysis(w http.ResponseWriter, r *http.Request) {
 		if lang == "" {
 			lang = "id"
 		}
-		var buf bytes.Buffer
-		if err := analysissheet.Write(&buf, res, format, lang); err != nil {
+		if err := analysissheet.Download(w, res, format, lang); err != nil {
 			a.writeError(w, r, err)
-			return
 		}
-		h := w.Header()
-		h.Set("Content-Type", analysissheet.ContentType(format))
-		h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", analysissheet.FileName(res, format)))
-		h.Set("Cache-Control", "no-store")
-		w.Write(buf.Bytes())
 		return
 	}
 	items := make([]analysedItemView, len(res.Report.Items))

@@ -75,62 +75,34 @@ func findOrInstallAxe() (string, error) {
 		}
 		return string(b), nil
 	}
-	cache, err := os.UserCacheDir()
+	prefix, err := testkit.CachedTool("axe-core-"+AxeVersion, installAxe)
 	if err != nil {
-		return "", fmt.Errorf("no cache directory to install axe-core into: %w", err)
-	}
-	dir := filepath.Join(cache, "seedhq-portal", "tools")
-	prefix := filepath.Join(dir, "axe-core-"+AxeVersion)
-	script := filepath.Join(prefix, "node_modules", "axe-core", "axe.min.js")
-	if b, err := os.ReadFile(script); err == nil {
-		return string(b), nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("install axe-core: %w", err)
-	}
-	unlock, err := testkit.LockFile(filepath.Join(dir, "axe-core-"+AxeVersion+".lock"))
-	if err != nil {
-		return "", fmt.Errorf("install axe-core: %w", err)
-	}
-	defer unlock()
-	if b, err := os.ReadFile(script); err == nil {
-		return string(b), nil
-	}
-	if err := installAxe(dir, prefix); err != nil {
 		return "", err
 	}
-	b, err := os.ReadFile(script)
+	b, err := os.ReadFile(filepath.Join(prefix, "node_modules", "axe-core", "axe.min.js"))
 	if err != nil {
 		return "", fmt.Errorf("install axe-core: %w", err)
 	}
 	return string(b), nil
 }
 
-// installAxe installs axe-core AxeVersion with npm into a temporary prefix
-// in dir and renames it to prefix, so that prefix is whole or absent.
-func installAxe(dir, prefix string) error {
+// installAxe installs axe-core AxeVersion with npm into the prefix tmp and
+// returns it.
+func installAxe(tmp string) (string, error) {
 	npm, err := exec.LookPath("npm")
 	if err != nil {
-		return fmt.Errorf("no npm on PATH: %w", err)
+		return "", fmt.Errorf("no npm on PATH: %w", err)
 	}
-	tmp, err := os.MkdirTemp(dir, "install-axe-")
-	if err != nil {
-		return fmt.Errorf("install axe-core: %w", err)
-	}
-	defer os.RemoveAll(tmp)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", tmp, "--no-save", "--no-audit", "--no-fund",
 		"--ignore-scripts", "axe-core@"+AxeVersion)
 	cmd.Dir = tmp
-	fmt.Fprintf(os.Stderr, "browsertest: npm install axe-core@%s into %s (once per machine)\n", AxeVersion, dir)
+	fmt.Fprintf(os.Stderr, "browsertest: npm install axe-core@%s into the user's cache (once per machine)\n", AxeVersion)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("npm install axe-core@%s: %w\n%s", AxeVersion, err, out)
+		return "", fmt.Errorf("npm install axe-core@%s: %w\n%s", AxeVersion, err, out)
 	}
-	if err := os.Rename(tmp, prefix); err != nil {
-		return fmt.Errorf("install axe-core: %w", err)
-	}
-	return nil
+	return tmp, nil
 }
 
 // Axe audits the page open in ctx (a chromedp browser tab) with axe-core's

@@ -99,60 +99,31 @@ func findOrInstall() (string, error) {
 			return p, nil
 		}
 	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("no cache directory to install versitygw into: %w", err)
-	}
-	dir := filepath.Join(cache, "seedhq-portal", "tools")
-	p := filepath.Join(dir, binaryName)
-	if _, err := os.Stat(p); err == nil {
-		return p, nil
-	}
-	if testing.Short() {
-		return "", errShort
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("install versitygw: %w", err)
-	}
-	// One install at a time on the machine (test packages run in
-	// parallel): the others wait here and find it done.
-	unlock, err := testkit.LockFile(filepath.Join(dir, binaryName+".lock"))
-	if err != nil {
-		return "", fmt.Errorf("install versitygw: %w", err)
-	}
-	defer unlock()
-	if _, err := os.Stat(p); err == nil {
-		return p, nil
-	}
-	return p, install(dir, p)
+	return testkit.CachedTool(binaryName, func(tmp string) (string, error) {
+		if testing.Short() {
+			return "", errShort
+		}
+		return install(tmp)
+	})
 }
 
-// install builds versitygw into a temporary GOBIN in dir and renames it to
-// p, so that p is whole or absent.
-func install(dir, p string) error {
+// install builds versitygw into tmp and returns its path.
+func install(tmp string) (string, error) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		return fmt.Errorf("install versitygw: no go command on PATH: %w", err)
+		return "", fmt.Errorf("install versitygw: no go command on PATH: %w", err)
 	}
-	tmp, err := os.MkdirTemp(dir, "install-")
-	if err != nil {
-		return fmt.Errorf("install versitygw: %w", err)
-	}
-	defer os.RemoveAll(tmp)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, goBin, "install", Package+"@"+Version)
 	cmd.Dir = tmp // outside any module: the version is the module proxy's
 	// Built for this machine, whatever the test run cross-builds.
 	cmd.Env = append(os.Environ(), "GOBIN="+tmp, "GOOS=", "GOARCH=", "CGO_ENABLED=0", "GOWORK=off")
-	fmt.Fprintf(os.Stderr, "s3server: go install %s@%s into %s (once per machine; about a minute and a half)\n", Package, Version, dir)
+	fmt.Fprintf(os.Stderr, "s3server: go install %s@%s into the user's cache (once per machine; about a minute and a half)\n", Package, Version)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go install %s@%s: %w\n%s", Package, Version, err, out)
+		return "", fmt.Errorf("go install %s@%s: %w\n%s", Package, Version, err, out)
 	}
-	if err := os.Rename(filepath.Join(tmp, "versitygw"), p); err != nil {
-		return fmt.Errorf("install versitygw: %w", err)
-	}
-	return nil
+	return filepath.Join(tmp, "versitygw"), nil
 }
 
 // moduleRoot is the directory of this module's go.mod, above the working
