@@ -76,11 +76,11 @@ func (s *Service) ItemAnalysis(ctx context.Context, examID string, f AnalysisFil
 	if err != nil {
 		return ItemAnalysis{}, fmt.Errorf("item analysis: %w", err)
 	}
-	in, err := s.analysisMembers(ctx, f)
+	q := AnswerQuery{ExamID: examID, NPSN: f.NPSN}
+	in, err := s.analysisMembers(ctx, f, &q)
 	if err != nil {
 		return ItemAnalysis{}, err
 	}
-	q := AnswerQuery{ExamID: examID, NPSN: f.NPSN}
 	pending, err := s.pendingGrades(ctx, q, sc, in)
 	if err != nil {
 		return ItemAnalysis{}, fmt.Errorf("item analysis: %w", err)
@@ -190,10 +190,10 @@ func (s *Service) walkStudents(ctx context.Context, q AnswerQuery, in func(strin
 }
 
 // analysisMembers returns whether a member is among f's students. A school
-// filter is applied by the answer query itself; a class, year or region
-// filter needs the matching members of the school (or of every school, or
-// of the region's schools).
-func (s *Service) analysisMembers(ctx context.Context, f AnalysisFilter) (func(string) bool, error) {
+// filter is applied by the answer query q itself, and so is a region's
+// (q.NPSNs, its schools); a class or year filter needs the matching
+// members of the school (or of every school, or of the region's schools).
+func (s *Service) analysisMembers(ctx context.Context, f AnalysisFilter, q *AnswerQuery) (func(string) bool, error) {
 	if f.NPSN != "" {
 		_, n, err := s.store.ListMembers(ctx, MemberFilter{NPSN: f.NPSN, Limit: 1})
 		if err != nil {
@@ -212,14 +212,17 @@ func (s *Service) analysisMembers(ctx context.Context, f AnalysisFilter) (func(s
 			return nil, ErrUnknownAcademicYear
 		}
 	}
+	all := func(string) bool { return true }
 	schools := []string{f.NPSN}
 	if f.Region != "" {
 		var err error
 		if schools, err = s.regionSchools(ctx, f.Region, f.NPSN); err != nil {
 			return nil, err
 		}
-	} else if f.Kelas == "" && f.AcademicYear == "" {
-		return func(string) bool { return true }, nil
+		q.NPSNs = schools
+	}
+	if f.Kelas == "" && f.AcademicYear == "" {
+		return all, nil
 	}
 	set := map[string]bool{}
 	for _, npsn := range schools {

@@ -221,6 +221,9 @@ type AnswerQuery struct {
 	ExamID   string
 	MemberID string // only this member's answers, when set
 	NPSN     string // only the answers of this school's members, when set
+	// NPSNs, when set, keeps only the answers of the members of these
+	// schools (a region's), besides the filters above.
+	NPSNs []string
 	// AfterMember and AfterQuestion resume a walk: only the answers after
 	// (AfterMember, AfterQuestion), when AfterMember is set.
 	AfterMember, AfterQuestion string

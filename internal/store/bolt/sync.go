@@ -134,7 +134,7 @@ func (s *Store) ListAnswers(ctx context.Context, q exam.AnswerQuery) ([]exam.Ans
 // CountAnswers returns the number of answers matching q's filters.
 func (s *Store) CountAnswers(ctx context.Context, q exam.AnswerQuery) (int, error) {
 	n := 0
-	filters := exam.AnswerQuery{ExamID: q.ExamID, MemberID: q.MemberID, NPSN: q.NPSN}
+	filters := exam.AnswerQuery{ExamID: q.ExamID, MemberID: q.MemberID, NPSN: q.NPSN, NPSNs: q.NPSNs}
 	err := s.view(ctx, "count answers", func(tx *bbolt.Tx) error {
 		return scanAnswers(tx, filters, func(exam.Answer) bool { n++; return true })
 	})
@@ -142,21 +142,18 @@ func (s *Store) CountAnswers(ctx context.Context, q exam.AnswerQuery) (int, erro
 }
 
 // scanAnswers calls fn for each answer matching q's filters after q's
-// cursor, in key order, until fn returns false. The school filter reads the
-// school's member ids first (one school's roster).
+// cursor, in key order, until fn returns false. The school filters read the
+// schools' member ids first (their rosters).
 func scanAnswers(tx *bbolt.Tx, q exam.AnswerQuery, fn func(exam.Answer) bool) error {
-	var school map[string]bool
+	var school, schools map[string]bool
+	var err error
 	if q.NPSN != "" {
-		school = map[string]bool{}
-		err := scanPrefix(tx.Bucket(bucketMembersBySchool), tuple(q.NPSN), func(k, _ []byte) (bool, error) {
-			ids, err := parts(k)
-			if err != nil || len(ids) != 3 {
-				return false, fmt.Errorf("malformed member index key %q: %v", k, err)
-			}
-			school[ids[2]] = true
-			return true, nil
-		})
-		if err != nil {
+		if school, err = rosters(tx, q.NPSN); err != nil {
+			return err
+		}
+	}
+	if q.NPSNs != nil {
+		if schools, err = rosters(tx, q.NPSNs...); err != nil {
 			return err
 		}
 	}
@@ -184,7 +181,7 @@ func scanAnswers(tx *bbolt.Tx, q exam.AnswerQuery, fn func(exam.Answer) bool) er
 		if len(ids) != 3 {
 			return fmt.Errorf("malformed answer key %q", k)
 		}
-		if school != nil && !school[ids[1]] {
+		if (school != nil && !school[ids[1]]) || (schools != nil && !schools[ids[1]]) {
 			continue
 		}
 		var rec answerRecord
@@ -264,4 +261,23 @@ func (s *Store) ListSyncLogs(ctx context.Context, f exam.SyncLogFilter) ([]exam.
 		return nil, err
 	}
 	return out, nil
+}
+
+// rosters returns the ids of the members of the schools.
+func rosters(tx *bbolt.Tx, npsns ...string) (map[string]bool, error) {
+	ids := map[string]bool{}
+	for _, npsn := range npsns {
+		err := scanPrefix(tx.Bucket(bucketMembersBySchool), tuple(npsn), func(k, _ []byte) (bool, error) {
+			p, err := parts(k)
+			if err != nil || len(p) != 3 {
+				return false, fmt.Errorf("malformed member index key %q: %v", k, err)
+			}
+			ids[p[2]] = true
+			return true, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
 }

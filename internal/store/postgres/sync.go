@@ -291,6 +291,10 @@ func answerFilters(q exam.AnswerQuery) (string, []any) {
 		args = append(args, q.NPSN)
 		where += fmt.Sprintf(" AND member_id IN (SELECT id FROM members WHERE npsn = $%d)", len(args))
 	}
+	if q.NPSNs != nil {
+		args = append(args, q.NPSNs)
+		where += fmt.Sprintf(" AND member_id IN (SELECT id FROM members WHERE npsn = ANY($%d))", len(args))
+	}
 	return where, args
 }
 

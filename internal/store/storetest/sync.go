@@ -310,6 +310,11 @@ func testListAnswersQuery(t *testing.T, s Store) {
 		{"school", exam.AnswerQuery{ExamID: "exam-1", NPSN: npsnA}, keep(func(a exam.Answer) bool { return a.MemberID == "m-a1" || a.MemberID == "m-a2" })},
 		{"school and member of another school", exam.AnswerQuery{ExamID: "exam-1", NPSN: npsnA, MemberID: "m-b1"}, nil},
 		{"unknown school", exam.AnswerQuery{ExamID: "exam-1", NPSN: "99999999"}, nil},
+		{"schools", exam.AnswerQuery{ExamID: "exam-1", NPSNs: []string{npsnB, "99999999"}}, keep(func(a exam.Answer) bool { return a.MemberID == "m-b1" })},
+		{"both schools", exam.AnswerQuery{ExamID: "exam-1", NPSNs: []string{npsnA, npsnB}}, keep(func(a exam.Answer) bool { return a.MemberID != "m-x" })},
+		{"no school", exam.AnswerQuery{ExamID: "exam-1", NPSNs: []string{}}, nil},
+		{"a school among schools", exam.AnswerQuery{ExamID: "exam-1", NPSN: npsnA, NPSNs: []string{npsnA, npsnB}}, keep(func(a exam.Answer) bool { return a.MemberID == "m-a1" || a.MemberID == "m-a2" })},
+		{"a school not among schools", exam.AnswerQuery{ExamID: "exam-1", NPSN: npsnA, NPSNs: []string{npsnB}}, nil},
 		{"unknown exam", exam.AnswerQuery{ExamID: "exam-9"}, nil},
 	} {
 		got := list(c.q)
