@@ -95,6 +95,7 @@ func TestThreePortals(t *testing.T) {
 	t.Run("same push to every portal at once", func(t *testing.T) { checkConcurrentPush(t, ps, s) })
 	t.Run("exam edited through another portal", func(t *testing.T) { checkExamEditSeen(t, ps, s) })
 	t.Run("orders on every portal at once", func(t *testing.T) { checkConcurrentOrders(t, fleet) })
+	t.Run("a calibration made through one portal is every portal's latest", func(t *testing.T) { checkSharedCalibration(t, ps, s) })
 	// Last: it blocks the operator's sign-in from this address.
 	t.Run("operator sign-in throttled across portals", func(t *testing.T) { checkSharedLoginThrottle(t, ps, password) })
 }
@@ -161,6 +162,30 @@ func checkConcurrentPush(t *testing.T, ps []*portalProc, s *scenario) {
 	}
 	if resp.Total != 2 || answers[0].QuestionID != "q1" || answers[0].Answer != "b" || answers[0].SyncID != receipts[0].SyncID {
 		t.Errorf("budi's answers after the push: %s (total %d), want q1 = b from %s", jsonString(answers), resp.Total, receipts[0].SyncID)
+	}
+}
+
+// checkSharedCalibration: a calibration made through one portal is kept
+// in the database, and the others show it as the latest, without fitting.
+func checkSharedCalibration(t *testing.T, ps []*portalProc, s *scenario) {
+	ctx := t.Context()
+	clients := make([]*client.Client, len(ps))
+	for i, p := range ps {
+		var err error
+		if clients[i], err = client.NewClient(p.URL, client.WithToken(s.operator.Token())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	made, _, err := clients[0].Exam.Admin.ExamCalibration(ctx, s.examID, client.ModelRasch)
+	if err != nil || made.FinishedAt == nil {
+		t.Fatalf("a calibration through portal 0: %+v, %v", made, err)
+	}
+	for i, c := range clients[1:] {
+		latest, _, err := c.Exam.Admin.LatestExamCalibration(ctx, s.examID, client.ModelRasch)
+		if err != nil || latest.FinishedAt == nil || !latest.FinishedAt.Equal(*made.FinishedAt) || latest.Students != made.Students ||
+			latest.NoteCode != made.NoteCode || len(latest.Items) != len(made.Items) || latest.Run != nil {
+			t.Errorf("portal %d's latest: %s, %v; want portal 0's %s", i+1, jsonString(latest), err, jsonString(made))
+		}
 	}
 }
 
