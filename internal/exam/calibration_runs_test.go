@@ -55,7 +55,7 @@ func TestLatestCalibration(t *testing.T) {
 	if err != nil || empty.NoteCode != exam.NoteTooFewStudents || empty.StartedAt.IsZero() || empty.FinishedAt.Before(empty.StartedAt) {
 		t.Fatalf("before any answer: %+v, %v", empty, err)
 	}
-	takeLSAT(t, svc, store, e, 0, []string{"q1", "q2", "q3", "q4", "q5"}, nil)
+	takeLSAT(t, store, e, 0, []string{"q1", "q2", "q3", "q4", "q5"}, nil)
 	if st, err := svc.LatestCalibration(ctx, e.ID, irt.Rasch); err != nil || st.Latest == nil || st.Latest.NoteCode != exam.NoteTooFewStudents {
 		t.Fatalf("the latest is the one before the answers: %+v, %v", st, err)
 	}
@@ -142,7 +142,7 @@ func TestCalibrateSharedAcrossPortals(t *testing.T) {
 	}
 	e := lsatExam(t, b, "LSAT")
 	close(gateA.release)
-	takeLSAT(t, a, storeA, e, 0, []string{"q1", "q2", "q3", "q4", "q5"}, nil)
+	takeLSAT(t, storeA, e, 0, []string{"q1", "q2", "q3", "q4", "q5"}, nil)
 	gateA.release = make(chan struct{})
 	gateA.calls.Store(0)
 
