@@ -17,8 +17,8 @@ import (
 	"github.com/seedhq/portal/internal/blobstore"
 	"github.com/seedhq/portal/internal/blobstore/s3"
 	"github.com/seedhq/portal/internal/store/bolt"
-	"github.com/seedhq/portal/internal/store/pgtest"
 	"github.com/seedhq/portal/internal/store/postgres"
+	"github.com/seedhq/portal/internal/store/postgres/postgrestest"
 	"github.com/seedhq/portal/internal/testkit"
 	"github.com/seedhq/portal/internal/testkit/s3server"
 )
@@ -45,18 +45,7 @@ func openBolt(t *testing.T) *bolt.Store {
 }
 
 // openPostgres returns a migrated store on a fresh database.
-func openPostgres(t *testing.T) *postgres.Store {
-	t.Helper()
-	st, err := postgres.Open(context.Background(), pgtest.NewDatabase(t))
-	if err != nil {
-		t.Fatalf("open postgres: %v", err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(context.Background()); err != nil {
-		t.Fatalf("migrate: %v", err)
-	}
-	return st
-}
+func openPostgres(t *testing.T) *postgres.Store { return postgrestest.Open(t) }
 
 // backends runs fn on the portal's own stores (bbolt, PostgreSQL) and on
 // versitygw (with the marks in bbolt).

@@ -44,8 +44,7 @@ import (
 	"github.com/seedhq/portal/internal/ordering/challenge"
 	"github.com/seedhq/portal/internal/password"
 	"github.com/seedhq/portal/internal/store/bolt"
-	"github.com/seedhq/portal/internal/store/pgtest"
-	"github.com/seedhq/portal/internal/store/postgres"
+	"github.com/seedhq/portal/internal/store/postgres/postgrestest"
 	"github.com/seedhq/portal/internal/testkit"
 	"github.com/seedhq/portal/internal/testkit/browsertest"
 	"github.com/seedhq/portal/internal/webhook"
@@ -95,16 +94,7 @@ var storeKinds = []string{"bolt", "postgres"}
 func openStore(t *testing.T, kind string) testStore {
 	t.Helper()
 	if kind == "postgres" {
-		ctx := context.Background()
-		st, err := postgres.Open(ctx, pgtest.NewDatabase(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		if err := st.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return st
+		return postgrestest.Open(t)
 	}
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "portal.db"), bolt.WithNoSync())
 	if err != nil {

@@ -1,7 +1,6 @@
 package exam_test
 
 import (
-	"context"
 	"errors"
 	"log/slog"
 	"path/filepath"
@@ -17,7 +16,7 @@ import (
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/store/bolt"
 	"github.com/seedhq/portal/internal/store/pgtest"
-	"github.com/seedhq/portal/internal/store/postgres"
+	"github.com/seedhq/portal/internal/store/postgres/postgrestest"
 	"github.com/seedhq/portal/internal/testkit"
 	"github.com/seedhq/portal/internal/testkit/s3server"
 )
@@ -159,14 +158,7 @@ func TestExamBlobsGarbageCollected(t *testing.T) {
 	})
 	t.Run("postgres", func(t *testing.T) {
 		url := pgtest.NewDatabase(t)
-		st, err := postgres.Open(context.Background(), url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		if err := st.Migrate(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+		st := postgrestest.OpenURL(t, url)
 		run(t, st, st.Blobs(), func() {
 			conn, err := pgx.Connect(t.Context(), url)
 			if err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/seedhq/portal/internal/exam"
 	"github.com/seedhq/portal/internal/irt"
 	"github.com/seedhq/portal/internal/store/pgtest"
-	"github.com/seedhq/portal/internal/store/postgres"
+	"github.com/seedhq/portal/internal/store/postgres/postgrestest"
 )
 
 // lsatExam creates an exam of five choice questions whose key is "a", for
@@ -117,18 +117,7 @@ func TestCalibrationRunStale(t *testing.T) {
 func TestCalibrateSharedAcrossPortals(t *testing.T) {
 	ctx := t.Context()
 	url := pgtest.NewDatabase(t)
-	open := func() *postgres.Store {
-		st, err := postgres.Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		if err := st.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}
-	storeA, storeB := open(), open()
+	storeA, storeB := postgrestest.OpenURL(t, url), postgrestest.OpenURL(t, url)
 	gateA := &gatedStore{Store: storeA, release: make(chan struct{})}
 	countB := &gatedStore{Store: storeB, release: make(chan struct{})}
 	close(countB.release)

@@ -21,6 +21,7 @@ import (
 	"github.com/seedhq/portal/internal/sortid"
 	"github.com/seedhq/portal/internal/store/pgtest"
 	"github.com/seedhq/portal/internal/store/postgres"
+	"github.com/seedhq/portal/internal/store/postgres/postgrestest"
 )
 
 // BenchmarkNationalPostgres is the national exam through the store: one
@@ -50,14 +51,7 @@ func BenchmarkNationalPostgres(b *testing.B) {
 	ctx := context.Background()
 	url := pgtest.NewDatabase(b)
 	open := func() (*postgres.Store, *exam.Service) {
-		st, err := postgres.Open(ctx, url)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { st.Close() })
-		if err := st.Migrate(ctx); err != nil {
-			b.Fatal(err)
-		}
+		st := postgrestest.OpenURL(b, url)
 		svc, err := exam.NewService(ctx, st, exam.Config{Blobs: st.Blobs()}, slog.New(slog.DiscardHandler))
 		if err != nil {
 			b.Fatal(err)

@@ -29,6 +29,7 @@ import (
 	"github.com/seedhq/portal/internal/store/bolt"
 	"github.com/seedhq/portal/internal/store/pgtest"
 	"github.com/seedhq/portal/internal/store/postgres"
+	"github.com/seedhq/portal/internal/store/postgres/postgrestest"
 )
 
 // Sizes of the runs; every figure of docs/benchmarks.md comes from these.
@@ -122,18 +123,7 @@ func openBolt(t *testing.T) *bolt.Store {
 
 // openPostgres opens a PostgreSQL store on a database of t's own
 // (pgtest.NewDatabase), migrated, closed when t ends.
-func openPostgres(t *testing.T) *postgres.Store {
-	t.Helper()
-	pg, err := postgres.Open(t.Context(), pgtest.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pg.Close() })
-	if err := pg.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	return pg
-}
+func openPostgres(t *testing.T) *postgres.Store { return postgrestest.Open(t) }
 
 func newEnv(t *testing.T, kind string) *env {
 	t.Helper()

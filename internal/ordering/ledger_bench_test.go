@@ -9,8 +9,7 @@ import (
 
 	"github.com/seedhq/portal/internal/ordering"
 	"github.com/seedhq/portal/internal/store/bolt"
-	"github.com/seedhq/portal/internal/store/pgtest"
-	"github.com/seedhq/portal/internal/store/postgres"
+	"github.com/seedhq/portal/internal/store/postgres/postgrestest"
 )
 
 // Sizes of the ledger benchmark: the shop of the console's load run
@@ -33,18 +32,7 @@ func BenchmarkLedger(b *testing.B) {
 		b.Cleanup(func() { st.Close() })
 		benchLedger(b, st)
 	})
-	b.Run("postgres", func(b *testing.B) {
-		ctx := context.Background()
-		st, err := postgres.Open(ctx, pgtest.NewDatabase(b))
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { st.Close() })
-		if err := st.Migrate(ctx); err != nil {
-			b.Fatal(err)
-		}
-		benchLedger(b, st)
-	})
+	b.Run("postgres", func(b *testing.B) { benchLedger(b, postgrestest.Open(b)) })
 }
 
 func benchLedger(b *testing.B, st ordering.Store) {

@@ -24,8 +24,7 @@ import (
 	"github.com/seedhq/portal/internal/identity"
 	"github.com/seedhq/portal/internal/password"
 	"github.com/seedhq/portal/internal/store/bolt"
-	"github.com/seedhq/portal/internal/store/pgtest"
-	"github.com/seedhq/portal/internal/store/postgres"
+	"github.com/seedhq/portal/internal/store/postgres/postgrestest"
 	"github.com/seedhq/portal/pkg/client"
 )
 
@@ -70,18 +69,7 @@ var itStores = []struct {
 		t.Cleanup(func() { st.Close() })
 		return st
 	}},
-	{"postgres", func(t *testing.T) exam.Store {
-		ctx := context.Background()
-		st, err := postgres.Open(ctx, pgtest.NewDatabase(t))
-		if err != nil {
-			t.Fatalf("open postgres: %v", err)
-		}
-		t.Cleanup(func() { st.Close() })
-		if err := st.Migrate(ctx); err != nil {
-			t.Fatalf("migrate: %v", err)
-		}
-		return st
-	}},
+	{"postgres", func(t *testing.T) exam.Store { return postgrestest.Open(t) }},
 }
 
 // newRealPortal serves the real router over st, with the first operator

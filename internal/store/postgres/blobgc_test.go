@@ -1,7 +1,6 @@
 package postgres_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -10,24 +9,14 @@ import (
 	"github.com/seedhq/portal/internal/blobgc"
 	"github.com/seedhq/portal/internal/store/pgtest"
 	"github.com/seedhq/portal/internal/store/postgres"
+	"github.com/seedhq/portal/internal/store/postgres/postgrestest"
 	"github.com/seedhq/portal/internal/store/storetest"
 )
 
 var _ blobgc.MarkStore = (*postgres.Store)(nil)
 
 // openMigrated opens and migrates a store on url, closed at the test's end.
-func openMigrated(t *testing.T, url string) *postgres.Store {
-	t.Helper()
-	st, err := postgres.Open(context.Background(), url)
-	if err != nil {
-		t.Fatalf("open: %v", err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(context.Background()); err != nil {
-		t.Fatalf("migrate: %v", err)
-	}
-	return st
-}
+func openMigrated(t *testing.T, url string) *postgres.Store { return postgrestest.OpenURL(t, url) }
 
 // TestBlobGCConformance runs the conformance suite of the garbage
 // collection's marks and lock against fresh databases.
