@@ -69,11 +69,14 @@ func (s *Service) LatestCalibration(ctx context.Context, examID string, model ir
 }
 
 // calibrateOnce is the run of Calibrate shared by its callers in this
-// instance. It waits for the store's lock of the exam and model; when a
+// instance. It waits for one of the instance's calibration slots, then for
+// the store's lock of the exam and model; when a
 // run finished meanwhile (one going on, on another instance, when
 // Calibrate was called) it returns that run's result, else it fits, keeps
 // the result as the latest and returns it.
 func (s *Service) calibrateOnce(ctx context.Context, examID string, model irt.Model) (ItemCalibration, error) {
+	s.calibrationSlots <- struct{}{}
+	defer func() { <-s.calibrationSlots }()
 	before, err := s.store.GetCalibration(ctx, examID, string(model))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return ItemCalibration{}, fmt.Errorf("calibrate: %w", err)

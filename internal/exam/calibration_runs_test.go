@@ -111,9 +111,10 @@ func TestCalibrationRunStale(t *testing.T) {
 }
 
 // TestCalibrateSharedAcrossPortals: two portal instances on one
-// PostgreSQL database. While A calibrates, B shows A's progress; B's call
-// waits for A's run and gets its result without reading the answers; the
-// run's record is gone once it ends; a later call on B fits again.
+// PostgreSQL database. While A calibrates, holding the advisory lock, B
+// shows A's progress; B's call waits for A's run and gets its result
+// without reading the answers; the run's record is gone once it ends; a
+// later call on B fits again.
 func TestCalibrateSharedAcrossPortals(t *testing.T) {
 	ctx := t.Context()
 	url := pgtest.NewDatabase(t)
@@ -160,19 +161,21 @@ func TestCalibrateSharedAcrossPortals(t *testing.T) {
 		r, err := b.Calibrate(ctx, e.ID, irt.TwoPL)
 		onB <- result{r, err}
 	}()
-	// B waits on the advisory lock A holds.
+	// B waits for the lock A holds.
+	for countB.locks.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("B never asked for the lock")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	for waiting := 0; waiting == 0; time.Sleep(10 * time.Millisecond) {
-		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&waiting); err != nil {
-			t.Fatal(err)
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("B never waited for A's lock")
-		}
+	var held int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted`).Scan(&held); err != nil || held != 1 {
+		t.Fatalf("advisory locks held while A fits: %d, %v; want A's", held, err)
 	}
 	close(gateA.release)
 	ra, rb := <-onA, <-onB

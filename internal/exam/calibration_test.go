@@ -83,11 +83,17 @@ func TestCalibrate(t *testing.T) {
 }
 
 // gatedStore holds every ListAnswers until release is closed, counting
-// the calls.
+// the calls, and counts the calls of LockCalibration.
 type gatedStore struct {
 	exam.Store
 	calls   atomic.Int32
+	locks   atomic.Int32
 	release chan struct{}
+}
+
+func (g *gatedStore) LockCalibration(ctx context.Context, examID, model string) (func(), error) {
+	g.locks.Add(1)
+	return g.Store.LockCalibration(ctx, examID, model)
 }
 
 func (g *gatedStore) ListAnswers(ctx context.Context, q exam.AnswerQuery) ([]exam.Answer, error) {
@@ -98,7 +104,8 @@ func (g *gatedStore) ListAnswers(ctx context.Context, q exam.AnswerQuery) ([]exa
 
 // TestCalibrateShared: a second call for the same exam and model while the
 // first runs waits for it and gets its result, and the answers are read
-// once; another model is a fit of its own.
+// once; another model is a fit of its own; a third calibration waits until
+// one of the two running ends.
 func TestCalibrateShared(t *testing.T) {
 	_, store := newBoltService(t)
 	synctest.Test(t, func(t *testing.T) {
@@ -114,11 +121,20 @@ func TestCalibrateShared(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		results := make([]exam.ItemCalibration, 3)
+		other, err := svc.CreateExam(ctx, exam.ExamInput{Title: "Logika 2", NPSNs: []string{"20100001"}, StartsAt: start, EndsAt: start.Add(time.Hour),
+			DurationMinutes: 60, Questions: []exam.Question{{ID: "q1", Type: exam.TrueFalse, Text: "1 = 1", Answer: []string{"true"}, Points: 1}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		results := make([]exam.ItemCalibration, 4)
 		var wg sync.WaitGroup
 		run := func(i int, model irt.Model) {
+			examID := e.ID
+			if i == 3 {
+				examID = other.ID
+			}
 			wg.Go(func() {
-				r, err := svc.Calibrate(ctx, e.ID, model)
+				r, err := svc.Calibrate(ctx, examID, model)
 				if err != nil {
 					t.Error(err)
 				}
@@ -140,9 +156,16 @@ func TestCalibrateShared(t *testing.T) {
 		if n := g.calls.Load(); n != 2 {
 			t.Fatalf("another model: %d reads, want its own", n)
 		}
+		// Two calibrations run: a third, of another exam, waits its turn.
+		run(3, irt.Rasch)
+		synctest.Wait()
+		if n := g.calls.Load(); n != 2 {
+			t.Fatalf("a third calibration did not wait for a slot: %d reads", n)
+		}
 		close(g.release)
 		wg.Wait()
-		if results[0].Model != irt.Rasch || results[1].Model != irt.Rasch || results[0].Note == "" || results[1].Note != results[0].Note || results[2].Model != irt.TwoPL {
+		if results[0].Model != irt.Rasch || results[1].Model != irt.Rasch || results[0].Note == "" || results[1].Note != results[0].Note ||
+			results[2].Model != irt.TwoPL || results[3].ExamID != other.ID || results[3].Note == "" {
 			t.Fatalf("results: %+v", results)
 		}
 	})

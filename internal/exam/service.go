@@ -95,9 +95,16 @@ type Service struct {
 	renderCache
 	examKeys sync.Map // exam id -> examShape, see examQuestions
 	// calibrations shares a running calibration with the calls for the
-	// same exam and model (Calibrate).
-	calibrations singleflight.Group
+	// same exam and model (Calibrate); calibrationSlots bounds how many
+	// run at once in this instance (each uses every CPU, and on
+	// PostgreSQL holds a connection for its lock).
+	calibrations     singleflight.Group
+	calibrationSlots chan struct{}
 }
+
+// maxCalibrations is how many calibrations of different exams or models
+// one portal instance runs at once; the others wait their turn.
+const maxCalibrations = 2
 
 // NewService loads (or creates on first start) the portal's secrets from the
 // store and returns a ready Service.
@@ -116,7 +123,7 @@ func NewService(ctx context.Context, store Store, cfg Config, logger *slog.Logge
 		}
 		cfg.BlobPublicURL = strings.TrimSuffix(cfg.BlobPublicURL, "/")
 	}
-	s := &Service{store: store, cfg: cfg, log: logger}
+	s := &Service{store: store, cfg: cfg, log: logger, calibrationSlots: make(chan struct{}, maxCalibrations)}
 	s.beats = &beatWriter{store: store}
 	s.tokens = cfg.Tokens
 	if s.tokens == nil {

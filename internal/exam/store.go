@@ -384,7 +384,8 @@ type CalibrationStore interface {
 	// with the model and takes it until unlock; it returns ctx's error if
 	// ctx ends first. On PostgreSQL the lock is a session-level advisory
 	// lock on a connection of its own, released when that connection
-	// breaks, so an instance that dies frees it.
+	// breaks, so an instance that dies frees it; a wait holds no
+	// connection.
 	LockCalibration(ctx context.Context, examID, model string) (unlock func(), err error)
 	// GetCalibration returns the record of the exam and model;
 	// ErrNotFound when there is none.

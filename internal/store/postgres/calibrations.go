@@ -10,23 +10,49 @@ import (
 	"github.com/seedhq/portal/internal/exam"
 )
 
-// LockCalibration waits for the calibration's lock, a session-level
-// advisory lock held on a connection of its own until unlock. When the
-// connection breaks (the portal instance died), PostgreSQL releases it.
+// calibrationLockPoll is how often LockCalibration tries the lock while
+// another session holds it.
+const calibrationLockPoll = 250 * time.Millisecond
+
+// LockCalibration takes the calibration's lock, a session-level advisory
+// lock held on a connection of its own until unlock; when the connection
+// breaks (the portal instance died), PostgreSQL releases it. While another
+// session holds it, it tries again every calibrationLockPoll without
+// keeping a connection: a wait of minutes must not hold one of the pool's.
 func (s *Store) LockCalibration(ctx context.Context, examID, model string) (func(), error) {
+	key := examID + "/" + model
+	for {
+		unlock, ok, err := s.tryLockCalibration(ctx, key)
+		if err != nil || ok {
+			return unlock, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("postgres: lock calibration: %w", ctx.Err())
+		case <-time.After(calibrationLockPoll):
+		}
+	}
+}
+
+// tryLockCalibration takes the lock of key unless another session holds
+// it.
+func (s *Store) tryLockCalibration(ctx context.Context, key string) (unlock func(), ok bool, err error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: lock calibration: %w", err)
+		return nil, false, fmt.Errorf("postgres: lock calibration: %w", err)
 	}
-	key := examID + "/" + model
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, calibrationLockNamespace, key); err != nil {
-		// The lock may have been taken as the wait was cancelled: close the
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, hashtext($2))`, calibrationLockNamespace, key).Scan(&ok); err != nil {
+		// The lock may have been taken as the call was cancelled: close the
 		// session rather than give it back to the pool holding it.
 		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		conn.Conn().Close(closeCtx)
 		cancel()
 		conn.Release()
-		return nil, fmt.Errorf("postgres: lock calibration: %w", err)
+		return nil, false, fmt.Errorf("postgres: lock calibration: %w", err)
+	}
+	if !ok {
+		conn.Release()
+		return nil, false, nil
 	}
 	return func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -35,7 +61,7 @@ func (s *Store) LockCalibration(ctx context.Context, examID, model string) (func
 			conn.Conn().Close(ctx)
 		}
 		conn.Release()
-	}, nil
+	}, true, nil
 }
 
 // GetCalibration returns the calibration record of the exam and model.
