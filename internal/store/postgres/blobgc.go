@@ -153,13 +153,27 @@ func (s *Store) UpdateBlobGCMarks(ctx context.Context, set map[string]time.Time,
 // unless another session (another portal instance) holds it: then ok is
 // false. When the connection breaks, PostgreSQL releases the lock.
 func (s *Store) TryLockBlobGC(ctx context.Context) (unlock func(), ok bool, err error) {
+	return s.tryAdvisoryLock(ctx, "lock blob gc", `$1`, lockBlobGC)
+}
+
+// tryAdvisoryLock takes the session-level advisory lock of key (the SQL
+// arguments of pg_try_advisory_lock, over args) on a connection of its own,
+// held until unlock, unless another session holds it: then ok is false.
+// When the connection breaks, PostgreSQL releases the lock. op names the
+// operation in errors.
+func (s *Store) tryAdvisoryLock(ctx context.Context, op, key string, args ...any) (unlock func(), ok bool, err error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return nil, false, fmt.Errorf("postgres: lock blob gc: %w", err)
+		return nil, false, fmt.Errorf("postgres: %s: %w", op, err)
 	}
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, lockBlobGC).Scan(&ok); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(`+key+`)`, args...).Scan(&ok); err != nil {
+		// The lock may have been taken as the call was cancelled: close the
+		// session rather than give it back to the pool holding it.
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		conn.Conn().Close(closeCtx)
+		cancel()
 		conn.Release()
-		return nil, false, fmt.Errorf("postgres: lock blob gc: %w", err)
+		return nil, false, fmt.Errorf("postgres: %s: %w", op, err)
 	}
 	if !ok {
 		conn.Release()
@@ -168,7 +182,7 @@ func (s *Store) TryLockBlobGC(ctx context.Context) (unlock func(), ok bool, err 
 	return func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock($1)`, lockBlobGC); err != nil {
+		if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock(`+key+`)`, args...); err != nil {
 			// The lock may still be held by the session: close it.
 			conn.Conn().Close(ctx)
 		}

@@ -22,7 +22,7 @@ const calibrationLockPoll = 250 * time.Millisecond
 func (s *Store) LockCalibration(ctx context.Context, examID, model string) (func(), error) {
 	key := examID + "/" + model
 	for {
-		unlock, ok, err := s.tryLockCalibration(ctx, key)
+		unlock, ok, err := s.tryAdvisoryLock(ctx, "lock calibration", `$1, hashtext($2)`, calibrationLockNamespace, key)
 		if err != nil || ok {
 			return unlock, err
 		}
@@ -32,36 +32,6 @@ func (s *Store) LockCalibration(ctx context.Context, examID, model string) (func
 		case <-time.After(calibrationLockPoll):
 		}
 	}
-}
-
-// tryLockCalibration takes the lock of key unless another session holds
-// it.
-func (s *Store) tryLockCalibration(ctx context.Context, key string) (unlock func(), ok bool, err error) {
-	conn, err := s.pool.Acquire(ctx)
-	if err != nil {
-		return nil, false, fmt.Errorf("postgres: lock calibration: %w", err)
-	}
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, hashtext($2))`, calibrationLockNamespace, key).Scan(&ok); err != nil {
-		// The lock may have been taken as the call was cancelled: close the
-		// session rather than give it back to the pool holding it.
-		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		conn.Conn().Close(closeCtx)
-		cancel()
-		conn.Release()
-		return nil, false, fmt.Errorf("postgres: lock calibration: %w", err)
-	}
-	if !ok {
-		conn.Release()
-		return nil, false, nil
-	}
-	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock($1, hashtext($2))`, calibrationLockNamespace, key); err != nil {
-			conn.Conn().Close(ctx)
-		}
-		conn.Release()
-	}, true, nil
 }
 
 // GetCalibration returns the calibration record of the exam and model.
